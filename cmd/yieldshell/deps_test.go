@@ -1,0 +1,41 @@
+package main
+
+import (
+	"go/build"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestImportDirection enforces the layering of DESIGN.md: arrows point one
+// way, cmd -> tools -> session -> {pty, screen, prompt, policy}, tools may
+// use policy, and conformance speaks to the binary only.
+func TestImportDirection(t *testing.T) {
+	const mod = "github.com/yieldshell/yieldshell/"
+	allowed := map[string][]string{
+		"pty":         {},
+		"screen":      {},
+		"policy":      {},
+		"prompt":      {"screen"},
+		"session":     {"pty", "screen", "prompt", "policy"},
+		"tools":       {"session", "policy"},
+		"conformance": {},
+	}
+	for pkg, ok := range allowed {
+		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)
+		if err != nil {
+			t.Errorf("%s: %v", pkg, err)
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			ours, found := strings.CutPrefix(imp, mod)
+			if !found {
+				continue
+			}
+			if !slices.Contains(ok, ours) {
+				t.Errorf("%s imports %s; it may import only %v of this module", pkg, ours, ok)
+			}
+		}
+	}
+}

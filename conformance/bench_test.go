@@ -1,0 +1,93 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkExec measures a whole exec round-trip over stdio, as a client
+// sees it, next to the baselines it cannot beat: the same command run
+// directly with os/exec, and a tool call that starts nothing (ps).
+func BenchmarkExec(b *testing.B) {
+	for _, v := range protocols {
+		b.Run(protoName(v), func(b *testing.B) {
+			cs := benchSession(b, v)
+			ctx := context.Background()
+			b.Run("echo_hello", func(b *testing.B) {
+				for b.Loop() {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+						"command": "echo hello", "side_effects": []string{"NONE"}}})
+					if err != nil || res.IsError {
+						b.Fatalf("exec: %v %v", err, res)
+					}
+				}
+			})
+			b.Run("echo_hello_pipes", func(b *testing.B) {
+				for b.Loop() {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+						"command": "echo hello", "side_effects": []string{"NONE"}, "tty": false}})
+					if err != nil || res.IsError {
+						b.Fatalf("exec: %v %v", err, res)
+					}
+				}
+			})
+			b.Run("baseline_ps_call", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{"limit": 1}}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+	b.Run("baseline_os_exec", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/sh", "-c", "echo hello").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkInitialize measures the time from starting the binary to the
+// answer to initialize, with the raw protocol lines a client sends.
+func BenchmarkInitialize(b *testing.B) {
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}` + "\n"
+	for b.Loop() {
+		cmd := exec.Command(binPath)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.WriteString(stdin, initialize); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		stdin.Close()
+		_ = cmd.Wait()
+		b.StartTimer()
+	}
+}
+
+func benchSession(b *testing.B, version string) *mcp.ClientSession {
+	cmd := exec.Command(binPath)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
+}

@@ -1,0 +1,299 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binPath is the yieldshell binary built by TestMain.
+var binPath string
+
+// helperEnv names the variable through which commands find the test binary,
+// which plays the child processes (see helpers_test.go).
+const helperEnv = "YS_HELPER_BIN"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "ys-helper" {
+		os.Exit(runHelper(os.Args[2:]))
+	}
+	dir, err := os.MkdirTemp("", "yieldshell-conformance")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "yieldshell")
+	build := exec.Command("go", "build", "-o", binPath, "../cmd/yieldshell")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building yieldshell:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// protocols are the versions every test runs at: what today's clients send
+// in initialize, and the SDK's default (the stateless 2026-07-28 protocol).
+var protocols = []string{"2025-06-18", ""}
+
+func protoName(v string) string {
+	if v == "" {
+		return "default"
+	}
+	return v
+}
+
+// server is one running yieldshell binary and a client session to it.
+type server struct {
+	t   *testing.T
+	cs  *mcp.ClientSession
+	cmd *exec.Cmd
+}
+
+// forEachProtocol runs f against a fresh server at each protocol version.
+// env entries ("KEY=value") are added to the server's environment.
+func forEachProtocol(t *testing.T, env []string, f func(t *testing.T, s *server)) {
+	t.Helper()
+	for _, v := range protocols {
+		t.Run(protoName(v), func(t *testing.T) {
+			f(t, start(t, v, env...))
+		})
+	}
+}
+
+// start launches the binary and connects to it.
+func start(t *testing.T, version string, env ...string) *server {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), helperEnv+"="+self)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stderr = testWriter{t}
+	client := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting to yieldshell: %v", err)
+	}
+	s := &server{t: t, cs: cs, cmd: cmd}
+	t.Cleanup(func() {
+		// Closing stdin is how a client goes away: the server must end every
+		// process it started and exit.
+		if err := cs.Close(); err != nil {
+			t.Logf("closing session: %v", err)
+		}
+	})
+	return s
+}
+
+// testWriter sends the server's stderr to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	defer func() { _ = recover() }() // the test may have finished; drop late logs
+	w.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// result is a decoded tool answer.
+type result struct {
+	m       map[string]any
+	isError bool
+	text    string
+}
+
+// call invokes a tool and decodes its structured answer, checking that the
+// text content carries the same JSON.
+func (s *server) call(tool string, args map[string]any) result {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), 70*time.Second)
+	defer cancel()
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		s.t.Fatalf("%s(%v): %v", tool, args, err)
+	}
+	r := result{isError: res.IsError}
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			r.text = tc.Text
+		}
+	}
+	if res.StructuredContent == nil {
+		r.m = map[string]any{}
+		return r
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r.m); err != nil {
+		s.t.Fatal(err)
+	}
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(r.text), &fromText); err != nil {
+		s.t.Errorf("%s: text content is not the JSON answer: %v\n%s", tool, err, r.text)
+	}
+	return r
+}
+
+// exec runs a command with side_effects ["NONE"] unless args say otherwise.
+func (s *server) exec(command string, args map[string]any) result {
+	s.t.Helper()
+	a := map[string]any{"command": command, "side_effects": []string{"NONE"}}
+	for k, v := range args {
+		a[k] = v
+	}
+	r := s.call("exec", a)
+	if id := r.str("process_id"); id != "" && r.str("status") == "backgrounded" {
+		s.t.Cleanup(func() { s.stopQuietly(id) })
+	}
+	return r
+}
+
+// stopQuietly ends a process at test end whatever state it is in.
+func (s *server) stopQuietly(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "stop", Arguments: map[string]any{
+		"process_id": id, "signal": "SIGKILL", "force_after_ms": 100}})
+}
+
+func (r result) str(k string) string {
+	s, _ := r.m[k].(string)
+	return s
+}
+
+func (r result) num(k string) float64 {
+	f, _ := r.m[k].(float64)
+	return f
+}
+
+func (r result) has(k string) bool {
+	_, ok := r.m[k]
+	return ok
+}
+
+func (r result) isNull(k string) bool {
+	v, ok := r.m[k]
+	return ok && v == nil
+}
+
+// mustStatus fails unless the answer has the wanted status.
+func (r result) mustStatus(t *testing.T, want string) result {
+	t.Helper()
+	if got := r.str("status"); got != want {
+		t.Fatalf("status = %q, want %q; answer: %s", got, want, r.text)
+	}
+	return r
+}
+
+// eventually calls f until it reports true, failing after the deadline.
+// Each call is a full round-trip to the server; the pause between calls
+// only keeps the loop from spinning.
+func eventually(t *testing.T, within time.Duration, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for pause := time.Millisecond; ; pause = min(pause*2, 50*time.Millisecond) {
+		if f() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+		time.Sleep(pause) // polling interval of a condition wait, not synchronisation
+	}
+}
+
+// readUntil reads a process's output until it contains want.
+func (s *server) readUntil(id, want string) string {
+	s.t.Helper()
+	var out string
+	eventually(s.t, 10*time.Second, fmt.Sprintf("%q in the output of %s", want, id), func() bool {
+		r := s.call("read", map[string]any{"process_id": id})
+		out = r.str("stdout") + r.str("stderr")
+		return strings.Contains(out, want)
+	})
+	return out
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || len(s) < i+3 || s[i+2] != 'Z'
+}
+
+// groupMembers lists live processes whose process group is pgid.
+func groupMembers(pgid int) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		// fields after the command: state ppid pgrp ...
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// killPidFile kills the process whose pid a command wrote to path, at test
+// end: for descendants that deliberately escape their process group.
+func killPidFile(t *testing.T, path string) {
+	t.Cleanup(func() {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// helper returns a shell command that runs the named helper program.
+func helper(name string, args ...string) string {
+	return strings.TrimSpace(fmt.Sprintf("exec \"$%s\" ys-helper %s %s", helperEnv, name, strings.Join(args, " ")))
+}
+
+// newCmd returns a command running the binary, ended with the test.
+func newCmd(t *testing.T, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(t.Context(), binPath, args...)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}

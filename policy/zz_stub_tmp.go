@@ -1,0 +1,4 @@
+package policy
+
+// AllSideEffects is a temporary stub until the policy branch lands.
+func AllSideEffects() []SideEffect { panic("unimplemented") }

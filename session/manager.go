@@ -1,0 +1,298 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/pty"
+)
+
+// ErrUnknownProcess is returned for an id (or name) the Manager does not know.
+var ErrUnknownProcess = errors.New("unknown process_id")
+
+// ErrShuttingDown refuses new processes once shutdown began.
+var ErrShuttingDown = errors.New("server is shutting down")
+
+// Default terminal size: wide enough that agents' usual output does not wrap.
+const (
+	DefaultCols = 120
+	DefaultRows = 40
+)
+
+// shutdownGrace is how long processes get between SIGTERM and SIGKILL when
+// the server shuts down.
+const shutdownGrace = 1500 * time.Millisecond
+
+// Spec describes a command to start.
+type Spec struct {
+	Command     string
+	SideEffects []string
+	Cwd         string
+	Env         map[string]string
+	Shell       string // program that runs Command with -c; "" means /bin/sh
+	Stdin       string
+	CloseStdin  bool
+	Name        string
+	Timeout     time.Duration // 0 means none
+	TTY         bool
+	Cols, Rows  uint16
+}
+
+// startSpec is a Spec after policy, with what was resolved.
+type startSpec struct {
+	Spec
+	cwd       string
+	timeout   time.Duration
+	startedAt time.Time
+}
+
+// Manager is the registry of processes. It is safe for concurrent use.
+type Manager struct {
+	cfg     *policy.Config
+	reaper  *pty.Reaper
+	log     *slog.Logger
+	ctx     context.Context
+	baseEnv []string
+	secrets []policy.Secret // from the server's own environment
+
+	mu       sync.Mutex
+	procs    map[string]*Process
+	order    []*Process // in start order
+	running  int        // started and not yet ended, including reservations
+	shutdown bool
+}
+
+// NewManager returns a Manager that starts processes through reaper. ctx
+// bounds the life of everything it starts.
+func NewManager(ctx context.Context, cfg *policy.Config, reaper *pty.Reaper, log *slog.Logger) *Manager {
+	env := os.Environ()
+	return &Manager{
+		cfg:     cfg,
+		reaper:  reaper,
+		log:     log,
+		ctx:     ctx,
+		baseEnv: env,
+		secrets: cfg.Secrets(env),
+		procs:   make(map[string]*Process),
+	}
+}
+
+// Start applies policy in the spec's order (side effects, command regexes,
+// cwd, process limit) and starts the command. A policy refusal is a
+// *policy.Refusal; nothing was started then.
+func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
+	if err := m.cfg.CheckSideEffects(spec.SideEffects); err != nil {
+		return nil, err
+	}
+	if err := m.cfg.CheckCommand(spec.Command); err != nil {
+		return nil, err
+	}
+	cwd, err := m.cfg.ResolveCwd(spec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	shell := "/bin/sh"
+	if s := strings.TrimSpace(spec.Shell); s != "" {
+		if shell, err = exec.LookPath(s); err != nil {
+			return nil, fmt.Errorf("finding shell %q: %w", s, err)
+		}
+	}
+	if err := m.reserve(); err != nil {
+		return nil, err
+	}
+	reserved := true
+	defer func() {
+		if reserved {
+			m.release()
+		}
+	}()
+
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	env := m.environ(spec)
+	if spec.Cols == 0 {
+		spec.Cols = DefaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = DefaultRows
+	}
+	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now()}
+	proc, err := m.reaper.Start(pty.Options{
+		Path: shell,
+		Args: []string{shell, "-c", spec.Command},
+		Dir:  cwd,
+		Env:  env,
+		TTY:  spec.TTY,
+		Cols: spec.Cols,
+		Rows: spec.Rows,
+	})
+	if err != nil {
+		return nil, err
+	}
+	secrets := append(slices.Clip(m.secrets), m.cfg.Secrets(overlayEnv(spec.Env))...)
+	p := newProcess(m.ctx, newID(), ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
+
+	m.mu.Lock()
+	m.procs[p.ID] = p
+	m.order = append(m.order, p)
+	m.mu.Unlock()
+	reserved = false // the slot now belongs to p and is released by m.ended
+	m.log.Debug("started", "process_id", p.ID, "pid", p.Pid, "tty", p.TTY)
+	return p, nil
+}
+
+// reserve takes a slot under the process limit, so that concurrent starts can
+// never exceed it.
+func (m *Manager) reserve() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shutdown {
+		return ErrShuttingDown
+	}
+	if m.running >= m.cfg.MaxProcesses {
+		return &policy.Refusal{
+			Rule: "max_processes",
+			Message: fmt.Sprintf("the limit of %d running processes (YIELDSHELL_MAX_PROCESSES) is reached; "+
+				"nothing was started. Stop a process you no longer need (see ps), then try again", m.cfg.MaxProcesses),
+		}
+	}
+	m.running++
+	return nil
+}
+
+func (m *Manager) release() {
+	m.mu.Lock()
+	m.running--
+	m.mu.Unlock()
+}
+
+// ended is each process's end callback.
+func (m *Manager) ended(p *Process) {
+	m.release()
+	m.log.Debug("ended", "process_id", p.ID)
+}
+
+// environ builds the child's environment: the server's, then what makes a
+// terminal session behave for an agent, then the caller's overlay, which
+// wins.
+func (m *Manager) environ(spec Spec) []string {
+	env := slices.Clone(m.baseEnv)
+	env = append(env, "PAGER=cat", "GIT_PAGER=cat")
+	if spec.TTY {
+		env = append(env, "TERM=xterm-256color")
+	}
+	env = append(env, overlayEnv(spec.Env)...)
+	return dedupEnv(env)
+}
+
+func overlayEnv(m map[string]string) []string {
+	env := make([]string, 0, len(m))
+	for k, v := range m {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	return env
+}
+
+// dedupEnv keeps the last value of each variable.
+func dedupEnv(env []string) []string {
+	seen := make(map[string]int, len(env))
+	out := env[:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := seen[k]; ok {
+			out[i] = kv
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "proc_" + hex.EncodeToString(b[:])
+}
+
+// Get returns the process with this id.
+func (m *Manager) Get(id string) (*Process, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.procs[id]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnknownProcess, id)
+}
+
+// List returns the processes, newest first.
+func (m *Manager) List() []*Process {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.order)
+	slices.Reverse(out)
+	return out
+}
+
+// Cleanup removes ended processes whose end is older than the threshold for
+// their status and returns how many it removed.
+func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
+	now := time.Now()
+	var removed []*Process
+	m.mu.Lock()
+	keep := m.order[:0]
+	for _, p := range m.order {
+		in := p.Info()
+		limit := stoppedOlder
+		if in.Status == Completed {
+			limit = completedOlder
+		}
+		if in.Status != Running && now.Sub(in.EndedAt) > limit {
+			delete(m.procs, p.ID)
+			removed = append(removed, p)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	clear(m.order[len(keep):])
+	m.order = keep
+	m.mu.Unlock()
+	for _, p := range removed {
+		p.Close()
+	}
+	return len(removed)
+}
+
+// Shutdown ends every running process (SIGTERM to each group, SIGKILL after
+// a short grace), refuses new ones, and closes everything. It returns once
+// all processes are reaped and all goroutines joined, or ctx is done.
+func (m *Manager) Shutdown(ctx context.Context) {
+	m.mu.Lock()
+	m.shutdown = true
+	procs := slices.Clone(m.order)
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() {
+			if !p.Ended() {
+				_, _ = p.Stop(ctx, syscall.SIGTERM, shutdownGrace, EndedByShutdown)
+			}
+			p.Close()
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,576 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/pty"
+	"github.com/yieldshell/yieldshell/screen"
+)
+
+// Status is a process's state as the tools report it.
+type Status string
+
+const (
+	Running   Status = "running"
+	Completed Status = "completed"
+	Stopped   Status = "stopped"
+	TimedOut  Status = "timed_out"
+	Failed    Status = "failed"
+)
+
+// Ending says who ended a process.
+type Ending string
+
+const (
+	EndedByExit     Ending = "exit"     // it exited by itself
+	EndedBySignal   Ending = "signal"   // a signal we did not send killed it
+	EndedByStop     Ending = "stop"     // the stop tool
+	EndedByTimeout  Ending = "timeout"  // its timeout_ms passed
+	EndedByShutdown Ending = "shutdown" // the server shut down
+)
+
+// Timings of the end of a process. They are bounds, not sleeps: each wait
+// returns as soon as its condition holds.
+const (
+	// drainGrace bounds how long output is drained after the direct child
+	// exits, for descendants that keep the terminal or pipes open.
+	drainGrace = 250 * time.Millisecond
+	// timeoutGrace is how long a timed-out process gets between SIGTERM and
+	// SIGKILL.
+	timeoutGrace = 2 * time.Second
+	// killWait bounds the wait for a process to be reaped after SIGKILL.
+	killWait = 2 * time.Second
+)
+
+// ErrNotRunning is returned for operations that need a running process.
+var ErrNotRunning = errors.New("process is not running")
+
+// Process is one command the Manager started. It owns the OS process, the
+// goroutines that read its output and reap it, and its output log.
+type Process struct {
+	ID        string
+	Name      string
+	Command   string
+	Cwd       string
+	Pid       int
+	TTY       bool
+	StartedAt time.Time
+
+	proc      *pty.Process
+	onEnd     func(*Process) // called once, without p.mu, when the process ends
+	timeout   time.Duration
+	readers   sync.WaitGroup
+	waiterEnd chan struct{} // closed when the waiter goroutine returns
+	eof       chan struct{} // closed when every output stream reached EOF
+	stopWait  chan struct{} // closed by Close to release the waiter early
+	kick      chan struct{} // tells the waiter that killAt changed
+	life      context.Context // done once the process ended or was closed
+	endLife   context.CancelFunc
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every state change
+	log      *outputLog
+	cleaner  *screen.Cleaner // PTY mode only
+	redact   [2]*policy.Redactor
+	status   Status
+	ending   Ending // set by whoever started ending the process
+	exit     pty.ExitStatus
+	exited   bool // the direct child has been reaped
+	ended    bool // status is final
+	endedAt  time.Time
+	openEOF  int  // streams not yet at EOF
+	leftOpen bool // output was still open when the process was reported ended
+	stdinErr error
+	killAt   time.Time // when the group gets SIGKILL; zero if not ending
+	killed   bool      // SIGKILL was sent
+}
+
+func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
+	p := &Process{
+		ID:        id,
+		Name:      spec.Name,
+		Command:   spec.Command,
+		Cwd:       spec.cwd,
+		Pid:       proc.Pid(),
+		TTY:       proc.TTY(),
+		StartedAt: spec.startedAt,
+		proc:      proc,
+		onEnd:     onEnd,
+		timeout:   spec.timeout,
+		waiterEnd: make(chan struct{}),
+		eof:       make(chan struct{}),
+		stopWait:  make(chan struct{}),
+		kick:      make(chan struct{}, 1),
+		changed:   make(chan struct{}),
+		log:       newOutputLog(capacity),
+		status:    Running,
+	}
+	p.life, p.endLife = context.WithCancel(parent)
+	p.redact[0] = policy.NewRedactor(secrets)
+	p.redact[1] = policy.NewRedactor(secrets)
+	if p.TTY {
+		cols, _ := proc.Size()
+		p.cleaner = screen.NewCleaner(int(cols))
+	}
+	streams := []struct {
+		r io.Reader
+		s Stream
+	}{{proc.Stdout(), Stdout}}
+	if r := proc.Stderr(); r != nil {
+		streams = append(streams, struct {
+			r io.Reader
+			s Stream
+		}{r, Stderr})
+	}
+	p.openEOF = len(streams)
+	p.readers.Add(len(streams))
+	for _, st := range streams {
+		go p.read(st.r, st.s)
+	}
+	go p.wait()
+	if spec.Stdin != "" || spec.CloseStdin {
+		p.readers.Add(1)
+		go p.writeInitial(spec.Stdin, spec.CloseStdin)
+	}
+	return p
+}
+
+// broadcast wakes every waiter. Called with p.mu held.
+func (p *Process) broadcast() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// read is the one goroutine that owns stream s: raw bytes go through the
+// redactor and, in PTY mode, the terminal cleaner into the log.
+func (p *Process) read(r io.Reader, s Stream) {
+	defer p.readers.Done()
+	buf := make([]byte, 32<<10)
+	var redacted, clean []byte
+	idx := streamIndex(s)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			redacted = p.redact[idx].Write(redacted[:0], buf[:n])
+			p.appendLocked(s, redacted, &clean, false)
+			p.broadcast()
+			p.mu.Unlock()
+		}
+		if err != nil {
+			p.mu.Lock()
+			redacted = p.redact[idx].Flush(redacted[:0])
+			p.appendLocked(s, redacted, &clean, true)
+			p.openEOF--
+			if p.openEOF == 0 {
+				close(p.eof)
+			}
+			p.broadcast()
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// appendLocked adds redacted output to the log, through the cleaner in PTY
+// mode. last marks the end of the stream.
+func (p *Process) appendLocked(s Stream, b []byte, scratch *[]byte, last bool) {
+	if p.cleaner == nil {
+		p.log.append(s, b)
+		return
+	}
+	*scratch = p.cleaner.Write((*scratch)[:0], b)
+	if last {
+		*scratch = p.cleaner.Close(*scratch)
+	}
+	p.log.append(s, *scratch)
+}
+
+// flushLocked makes a pending partial line (a prompt) visible in the log.
+func (p *Process) flushLocked() {
+	if p.cleaner == nil {
+		return
+	}
+	if b := p.cleaner.Flush(nil); len(b) > 0 {
+		p.log.append(Stdout, b)
+	}
+}
+
+// writeInitial feeds exec's stdin parameter without holding up exec: a
+// child that does not read must not stall the answer. The write gives up
+// when the process ends or is closed.
+func (p *Process) writeInitial(data string, closeAfter bool) {
+	defer p.readers.Done()
+	var err error
+	if data != "" {
+		err = p.proc.WriteInput(p.life, []byte(data))
+	}
+	if err == nil && closeAfter {
+		err = p.proc.CloseInput()
+	}
+	if err != nil && p.life.Err() == nil {
+		p.mu.Lock()
+		p.stdinErr = err
+		p.mu.Unlock()
+	}
+}
+
+// wait is the one goroutine that follows the process to its end: it reaps
+// it (through pty), enforces timeout_ms, escalates to SIGKILL when a stop's
+// grace runs out, and drains output. The escalation outlives the direct
+// child: members of its group that are still there at the deadline are
+// killed too.
+func (p *Process) wait() {
+	defer close(p.waiterEnd)
+	var timeoutC <-chan time.Time
+	if p.timeout > 0 {
+		t := time.NewTimer(p.timeout)
+		defer t.Stop()
+		timeoutC = t.C
+	}
+	kill := time.NewTimer(time.Hour)
+	kill.Stop()
+	defer kill.Stop()
+	armed := false
+	rearm := func() {
+		p.mu.Lock()
+		at := p.killAt
+		p.mu.Unlock()
+		if !at.IsZero() {
+			kill.Reset(time.Until(at))
+			armed = true
+		}
+	}
+	var drain <-chan time.Time
+	exited := p.proc.Done()
+	eof := p.eof
+	for {
+		select {
+		case <-exited:
+			exited = nil
+			p.mu.Lock()
+			p.exited = true
+			p.exit = p.proc.Status()
+			p.broadcast()
+			p.mu.Unlock()
+			t := time.NewTimer(drainGrace)
+			defer t.Stop()
+			drain = t.C
+			if eof == nil { // output already reached EOF
+				p.finish(false)
+				drain = nil
+			}
+		case <-eof:
+			eof = nil
+			if drain != nil {
+				p.finish(false)
+				drain = nil
+			}
+		case <-drain:
+			p.finish(true)
+			drain = nil
+		case <-timeoutC:
+			timeoutC = nil
+			if p.beginEnding(EndedByTimeout, timeoutGrace) {
+				_ = p.proc.Signal(syscall.SIGTERM) // ESRCH: it is exiting anyway
+			}
+		case <-p.kick:
+			rearm()
+		case <-kill.C:
+			armed = false
+			p.mu.Lock()
+			p.killed = true
+			p.mu.Unlock()
+			_ = p.proc.Signal(syscall.SIGKILL) // ESRCH: the group is already gone
+		case <-p.stopWait:
+			return
+		}
+		p.mu.Lock()
+		ended := p.ended
+		p.mu.Unlock()
+		if ended && !armed {
+			return
+		}
+	}
+}
+
+// beginEnding records who is ending the process (the first caller wins) and
+// when the group gets SIGKILL if it is still there. It reports false if the
+// process already ended.
+func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended || p.exited {
+		return false
+	}
+	if p.ending == "" {
+		p.ending = by
+	}
+	at := time.Now().Add(max(grace, 0))
+	if p.killAt.IsZero() || at.Before(p.killAt) {
+		p.killAt = at
+		select {
+		case p.kick <- struct{}{}:
+		default: // a kick is already pending; the waiter reads killAt anew
+		}
+	}
+	return true
+}
+
+// finish makes the status final.
+func (p *Process) finish(leftOpen bool) {
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	p.flushLocked()
+	p.ended = true
+	p.leftOpen = leftOpen
+	p.endedAt = time.Now()
+	switch p.ending {
+	case EndedByStop, EndedByShutdown:
+		p.status = Stopped
+	case EndedByTimeout:
+		p.status = TimedOut
+	default:
+		p.status = Completed
+		p.ending = EndedByExit
+		if p.exit.Signal != 0 {
+			p.ending = EndedBySignal
+		}
+	}
+	p.broadcast()
+	p.mu.Unlock()
+	p.endLife()
+	if p.onEnd != nil {
+		p.onEnd(p)
+	}
+}
+
+// Ended reports whether the process has ended and its status is final.
+func (p *Process) Ended() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ended
+}
+
+// Reason says why a wait returned.
+type Reason string
+
+const (
+	ReasonExited    Reason = "exited"
+	ReasonYield     Reason = "yield_elapsed"
+	ReasonDeadline  Reason = "deadline"
+	ReasonCancelled Reason = "cancelled"
+)
+
+// WaitEnd blocks until the process has ended (exited and its output drained),
+// the deadline passes, or ctx is done.
+func (p *Process) WaitEnd(ctx context.Context, deadline time.Time) Reason {
+	ok, err := p.await(ctx, deadline, func() bool { return p.ended })
+	switch {
+	case ok:
+		return ReasonExited
+	case err != nil:
+		return ReasonCancelled
+	default:
+		return ReasonDeadline
+	}
+}
+
+// await blocks until cond, evaluated under p.mu after every state change,
+// holds; or until the deadline (false, nil) or ctx is done (false, ctx.Err()).
+func (p *Process) await(ctx context.Context, deadline time.Time, cond func() bool) (bool, error) {
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		p.mu.Lock()
+		done := cond()
+		ch := p.changed
+		p.mu.Unlock()
+		if done {
+			return true, nil
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// Write sends input to the process.
+func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
+	p.mu.Lock()
+	ended, status := p.ended || p.exited, p.status
+	if ended && status == Running {
+		status = Completed
+	}
+	p.mu.Unlock()
+	if ended {
+		return fmt.Errorf("%w (status: %s)", ErrNotRunning, status)
+	}
+	if len(input) > 0 {
+		if err := p.proc.WriteInput(ctx, input); err != nil {
+			return err
+		}
+	}
+	if closeInput {
+		return p.proc.CloseInput()
+	}
+	return nil
+}
+
+// StopResult is the outcome of Stop.
+type StopResult struct {
+	Gone   bool // the process has been reaped
+	Killed bool // SIGKILL was needed
+}
+
+// Stop sends sig to the process group, and SIGKILL to the group if it is
+// still there after grace. It returns once the process has ended or, failing
+// that, shortly after the SIGKILL. by records who stops it.
+func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Duration, by Ending) (StopResult, error) {
+	if !p.beginEnding(by, grace) {
+		return StopResult{}, fmt.Errorf("%w (status: %s)", ErrNotRunning, p.statusName())
+	}
+	if err := p.proc.Signal(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
+	}
+	ok, err := p.await(ctx, time.Now().Add(max(grace, 0)+killWait), func() bool { return p.ended })
+	if err != nil {
+		return StopResult{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return StopResult{Gone: ok, Killed: p.killed}, nil
+}
+
+// statusName is the status to report for a process that cannot be acted on.
+func (p *Process) statusName() Status {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.status == Running {
+		return Completed // exited, output still draining
+	}
+	return p.status
+}
+
+// Resize changes the terminal size of a PTY-mode process.
+func (p *Process) Resize(cols, rows uint16) error {
+	return p.proc.Resize(cols, rows)
+}
+
+// Info is a summary of a process at one moment.
+type Info struct {
+	ID, Name, Command, Cwd string
+	Pid                    int
+	TTY                    bool
+	Status                 Status
+	EndedBy                Ending
+	ExitCode               *int
+	Signal                 string
+	StartedAt              time.Time
+	EndedAt                time.Time // zero while running
+	Duration               time.Duration
+	StdoutBytes            int64
+	StderrBytes            int64
+	OutputLeftOpen         bool // a descendant still held the output open at the end
+	StdinError             string
+}
+
+// Info returns the process's current summary.
+func (p *Process) Info() Info {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.infoLocked()
+}
+
+func (p *Process) infoLocked() Info {
+	in := Info{
+		ID: p.ID, Name: p.Name, Command: p.Command, Cwd: p.Cwd, Pid: p.Pid, TTY: p.TTY,
+		Status:         p.status,
+		StartedAt:      p.StartedAt,
+		StdoutBytes:    p.log.total[0],
+		StderrBytes:    p.log.total[1],
+		OutputLeftOpen: p.leftOpen,
+	}
+	if p.stdinErr != nil {
+		in.StdinError = p.stdinErr.Error()
+	}
+	if p.ended {
+		in.EndedBy = p.ending
+		code := p.exit.Code
+		in.ExitCode = &code
+		if p.exit.Signal != 0 {
+			in.Signal = SignalName(p.exit.Signal)
+		}
+		in.EndedAt = p.endedAt
+		in.Duration = p.endedAt.Sub(p.StartedAt)
+	} else {
+		in.Duration = time.Since(p.StartedAt)
+	}
+	return in
+}
+
+// Query selects output for an answer.
+type Query struct {
+	Since    *int64 // nil: the newest output (tail)
+	MaxBytes int
+	Streams  Stream
+}
+
+// Output is a slice of a process's output.
+type Output struct {
+	Stdout, Stderr []byte
+	StartSeq       int64
+	NextSeq        int64
+	Evicted        bool // some of the output asked for is no longer retained
+	Capped         bool // the byte budget left some of it out
+}
+
+// Snapshot returns the summary and the selected output, consistently.
+func (p *Process) Snapshot(q Query) (Info, Output) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushLocked()
+	var r readResult
+	if q.Since == nil {
+		r = p.log.readTail(q.MaxBytes, q.Streams)
+	} else {
+		r = p.log.readFrom(*q.Since, q.MaxBytes, q.Streams)
+	}
+	return p.infoLocked(), Output{
+		Stdout: r.stdout, Stderr: r.stderr,
+		StartSeq: r.start, NextSeq: r.next,
+		Evicted: r.evicted, Capped: r.capped,
+	}
+}
+
+// Close releases the process's descriptors and joins its goroutines. It
+// does not signal the process; call Stop first for that.
+func (p *Process) Close() {
+	p.closeOnce.Do(func() {
+		close(p.stopWait)
+		p.endLife()
+		_ = p.proc.Close() // unblocks the readers
+		p.readers.Wait()
+		<-p.waiterEnd
+		p.finish(true)
+	})
+}

@@ -1,0 +1,41 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CleanupIn is cleanup's input.
+type CleanupIn struct {
+	CompletedOlderThanMs *int `json:"completed_older_than_ms,omitempty" jsonschema:"remove completed processes that ended longer ago than this (default 3600000)"`
+	StoppedOlderThanMs   *int `json:"stopped_older_than_ms,omitempty" jsonschema:"remove stopped, timed-out and failed processes that ended longer ago than this (default 3600000)"`
+}
+
+// CleanupOut is cleanup's answer.
+type CleanupOut struct {
+	Removed int `json:"removed"`
+}
+
+func cleanupTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  "cleanup",
+		Title: "Forget finished processes",
+		Description: `Remove the records (and retained output) of finished processes older than the thresholds; running processes are never touched. Returns how many were removed.
+
+Example: {"completed_older_than_ms": 0, "stopped_older_than_ms": 0}`,
+		Annotations: annotations("Forget finished processes", false, true, true, false),
+	}
+}
+
+func (h *handlers) cleanup(ctx context.Context, req *mcp.CallToolRequest, in CleanupIn) (*mcp.CallToolResult, CleanupOut, error) {
+	ms := func(p *int) time.Duration {
+		if p == nil {
+			return time.Hour
+		}
+		return time.Duration(*p) * time.Millisecond
+	}
+	n := h.m.Cleanup(ms(in.CompletedOlderThanMs), ms(in.StoppedOlderThanMs))
+	return nil, CleanupOut{Removed: n}, nil
+}

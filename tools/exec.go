@@ -1,0 +1,209 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// ExecIn is exec's input.
+type ExecIn struct {
+	Command        string            `json:"command"`
+	SideEffects    []string          `json:"side_effects"`
+	Cwd            string            `json:"cwd,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
+	Shell          string            `json:"shell,omitempty"`
+	Stdin          string            `json:"stdin,omitempty"`
+	CloseStdin     bool              `json:"close_stdin,omitempty"`
+	Name           string            `json:"name,omitempty"`
+	YieldMs        *int              `json:"yield_ms,omitempty"`
+	TimeoutMs      *int              `json:"timeout_ms,omitempty"`
+	MaxOutputBytes *int              `json:"max_output_bytes,omitempty"`
+	TTY            *bool             `json:"tty,omitempty"`
+	Cols           *int              `json:"cols,omitempty"`
+	Rows           *int              `json:"rows,omitempty"`
+}
+
+// ExecOut is exec's answer. Which fields are set depends on status.
+type ExecOut struct {
+	Status      string   `json:"status"`
+	ProcessID   string   `json:"process_id,omitempty"`
+	Pid         int      `json:"pid,omitempty"`
+	ExitCode    *int     `json:"exit_code"`
+	Signal      *string  `json:"signal"`
+	DurationMs  float64  `json:"duration_ms"`
+	Stdout      *string  `json:"stdout,omitempty"`
+	Stderr      *string  `json:"stderr,omitempty"`
+	Truncated   bool     `json:"truncated"`
+	NextSeq     *int64   `json:"next_seq,omitempty"`
+	YieldReason string   `json:"yield_reason,omitempty"`
+	EndedBy     string   `json:"ended_by,omitempty"`
+	TTY         *bool    `json:"tty,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	Rule        string   `json:"rule,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+func execTool(cfg *policy.Config) *mcp.Tool {
+	return &mcp.Tool{
+		Name:        "exec",
+		Title:       "Run a shell command",
+		Description: execDescription(cfg),
+		InputSchema: execSchema(),
+		Annotations: annotations("Run a shell command", false, true, false, true),
+	}
+}
+
+func execDescription(cfg *policy.Config) string {
+	blocked := make([]string, len(cfg.Blocked))
+	for i, b := range cfg.Blocked {
+		blocked[i] = string(b)
+	}
+	bl := "none"
+	if len(blocked) > 0 {
+		bl = strings.Join(blocked, ", ")
+	}
+	return `Run a shell command (/bin/sh -c) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
+
+Example: {"command": "npm test", "side_effects": ["NONE"], "yield_ms": 10000}
+
+side_effects is required and must not be empty: declare every category the command may plausibly have, using the exact upper-case names of the enum. ["NONE"] is for read-only commands and is exclusive: it cannot be combined with another category. A declared category that the server blocks is refused with status "failed_to_start" before anything else is checked (command rules, cwd, the process limit) and nothing is started. Blocked on this server: ` + bl + `.
+Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
+RUNS_INLINE_CODE (python -c, node -e, heredocs piped into an interpreter, curl ... | sh) is blocked by default: write the code to a reviewable workspace file and run that file in a small, inspectable step instead.
+
+Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.MaxOutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.DefaultYieldMs) + ` (max ` + fmt.Sprint(cfg.MaxYieldMs) + `), timeout_ms ` + fmt.Sprint(cfg.DefaultTimeoutMs) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal 120x40. stdin is written after start and stdin stays open unless close_stdin is true.`
+}
+
+// execSchema is written by hand because side_effects needs its enum, which
+// the SDK's schema inference cannot express.
+func execSchema() json.RawMessage {
+	names := policy.AllSideEffects()
+	enum, _ := json.Marshal(names) // []string-like: cannot fail
+	return json.RawMessage(`{
+  "type": "object",
+  "required": ["command", "side_effects"],
+  "additionalProperties": false,
+  "properties": {
+    "command": {"type": "string", "description": "The command line, run with /bin/sh -c."},
+    "side_effects": {"type": "array", "items": {"type": "string", "enum": ` + string(enum) + `},
+      "description": "Every side-effect category the command may plausibly have; [\"NONE\"] for read-only commands (NONE is exclusive)."},
+    "cwd": {"type": ["string", "null"], "description": "Working directory; relative paths are resolved against YIELDSHELL_DEFAULT_CWD. Must be inside YIELDSHELL_ALLOWED_CWDS when that is set."},
+    "env": {"type": ["object", "null"], "additionalProperties": {"type": "string"}, "description": "Variables added to (or overriding) the server's environment."},
+    "shell": {"type": ["string", "null"], "description": "Program that runs the command with -c instead of /bin/sh, e.g. \"bash\"."},
+    "stdin": {"type": ["string", "null"], "description": "Text written to the command's input right after it starts."},
+    "close_stdin": {"type": ["boolean", "null"], "description": "End the input after stdin is written (EOF), for commands that read to end of input. Default false."},
+    "name": {"type": ["string", "null"], "description": "A label for the process, shown by ps."},
+    "yield_ms": {"type": ["integer", "null"], "description": "How long to wait for the command to finish before leaving it in the background."},
+    "timeout_ms": {"type": ["integer", "null"], "description": "Kill the command (its whole process group) after this long; 0 means no limit."},
+    "max_output_bytes": {"type": ["integer", "null"], "description": "Most output bytes to return in this answer (capped by YIELDSHELL_MAX_OUTPUT_BYTES)."},
+    "tty": {"type": ["boolean", "null"], "description": "Run under a pseudo-terminal (default true) or with plain pipes, which keep stdout and stderr apart."},
+    "cols": {"type": ["integer", "null"], "minimum": 2, "maximum": 1000, "description": "Terminal width (default 120)."},
+    "rows": {"type": ["integer", "null"], "minimum": 2, "maximum": 1000, "description": "Terminal height (default 40)."}
+  }
+}`)
+}
+
+func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn) (*mcp.CallToolResult, ExecOut, error) {
+	yield := time.Duration(h.clampYield(in.YieldMs)) * time.Millisecond
+	timeout := h.cfg.DefaultTimeoutMs
+	if in.TimeoutMs != nil {
+		timeout = max(*in.TimeoutMs, 0)
+	}
+	tty := h.cfg.TTY
+	if in.TTY != nil {
+		tty = *in.TTY
+	}
+	spec := session.Spec{
+		Command:     in.Command,
+		SideEffects: in.SideEffects,
+		Cwd:         in.Cwd,
+		Env:         in.Env,
+		Shell:       in.Shell,
+		Stdin:       in.Stdin,
+		CloseStdin:  in.CloseStdin,
+		Name:        in.Name,
+		Timeout:     time.Duration(timeout) * time.Millisecond,
+		TTY:         tty,
+		Cols:        uint16(deref(in.Cols)),
+		Rows:        uint16(deref(in.Rows)),
+	}
+	start := time.Now()
+	p, err := h.m.Start(ctx, spec)
+	if err != nil {
+		out := ExecOut{Status: "failed_to_start", Error: err.Error()}
+		if r, ok := errors.AsType[*policy.Refusal](err); ok {
+			out.Rule = r.Rule
+		}
+		return toolError(out)
+	}
+	reason := session.ReasonYield
+	if yield > 0 {
+		reason = p.WaitEnd(ctx, start.Add(yield))
+		if reason == session.ReasonDeadline {
+			reason = session.ReasonYield
+		}
+	}
+	info, o := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	out := ExecOut{
+		ProcessID:   p.ID,
+		Pid:         p.Pid,
+		DurationMs:  millis(time.Since(start)),
+		Stdout:      ptr(text(o.Stdout)),
+		Stderr:      ptr(text(o.Stderr)),
+		Truncated:   o.Evicted || o.Capped,
+		NextSeq:     ptr(o.NextSeq),
+		YieldReason: string(reason),
+		TTY:         ptr(p.TTY),
+	}
+	out.ExitCode, out.Signal = exitFields(info)
+	if info.Status == session.Running {
+		out.Status = "backgrounded"
+		out.Message = "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
+	} else {
+		out.Status = string(info.Status)
+		out.EndedBy = string(info.EndedBy)
+		if info.Status == session.TimedOut {
+			out.YieldReason = "timeout"
+		}
+		out.Notes = endNotes(info)
+	}
+	if info.StdinError != "" {
+		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
+	}
+	return nil, out, nil
+}
+
+// endNotes explains the end of a process when something about it needs
+// saying.
+func endNotes(in session.Info) []string {
+	if in.OutputLeftOpen {
+		return []string{"the command exited but a process it started still holds its output open; later output from it is in read"}
+	}
+	return nil
+}
+
+// clampYield applies the spec's defaults and clamps to yield_ms.
+func (h *handlers) clampYield(req *int) int {
+	y := h.cfg.DefaultYieldMs
+	if req != nil {
+		y = *req
+	}
+	return min(max(y, 0), h.cfg.MaxYieldMs)
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

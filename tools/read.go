@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// ReadIn is read's input.
+type ReadIn struct {
+	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec"`
+	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position: pass the next_seq of the previous answer; omitted returns the newest output"`
+	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
+	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
+}
+
+// OutputOut is the shape of read and wait answers.
+type OutputOut struct {
+	ProcessID   string   `json:"process_id"`
+	Status      string   `json:"status,omitempty"`
+	ExitCode    *int     `json:"exit_code"`
+	Signal      *string  `json:"signal"`
+	NextSeq     *int64   `json:"next_seq,omitempty"`
+	StartSeq    *int64   `json:"start_seq,omitempty"`
+	Truncated   bool     `json:"truncated"`
+	Evicted     bool     `json:"evicted,omitempty"`
+	Capped      bool     `json:"capped,omitempty"`
+	Stdout      *string  `json:"stdout,omitempty"`
+	Stderr      *string  `json:"stderr,omitempty"`
+	EndedBy     string   `json:"ended_by,omitempty"`
+	YieldReason string   `json:"yield_reason,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+func readTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  "read",
+		Title: "Read a process's output",
+		Description: `Read the output of a process started by exec, running or finished, without waiting.
+
+Example: {"process_id": "proc_1a2b3c4d5e6f", "since_seq": 120}
+
+Positions count bytes of the process's output log. Pass the previous answer's next_seq as since_seq to get only what came after; an answer cut by max_output_bytes (capped: true) ends where next_seq points, so reading on from there loses nothing still retained. Without since_seq the newest output is returned. truncated is true when output was cut or evicted (the oldest output is dropped past YIELDSHELL_MAX_BUFFER_BYTES). streams picks stdout, stderr or both; in PTY mode everything is in stdout.`,
+		Annotations: annotations("Read a process's output", true, false, true, false),
+	}
+}
+
+func parseStreams(s string) (session.Stream, bool) {
+	switch s {
+	case "", "both":
+		return session.Both, true
+	case "stdout":
+		return session.Stdout, true
+	case "stderr":
+		return session.Stderr, true
+	}
+	return 0, false
+}
+
+func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, OutputOut, error) {
+	p, err := h.m.Get(in.ProcessID)
+	if err != nil {
+		return toolError(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+	}
+	streams, ok := parseStreams(in.Streams)
+	if !ok {
+		return toolError(OutputOut{ProcessID: in.ProcessID,
+			Error: fmt.Sprintf("Invalid streams: %q; use \"both\", \"stdout\" or \"stderr\"", in.Streams)})
+	}
+	return nil, h.output(p, in.SinceSeq, in.MaxOutputBytes, streams), nil
+}
+
+// output builds a read or wait answer from a snapshot.
+func (h *handlers) output(p *session.Process, since *int64, maxBytes *int, streams session.Stream) OutputOut {
+	info, o := p.Snapshot(session.Query{Since: since, MaxBytes: h.outputCap(maxBytes), Streams: streams})
+	out := OutputOut{
+		ProcessID: p.ID,
+		Status:    string(info.Status),
+		NextSeq:   ptr(o.NextSeq),
+		StartSeq:  ptr(o.StartSeq),
+		Truncated: o.Evicted || o.Capped,
+		Evicted:   o.Evicted,
+		Capped:    o.Capped,
+		EndedBy:   string(info.EndedBy),
+		Notes:     endNotes(info),
+	}
+	out.ExitCode, out.Signal = exitFields(info)
+	if streams&session.Stdout != 0 {
+		out.Stdout = ptr(text(o.Stdout))
+	}
+	if streams&session.Stderr != 0 {
+		out.Stderr = ptr(text(o.Stderr))
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// handlers holds what every tool handler needs.
+type handlers struct {
+	m   *session.Manager
+	cfg *policy.Config
+}
+
+// Register adds the tool surface to s, in the order clients list it: the
+// seven tools of mcp-yieldshell 0.4.0.
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config) {
+	h := &handlers{m: m, cfg: cfg}
+	mcp.AddTool(s, execTool(cfg), h.exec)
+	mcp.AddTool(s, readTool(), h.read)
+	mcp.AddTool(s, writeTool(), h.write)
+	mcp.AddTool(s, waitTool(), h.wait)
+	mcp.AddTool(s, stopTool(), h.stop)
+	mcp.AddTool(s, psTool(), h.ps)
+	mcp.AddTool(s, cleanupTool(), h.cleanup)
+}
+
+// annotations builds a tool's hints. Every hint is an argument, so none can
+// be left to the protocol's defaults (destructive and open-world default to
+// true when absent).
+func annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    readOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  idempotent,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+// toolError returns out as a tool result marked as an error: the agent sees
+// the structured fields and can act on them.
+func toolError[Out any](out Out) (*mcp.CallToolResult, Out, error) {
+	return &mcp.CallToolResult{IsError: true}, out, nil
+}
+
+func unknownProcess(id string) string {
+	return fmt.Sprintf("Unknown process_id: %s (ps lists the processes this server knows)", id)
+}
+
+// text turns log bytes into a JSON-safe string: output that is not valid
+// UTF-8 (pipe mode passes bytes through) gets U+FFFD.
+func text(b []byte) string {
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// millis rounds d to tenths of a millisecond, as 0.4.0 reported durations.
+func millis(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Millisecond)*10) / 10
+}
+
+// epoch returns t as seconds since the Unix epoch.
+func epoch(t time.Time) float64 {
+	return float64(t.UnixMicro()) / 1e6
+}
+
+// outputCap applies the server cap to a requested max_output_bytes: absent or
+// not positive means the cap.
+func (h *handlers) outputCap(req *int) int {
+	c := h.cfg.MaxOutputBytes
+	if req != nil && *req > 0 && *req < c {
+		return *req
+	}
+	return c
+}
+
+// exitFields are the exit_code and signal of a summary, null while running.
+func exitFields(in session.Info) (*int, *string) {
+	var sig *string
+	if in.Signal != "" {
+		sig = ptr(in.Signal)
+	}
+	return in.ExitCode, sig
+}

@@ -1,0 +1,51 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// maxWait caps one wait so that it answers well within the request timeouts
+// clients use (60 s in the TypeScript SDK).
+const maxWait = 55 * time.Second
+
+// WaitIn is wait's input.
+type WaitIn struct {
+	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec"`
+	TimeoutMs      *int   `json:"timeout_ms,omitempty" jsonschema:"how long to wait (default 30000, at most 55000); the process is never killed"`
+	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
+	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position (a previous next_seq); omitted returns the newest output"`
+}
+
+func waitTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  "wait",
+		Title: "Wait for a process to finish",
+		Description: `Wait until a process finishes, or until timeout_ms passes, and return its status and output. The process is never killed: if it is still running at the deadline the answer says status "running" and it carries on in the background.
+
+Example: {"process_id": "proc_1a2b3c4d5e6f", "timeout_ms": 20000}
+
+timeout_ms defaults to 30000 and is capped at 55000 so the call answers within client request timeouts; call wait again to keep waiting. A process whose descendants keep its terminal open after it exits is reported finished anyway. yield_reason says why the wait returned: exited, deadline or cancelled.`,
+		Annotations: annotations("Wait for a process to finish", true, false, true, false),
+	}
+}
+
+func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn) (*mcp.CallToolResult, OutputOut, error) {
+	p, err := h.m.Get(in.ProcessID)
+	if err != nil {
+		return toolError(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+	}
+	d := 30 * time.Second
+	if in.TimeoutMs != nil {
+		d = time.Duration(*in.TimeoutMs) * time.Millisecond
+	}
+	d = min(max(d, 0), maxWait)
+	reason := p.WaitEnd(ctx, time.Now().Add(d))
+	out := h.output(p, in.SinceSeq, in.MaxOutputBytes, session.Both)
+	out.YieldReason = string(reason)
+	return nil, out, nil
+}
