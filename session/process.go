@@ -67,10 +67,10 @@ type Process struct {
 	onEnd     func(*Process) // called once, without p.mu, when the process ends
 	timeout   time.Duration
 	readers   sync.WaitGroup
-	waiterEnd chan struct{} // closed when the waiter goroutine returns
-	eof       chan struct{} // closed when every output stream reached EOF
-	stopWait  chan struct{} // closed by Close to release the waiter early
-	kick      chan struct{} // tells the waiter that killAt changed
+	waiterEnd chan struct{}   // closed when the waiter goroutine returns
+	eof       chan struct{}   // closed when every output stream reached EOF
+	stopWait  chan struct{}   // closed by Close to release the waiter early
+	kick      chan struct{}   // tells the waiter that killAt changed
 	life      context.Context // done once the process ended or was closed
 	endLife   context.CancelFunc
 	closeOnce sync.Once
