@@ -78,6 +78,9 @@ type Manager struct {
 // bounds the life of everything it starts.
 func NewManager(ctx context.Context, cfg *policy.Config, reaper *pty.Reaper, log *slog.Logger) *Manager {
 	env := os.Environ()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &Manager{
 		cfg:     cfg,
 		reaper:  reaper,

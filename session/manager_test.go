@@ -1,0 +1,180 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/pty"
+)
+
+// newTestManager returns a Manager with the given configuration overrides,
+// shut down at test end.
+func newTestManager(t *testing.T, env map[string]string) *Manager {
+	t.Helper()
+	cfg, err := policy.Load(func(k string) string { return env[k] }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := pty.NewReaper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(t.Context(), cfg, r, nil)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		m.Shutdown(ctx)
+		_ = r.Close()
+	})
+	return m
+}
+
+func spec(cmd string, tty bool) Spec {
+	return Spec{Command: cmd, SideEffects: []string{"NONE"}, TTY: tty}
+}
+
+// run starts cmd and waits for its end.
+func run(t *testing.T, m *Manager, s Spec) (*Process, Info, Output) {
+	t.Helper()
+	p, err := m.Start(t.Context(), s)
+	if err != nil {
+		t.Fatalf("Start(%q): %v", s.Command, err)
+	}
+	if r := p.WaitEnd(t.Context(), time.Now().Add(20*time.Second)); r != ReasonExited {
+		t.Fatalf("%q did not end: %s", s.Command, r)
+	}
+	zero := int64(0)
+	info, out := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
+	return p, info, out
+}
+
+// Fast exits must never lose output or the exit code.
+func TestFastExitKeepsOutputAndCode(t *testing.T) {
+	m := newTestManager(t, nil)
+	for _, tty := range []bool{true, false} {
+		for i := range 200 {
+			_, info, out := run(t, m, spec(fmt.Sprintf("printf x%d; exit 3", i), tty))
+			if got := string(out.Stdout); got != fmt.Sprintf("x%d", i) || info.ExitCode == nil || *info.ExitCode != 3 {
+				t.Fatalf("tty=%v run %d: stdout %q, exit %v", tty, i, got, info.ExitCode)
+			}
+		}
+	}
+}
+
+// The process limit holds under concurrent starts.
+func TestLimitIsAtomic(t *testing.T) {
+	m := newTestManager(t, map[string]string{"YIELDSHELL_MAX_PROCESSES": "5"})
+	var started, refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			_, err := m.Start(t.Context(), spec("sleep 30", false))
+			if r, ok := errors.AsType[*policy.Refusal](err); ok && r.Rule == "max_processes" {
+				refused.Add(1)
+				return
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			started.Add(1)
+		})
+	}
+	wg.Wait()
+	if started.Load() != 5 || refused.Load() != 35 {
+		t.Errorf("started %d, refused %d; want 5, 35", started.Load(), refused.Load())
+	}
+	// Ending one frees its slot.
+	p := m.List()[0]
+	if _, err := p.Stop(t.Context(), syscall.SIGKILL, time.Second, EndedByStop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Start(t.Context(), spec("true", false)); err != nil {
+		t.Errorf("start after a stop: %v", err)
+	}
+}
+
+func TestEndings(t *testing.T) {
+	m := newTestManager(t, nil)
+	_, info, _ := run(t, m, spec("exit 0", true))
+	if info.Status != Completed || info.EndedBy != EndedByExit {
+		t.Errorf("exit: %s %s", info.Status, info.EndedBy)
+	}
+	_, info, _ = run(t, m, spec("kill -KILL $$", true))
+	if info.Status != Completed || info.EndedBy != EndedBySignal || info.Signal != "SIGKILL" || *info.ExitCode != -9 {
+		t.Errorf("self-kill: %s %s %s %v", info.Status, info.EndedBy, info.Signal, *info.ExitCode)
+	}
+	s := spec("sleep 30", true)
+	s.Timeout = 100 * time.Millisecond
+	_, info, _ = run(t, m, s)
+	if info.Status != TimedOut || info.EndedBy != EndedByTimeout {
+		t.Errorf("timeout: %s %s", info.Status, info.EndedBy)
+	}
+	p, err := m.Start(t.Context(), spec("sleep 30", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Stop(t.Context(), syscall.SIGTERM, time.Second, EndedByStop)
+	if err != nil || !res.Gone || res.Killed {
+		t.Fatalf("stop: %+v %v", res, err)
+	}
+	if info := p.Info(); info.Status != Stopped || info.EndedBy != EndedByStop || info.Signal != "SIGTERM" {
+		t.Errorf("stop: %s %s %s", info.Status, info.EndedBy, info.Signal)
+	}
+	if _, err := p.Stop(t.Context(), syscall.SIGTERM, time.Second, EndedByStop); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("second stop: %v, want ErrNotRunning", err)
+	}
+	if err := p.Write(t.Context(), []byte("x"), false); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("write after end: %v, want ErrNotRunning", err)
+	}
+}
+
+// A prompt without a newline is visible before the line ends.
+func TestPromptVisible(t *testing.T) {
+	m := newTestManager(t, nil)
+	p, err := m.Start(t.Context(), spec(`printf 'Name: '; read n; echo "hi $n"`, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool {
+		p.flushLocked()
+		r := p.log.readFrom(0, 100, Both)
+		return string(r.stdout) == "Name: "
+	})
+	if !ok || err != nil {
+		t.Fatalf("prompt never became visible: %v", err)
+	}
+	if err := p.Write(t.Context(), []byte("bob\r"), false); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.WaitEnd(t.Context(), time.Now().Add(10*time.Second)); r != ReasonExited {
+		t.Fatal(r)
+	}
+	zero := int64(0)
+	_, out := p.Snapshot(Query{Since: &zero, MaxBytes: 1000, Streams: Both})
+	if got := string(out.Stdout); got != "Name: bob\nhi bob\n" {
+		t.Errorf("log = %q", got)
+	}
+}
+
+// A descendant holding the terminal does not hold up the end.
+func TestDrainIsBounded(t *testing.T) {
+	m := newTestManager(t, nil)
+	start := time.Now()
+	p, info, out := run(t, m, spec(`setsid sh -c 'sleep 3' & echo parent`, true))
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("end took %v", el)
+	}
+	if !strings.Contains(string(out.Stdout), "parent") || !info.OutputLeftOpen {
+		t.Errorf("stdout %q, left open %v", out.Stdout, info.OutputLeftOpen)
+	}
+	p.Close()
+}
