@@ -3,9 +3,16 @@ package pty
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"sync"
 	"syscall"
 	"time"
+
+	cpty "github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // Options describe one command to start.
@@ -31,72 +38,585 @@ type ExitStatus struct {
 // ErrNotTTY is returned by terminal-only operations on a pipe-mode process.
 var ErrNotTTY = errors.New("not a terminal")
 
+// ErrInputClosed is returned (wrapped) by WriteInput when nothing can receive
+// the bytes any more: the stdin pipe has no reader, the terminal has no
+// process holding it, or the input was closed by CloseInput or Close. Callers
+// use it to tell "the program is gone" from a timeout.
+var ErrInputClosed = errors.New("input closed")
+
+// errReaperClosed is returned by Start after Close, because nothing would
+// ever reap the child.
+var errReaperClosed = errors.New("reaper closed")
+
+const (
+	defaultCols = 120
+	defaultRows = 40
+
+	// eofWriteTimeout bounds CloseInput in TTY mode: the EOF byte can only
+	// block when the terminal's input queue is full, and CloseInput has no
+	// context of its own.
+	eofWriteTimeout = 2 * time.Second
+)
+
 // Process is one started command. Its pid is also its process-group id and
 // session id.
-type Process struct{}
+type Process struct {
+	pid int
+	tty bool
+
+	// TTY mode: master is the only descriptor; rc reaches its fd without
+	// (*os.File).Fd, which would switch it back to blocking mode.
+	master *os.File
+	rc     syscall.RawConn
+
+	// Pipe mode: the server's ends of the three pipes.
+	stdin, stdout, stderr *os.File
+
+	out, errOut io.Reader
+
+	// wsem serialises writers (a write deadline is per descriptor, so two
+	// concurrent WriteInputs would cut each other short) while still letting
+	// a waiting writer give up when its context ends.
+	wsem chan struct{}
+
+	done   chan struct{}
+	status ExitStatus // written by the reaper before done is closed
+
+	closeOnce sync.Once
+	closeErr  error
+}
 
 // Reaper starts commands and collects their exit statuses (SIGCHLD-driven
 // wait4(-1)). It also reaps orphans the server adopted as a child subreaper.
-type Reaper struct{}
+type Reaper struct {
+	// mu is held around fork+registration in Start and around the wait4
+	// loop. Without it a child that exits at once could be reaped before it
+	// is registered, its status lost, and its pid reused by the next Start.
+	mu     sync.Mutex
+	procs  map[int]*Process
+	closed bool
+
+	// unknown, if set, is told about every reaped pid that was not started
+	// through this Reaper (tests use it to observe orphan reaping).
+	unknown func(pid int, ws unix.WaitStatus)
+
+	sigc      chan os.Signal
+	quit      chan struct{}
+	stopped   chan struct{}
+	closeOnce sync.Once
+}
 
 // NewReaper starts the reaping goroutine. Close stops it.
-func NewReaper() (*Reaper, error) { panic("unimplemented") }
+//
+// Only one Reaper may exist in a process at a time: each one waits for any
+// child, so two would steal each other's statuses.
+func NewReaper() (*Reaper, error) {
+	return newReaper(nil), nil
+}
 
-// Close stops the reaping goroutine and waits for it.
-func (r *Reaper) Close() error { panic("unimplemented") }
+func newReaper(unknown func(pid int, ws unix.WaitStatus)) *Reaper {
+	r := &Reaper{
+		procs:   make(map[int]*Process),
+		unknown: unknown,
+		// One slot is enough: the loop reaps everything that is ready, so
+		// signals arriving meanwhile only need to leave one wake-up behind.
+		sigc:    make(chan os.Signal, 1),
+		quit:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	signal.Notify(r.sigc, syscall.SIGCHLD)
+	go r.loop()
+	return r
+}
+
+func (r *Reaper) loop() {
+	defer close(r.stopped)
+	// Children that ended before Notify took effect sent no signal we saw.
+	r.reap()
+	for {
+		select {
+		case <-r.quit:
+			return
+		case <-r.sigc:
+			r.reap()
+		}
+	}
+}
+
+func (r *Reaper) reap() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			// ECHILD: no children at all; 0: none has changed state.
+			return
+		}
+		p := r.procs[pid]
+		if p == nil {
+			if r.unknown != nil {
+				r.unknown(pid, ws)
+			}
+			continue
+		}
+		var st ExitStatus
+		switch {
+		case ws.Exited():
+			st.Code = ws.ExitStatus()
+		case ws.Signaled():
+			st.Signal = ws.Signal()
+			st.Code = -int(st.Signal)
+		default:
+			// Stopped or continued: not requested (no WUNTRACED), but a
+			// status that is not an ending must not end the process.
+			continue
+		}
+		delete(r.procs, pid)
+		p.status = st
+		close(p.done)
+	}
+}
+
+// Close stops the reaping goroutine and waits for it. Processes still running
+// are no longer reaped: their Done channels stay open.
+func (r *Reaper) Close() error {
+	r.closeOnce.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		r.mu.Unlock()
+		signal.Stop(r.sigc)
+		close(r.quit)
+		<-r.stopped
+	})
+	return nil
+}
 
 // Start starts a command in a new session under a PTY or pipes.
-func (r *Reaper) Start(opts Options) (*Process, error) { panic("unimplemented") }
+//
+// A nil Env inherits the server's environment, as with os/exec.
+func (r *Reaper) Start(opts Options) (*Process, error) {
+	p, err := r.start(opts)
+	if err != nil {
+		return nil, fmt.Errorf("starting %q: %w", opts.Path, err)
+	}
+	return p, nil
+}
+
+func (r *Reaper) start(opts Options) (*Process, error) {
+	if opts.Path == "" {
+		return nil, errors.New("empty path")
+	}
+	if opts.Dir != "" {
+		// The fork would report a bad directory as "fork/exec <path>: no
+		// such file or directory", which blames the program. Say what it is.
+		fi, err := os.Stat(opts.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("chdir: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("chdir %s: %w", opts.Dir, unix.ENOTDIR)
+		}
+	}
+	args := opts.Args
+	if len(args) == 0 {
+		args = []string{opts.Path}
+	}
+	p := &Process{
+		tty:  opts.TTY,
+		wsem: make(chan struct{}, 1),
+		done: make(chan struct{}),
+	}
+	attr := &os.ProcAttr{Dir: opts.Dir, Env: opts.Env}
+	// childEnds are closed in the parent once the child has them (or the
+	// start failed); closeOnFail are the server's ends.
+	var childEnds, closeOnFail []*os.File
+	defer func() {
+		for _, f := range childEnds {
+			_ = f.Close()
+		}
+	}()
+	fail := func(err error) (*Process, error) {
+		for _, f := range closeOnFail {
+			_ = f.Close()
+		}
+		return nil, err
+	}
+
+	if opts.TTY {
+		master, slave, err := cpty.Open()
+		if err != nil {
+			return nil, fmt.Errorf("opening pty: %w", err)
+		}
+		childEnds = append(childEnds, slave)
+		closeOnFail = append(closeOnFail, master)
+		rc, err := master.SyscallConn()
+		if err != nil {
+			return fail(fmt.Errorf("configuring pty: %w", err))
+		}
+		if err := setupMaster(rc, opts.Cols, opts.Rows); err != nil {
+			return fail(err)
+		}
+		p.master, p.rc = master, rc
+		p.out = eofReader{master}
+		attr.Files = []*os.File{slave, slave, slave}
+		attr.Sys = &syscall.SysProcAttr{
+			Setsid:    true,
+			Setctty:   true,
+			Ctty:      0,
+			Pdeathsig: syscall.SIGKILL,
+		}
+	} else {
+		var pipes [3][2]*os.File
+		for i := range pipes {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				return fail(fmt.Errorf("creating pipe: %w", err))
+			}
+			pipes[i] = [2]*os.File{pr, pw}
+			if i == 0 {
+				childEnds = append(childEnds, pr)
+				closeOnFail = append(closeOnFail, pw)
+			} else {
+				childEnds = append(childEnds, pw)
+				closeOnFail = append(closeOnFail, pr)
+			}
+		}
+		p.stdin, p.stdout, p.stderr = pipes[0][1], pipes[1][0], pipes[2][0]
+		p.out, p.errOut = eofReader{p.stdout}, eofReader{p.stderr}
+		attr.Files = []*os.File{pipes[0][0], pipes[1][1], pipes[2][1]}
+		attr.Sys = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	}
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return fail(errReaperClosed)
+	}
+	proc, err := os.StartProcess(opts.Path, args, attr)
+	if err == nil {
+		p.pid = proc.Pid
+		r.procs[p.pid] = p
+	}
+	r.mu.Unlock()
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			// Drop "fork/exec <path>": Start already names the path.
+			err = pe.Err
+		}
+		return fail(err)
+	}
+	// Releases the pidfd only; reaping stays with the Reaper.
+	_ = proc.Release()
+	return p, nil
+}
+
+// setupMaster configures the terminal before the child can see it: non-blocking
+// (so deadlines and Close work), a real size, and IUTF8 (so the line
+// discipline erases whole UTF-8 characters), all without (*os.File).Fd.
+func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
+	if cols == 0 {
+		cols = defaultCols
+	}
+	if rows == 0 {
+		rows = defaultRows
+	}
+	var opErr error
+	err := rc.Control(func(fd uintptr) {
+		if opErr = syscall.SetNonblock(int(fd), true); opErr != nil {
+			return
+		}
+		ws := &unix.Winsize{Col: cols, Row: rows}
+		if opErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws); opErr != nil {
+			return
+		}
+		var t *unix.Termios
+		if t, opErr = unix.IoctlGetTermios(int(fd), unix.TCGETS); opErr != nil {
+			return
+		}
+		t.Iflag |= unix.IUTF8
+		t.Oflag |= unix.OPOST | unix.ONLCR
+		opErr = unix.IoctlSetTermios(int(fd), unix.TCSETS, t)
+	})
+	if err == nil {
+		err = opErr
+	}
+	if err != nil {
+		return fmt.Errorf("configuring pty: %w", err)
+	}
+	return nil
+}
+
+// eofReader reports the ends of a stream as io.EOF: EIO is how the master
+// says the last slave descriptor closed, and ErrClosed is what a reader woken
+// by Close gets.
+type eofReader struct{ f *os.File }
+
+func (r eofReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if err != nil && (errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed)) {
+		err = io.EOF
+	}
+	return n, err
+}
 
 // SetChildSubreaper makes the calling process the reaper of its orphaned
 // descendants (Linux PR_SET_CHILD_SUBREAPER).
-func SetChildSubreaper() error { panic("unimplemented") }
+//
+// Adopted orphans are reaped silently by the Reaper, so a Reaper should be
+// running whenever this is set.
+func SetChildSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting child subreaper: %w", err)
+	}
+	return nil
+}
 
 // Pid returns the process id (== pgid == sid).
-func (p *Process) Pid() int { panic("unimplemented") }
+func (p *Process) Pid() int { return p.pid }
 
 // TTY reports whether the process runs under a pseudo-terminal.
-func (p *Process) TTY() bool { panic("unimplemented") }
+func (p *Process) TTY() bool { return p.tty }
 
 // Stdout returns the terminal's output in TTY mode, or stdout in pipe mode.
 // Read returns io.EOF once no process holds the other end (EIO on the master
 // is reported as io.EOF) or after Close.
-func (p *Process) Stdout() io.Reader { panic("unimplemented") }
+//
+// EOF in TTY mode can come long after the process exits, while a descendant
+// still holds the terminal; use Done for the exit itself.
+func (p *Process) Stdout() io.Reader { return p.out }
 
 // Stderr returns the stderr pipe in pipe mode, nil in TTY mode.
-func (p *Process) Stderr() io.Reader { panic("unimplemented") }
+func (p *Process) Stderr() io.Reader {
+	if p.tty {
+		return nil
+	}
+	return p.errOut
+}
+
+// input is where WriteInput writes.
+func (p *Process) input() *os.File {
+	if p.tty {
+		return p.master
+	}
+	return p.stdin
+}
 
 // WriteInput writes all of b to the process's input (the terminal, or the
 // stdin pipe), giving up when ctx is done.
-func (p *Process) WriteInput(ctx context.Context, b []byte) error { panic("unimplemented") }
+//
+// When it gives up part of b may have been written. It returns an error
+// wrapping ErrInputClosed when nothing can read the input any more, and
+// ctx's error when ctx ended first. Concurrent calls are serialised.
+func (p *Process) WriteInput(ctx context.Context, b []byte) error {
+	if err := p.writeInput(ctx, b); err != nil {
+		return fmt.Errorf("writing input: %w", err)
+	}
+	return nil
+}
+
+func (p *Process) writeInput(ctx context.Context, b []byte) error {
+	select {
+	case p.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-p.wsem }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f := p.input()
+	dl, _ := ctx.Deadline() // zero (no deadline) clears an earlier one
+	if err := f.SetWriteDeadline(dl); err != nil {
+		return mapWriteErr(err)
+	}
+	// A past deadline wakes a blocked write at once when ctx is cancelled.
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = f.SetWriteDeadline(time.Unix(1, 0))
+		close(fired)
+	})
+	defer func() {
+		if !stop() {
+			// Let it finish so its deadline cannot land on the next call.
+			<-fired
+		}
+	}()
+	_, err := f.Write(b)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		// The descriptor's timer can fire a hair before ctx's.
+		return context.DeadlineExceeded
+	}
+	return mapWriteErr(err)
+}
+
+func mapWriteErr(err error) error {
+	switch {
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.EIO), errors.Is(err, os.ErrClosed):
+		return ErrInputClosed
+	}
+	return err
+}
 
 // CloseInput ends the input: closes the stdin pipe, or, in TTY mode, sends the
 // terminal's EOF character.
-func (p *Process) CloseInput() error { panic("unimplemented") }
+//
+// In TTY mode the EOF character (VEOF, normally ^D) only means end of input
+// in canonical mode and at the start of a line: after other input on the line
+// it just hands that partial line to the reader, and in raw mode (editors,
+// readline) it is an ordinary byte. Send a newline first when unsure.
+func (p *Process) CloseInput() error {
+	if err := p.closeInput(); err != nil {
+		return fmt.Errorf("closing input: %w", err)
+	}
+	return nil
+}
+
+func (p *Process) closeInput() error {
+	if !p.tty {
+		if err := p.stdin.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			return err
+		}
+		return nil
+	}
+	t, err := p.termios()
+	if err != nil {
+		return err
+	}
+	eof := t.Cc[unix.VEOF]
+	if eof == 0 { // _POSIX_VDISABLE, e.g. after `stty eof undef`
+		return errors.New("terminal has no eof character")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), eofWriteTimeout)
+	defer cancel()
+	return p.writeInput(ctx, []byte{eof})
+}
 
 // Signal sends sig to the process group.
-func (p *Process) Signal(sig syscall.Signal) error { panic("unimplemented") }
+//
+// When no process of the group is left it returns an error wrapping
+// unix.ESRCH. After Done the group id may in principle be reused once the
+// whole group is gone, as with any kill(2) by number.
+func (p *Process) Signal(sig syscall.Signal) error {
+	if err := unix.Kill(-p.pid, sig); err != nil {
+		return fmt.Errorf("signalling process group %d: %w", p.pid, err)
+	}
+	return nil
+}
+
+// control runs fn on the master's descriptor, which fails cleanly after Close
+// instead of touching a reused fd number.
+func (p *Process) control(fn func(fd int) error) error {
+	if !p.tty {
+		return ErrNotTTY
+	}
+	var opErr error
+	if err := p.rc.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return opErr
+}
+
+func (p *Process) termios() (*unix.Termios, error) {
+	var t *unix.Termios
+	err := p.control(func(fd int) (err error) {
+		t, err = unix.IoctlGetTermios(fd, unix.TCGETS)
+		return err
+	})
+	return t, err
+}
 
 // Resize sets the terminal size (delivers SIGWINCH). ErrNotTTY in pipe mode.
-func (p *Process) Resize(cols, rows uint16) error { panic("unimplemented") }
+func (p *Process) Resize(cols, rows uint16) error {
+	if cols == 0 || rows == 0 {
+		return fmt.Errorf("resizing terminal: invalid size %dx%d", cols, rows)
+	}
+	err := p.control(func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows})
+	})
+	if err != nil {
+		return fmt.Errorf("resizing terminal: %w", err)
+	}
+	return nil
+}
 
-// Size returns the terminal size.
-func (p *Process) Size() (cols, rows uint16) { panic("unimplemented") }
+// Size returns the terminal size; zero in pipe mode or after Close.
+func (p *Process) Size() (cols, rows uint16) {
+	_ = p.control(func(fd int) error {
+		ws, err := unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ)
+		if err == nil {
+			cols, rows = ws.Col, ws.Row
+		}
+		return err
+	})
+	return cols, rows
+}
 
 // ForegroundPgrp returns the terminal's foreground process group.
-func (p *Process) ForegroundPgrp() (int, error) { panic("unimplemented") }
+func (p *Process) ForegroundPgrp() (int, error) {
+	var pgrp int
+	err := p.control(func(fd int) (err error) {
+		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reading foreground process group: %w", err)
+	}
+	return pgrp, nil
+}
 
 // Echo reports whether the terminal echoes input (false at a password prompt).
-func (p *Process) Echo() (bool, error) { panic("unimplemented") }
+func (p *Process) Echo() (bool, error) {
+	t, err := p.termios()
+	if err != nil {
+		return false, fmt.Errorf("reading terminal modes: %w", err)
+	}
+	return t.Lflag&unix.ECHO != 0, nil
+}
 
 // Done is closed when the process has exited and been reaped.
-func (p *Process) Done() <-chan struct{} { panic("unimplemented") }
+func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Status returns the exit status; valid once Done is closed.
-func (p *Process) Status() ExitStatus { panic("unimplemented") }
+func (p *Process) Status() ExitStatus {
+	select {
+	case <-p.done:
+		return p.status
+	default:
+		// Reading status before done would race with the reaper.
+		return ExitStatus{}
+	}
+}
 
 // Close closes every descriptor the server holds for the process, which
 // unblocks readers. It does not signal the process.
-func (p *Process) Close() error { panic("unimplemented") }
-
-var _ = time.Second
+//
+// In TTY mode closing the master hangs the terminal up, so the kernel sends
+// SIGHUP to the foreground group anyway. Close is idempotent.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		var files []*os.File
+		if p.tty {
+			files = []*os.File{p.master}
+		} else {
+			files = []*os.File{p.stdin, p.stdout, p.stderr}
+		}
+		for _, f := range files {
+			// stdin may already be closed by CloseInput.
+			if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) && p.closeErr == nil {
+				p.closeErr = fmt.Errorf("closing process %d: %w", p.pid, err)
+			}
+		}
+	})
+	return p.closeErr
+}
