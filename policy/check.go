@@ -117,7 +117,7 @@ func (c *Config) ResolveCwd(cwd string) (string, error) {
 func (c *Config) outsideRoots(cwd, resolved string) error {
 	return refuse("cwd", fmt.Sprintf("cwd %s is outside the allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
 		"Nothing was started. Use a directory inside one of: %s.",
-		describe(cwd, resolved), strings.Join(c.AllowedCwds, string(os.PathListSeparator)+" ")))
+		describe(cwd, resolved), strings.Join(c.AllowedCwds, ", ")))
 }
 
 // describe names the path the agent passed and, when different, what it

@@ -302,7 +302,7 @@ func regexpProblem(err error) string {
 	if !errors.As(err, &se) {
 		return "not a valid Go RE2 regular expression: " + err.Error()
 	}
-	msg := fmt.Sprintf("not a valid Go RE2 regular expression: %s at %q", se.Code, se.Expr)
+	msg := fmt.Sprintf("not a valid Go RE2 regular expression: %s at `%s`", se.Code, se.Expr)
 	if hint := unsupportedConstruct(se); hint != "" {
 		msg += "; RE2 does not support " + hint + " (it guarantees linear-time matching, so no backtracking constructs)"
 	}
