@@ -25,14 +25,9 @@ type Config struct {
 // Var documents one configuration variable.
 type Var struct{ Name, Default, Help string }
 
-// Vars lists every variable Load reads, in documentation order.
-func Vars() []Var { panic("unimplemented") }
-
-// Load reads the configuration from getenv; cwd is the server's working
-// directory.
-func Load(getenv func(string) string, cwd string) (*Config, error) { panic("unimplemented") }
-
-// Refusal is a policy decision not to start a command.
+// Refusal is a policy decision not to start a command. Its Message is meant
+// for the agent: it names the rule, says nothing was started and what to do
+// instead.
 type Refusal struct {
 	Rule    string // "side_effects", "deny_command_regex", "allow_command_regex", "cwd", "max_processes"
 	Message string
@@ -40,32 +35,4 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Message }
 
-// CheckSideEffects validates a declaration and refuses blocked categories.
-func (c *Config) CheckSideEffects(declared []string) error { panic("unimplemented") }
-
-// CheckCommand applies the deny and allow regexes.
-func (c *Config) CheckCommand(command string) error { panic("unimplemented") }
-
-// ResolveCwd resolves cwd (relative to DefaultCwd; "" means DefaultCwd) to an
-// existing directory inside the allowed roots.
-func (c *Config) ResolveCwd(cwd string) (string, error) { panic("unimplemented") }
-
-// Secrets returns the values to redact: those of env entries ("KEY=value")
-// whose names match RedactEnv.
-func (c *Config) Secrets(env ...[]string) []Secret { panic("unimplemented") }
-
-// Secret is one value to redact and the variable it came from.
-type Secret struct{ Name, Value string }
-
-// Redactor replaces secrets in a byte stream, holding back a tail that could
-// be the start of a secret split across writes.
-type Redactor struct{}
-
-// NewRedactor returns a redactor for secrets; nil or empty means a pass-through.
-func NewRedactor(secrets []Secret) *Redactor { panic("unimplemented") }
-
-// Write appends the redacted bytes of p that are safe to emit to dst.
-func (r *Redactor) Write(dst, p []byte) []byte { panic("unimplemented") }
-
-// Flush appends everything held back to dst.
-func (r *Redactor) Flush(dst []byte) []byte { panic("unimplemented") }
+func refuse(rule, msg string) *Refusal { return &Refusal{Rule: rule, Message: msg} }

@@ -1,0 +1,159 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+// commandEcho is how many runes of a refused command a message repeats:
+// enough for the agent to recognise which call failed, without echoing a
+// long command (or a secret inside it) back into the transcript.
+const commandEcho = 40
+
+// CheckCommand applies the deny and allow regexes, deny first. Both search
+// anywhere in the command (MatchString), as 0.4.0's re.search did. They are a
+// signal, not a control: quoting or variables get around any pattern.
+func (c *Config) CheckCommand(command string) error {
+	if c.DenyCommand != nil && c.DenyCommand.MatchString(command) {
+		return refuse("deny_command_regex", fmt.Sprintf(
+			"command refused by policy (deny_command_regex): %s matches the operator's %s. Nothing was started. "+
+				"Use a different command that does not match the operator's deny pattern, "+
+				"or ask the operator to change %s.",
+			echo(command), envDenyCommand, envDenyCommand))
+	}
+	if c.AllowCommand != nil && !c.AllowCommand.MatchString(command) {
+		return refuse("allow_command_regex", fmt.Sprintf(
+			"command refused by policy (allow_command_regex): %s does not match %s, which lists the only "+
+				"commands the operator permits. Nothing was started. Use a command of the permitted form, "+
+				"or ask the operator to change %s.",
+			echo(command), envAllowCommand, envAllowCommand))
+	}
+	return nil
+}
+
+// echo quotes a short prefix of command for a message.
+func echo(command string) string {
+	if utf8.RuneCountInString(command) <= commandEcho {
+		return fmt.Sprintf("the command %q", command)
+	}
+	n := 0
+	for i := range command {
+		if n == commandEcho {
+			return fmt.Sprintf("the command starting %q", command[:i])
+		}
+		n++
+	}
+	return fmt.Sprintf("the command %q", command)
+}
+
+// CheckProcessLimit refuses a new command when running processes already
+// reach MaxProcesses. The caller counts (and reserves the slot under its own
+// lock); policy only owns the rule and the words.
+func (c *Config) CheckProcessLimit(running int) error {
+	if running < c.MaxProcesses {
+		return nil
+	}
+	return refuse("max_processes", fmt.Sprintf(
+		"process limit reached: %d of %d processes are running (YIELDSHELL_MAX_PROCESSES). Nothing was started. "+
+			"Wait for one to finish, stop one you no longer need (see ps), then try again.",
+		running, c.MaxProcesses))
+}
+
+// ResolveCwd resolves cwd (relative to DefaultCwd; "" means DefaultCwd) to an
+// existing directory inside the allowed roots, and returns it with symlinks
+// resolved; the caller should start the command in the returned path, not in
+// cwd, so a symlink swapped after the check cannot redirect it elsewhere
+// (a symlink swapped in a parent can still race: this is a policy check, not
+// a sandbox).
+//
+// Containment is decided on the resolved path, component by component, so
+// "/tmp" does not admit "/tmpfoo" and a symlink inside a root that points
+// outside it is refused — both were admitted by 0.4.0's string-prefix test.
+func (c *Config) ResolveCwd(cwd string) (string, error) {
+	p := cwd
+	if p == "" {
+		p = c.DefaultCwd
+	} else if !filepath.IsAbs(p) {
+		p = filepath.Join(c.DefaultCwd, p)
+	}
+	p = filepath.Clean(p)
+
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		// Say "outside the roots" before "missing", so refusals do not reveal
+		// which paths exist outside them.
+		if len(c.AllowedCwds) > 0 && !within(p, c.AllowedCwds) {
+			return "", c.outsideRoots(cwd, p)
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return "", refuse("cwd", fmt.Sprintf("cwd %s does not exist. Nothing was started. "+
+				"Pass an existing directory (create it first if it should exist), or omit cwd to use %s.",
+				describe(cwd, p), c.DefaultCwd))
+		}
+		return "", refuse("cwd", fmt.Sprintf("cwd %s cannot be resolved: %v. Nothing was started. "+
+			"Pass a directory the server can read.", describe(cwd, p), unwrapPath(err)))
+	}
+	if len(c.AllowedCwds) > 0 && !within(resolved, c.AllowedCwds) {
+		return "", c.outsideRoots(cwd, resolved)
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return "", refuse("cwd", fmt.Sprintf("cwd %s cannot be checked: %v. Nothing was started.",
+			describe(cwd, resolved), unwrapPath(err)))
+	}
+	if !fi.IsDir() {
+		return "", refuse("cwd", fmt.Sprintf("cwd %s is not a directory. Nothing was started. "+
+			"Pass the directory that contains it, or omit cwd to use %s.", describe(cwd, resolved), c.DefaultCwd))
+	}
+	return resolved, nil
+}
+
+func (c *Config) outsideRoots(cwd, resolved string) error {
+	return refuse("cwd", fmt.Sprintf("cwd %s is outside the allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
+		"Nothing was started. Use a directory inside one of: %s.",
+		describe(cwd, resolved), strings.Join(c.AllowedCwds, ", ")))
+}
+
+// describe names the path the agent passed and, when different, what it
+// resolved to, so the agent sees how a relative path or symlink was read.
+func describe(cwd, resolved string) string {
+	if cwd == "" {
+		return fmt.Sprintf("(default) %q", resolved)
+	}
+	if cwd == resolved {
+		return fmt.Sprintf("%q", cwd)
+	}
+	return fmt.Sprintf("%q (resolved to %q)", cwd, resolved)
+}
+
+// unwrapPath drops the *fs.PathError wrapper, whose path the message already
+// names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// within reports whether path equals or lies below one of roots, comparing
+// whole path components. Both sides must be absolute and clean.
+func within(path string, roots []string) bool {
+	for _, root := range roots {
+		rel, err := filepath.Rel(root, path)
+		if err != nil || filepath.IsAbs(rel) {
+			continue
+		}
+		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		return true
+	}
+	return false
+}

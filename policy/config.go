@@ -1,0 +1,428 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Variable names, as 0.4.0 spells them, plus our extensions.
+const (
+	envDefaultCwd       = "YIELDSHELL_DEFAULT_CWD"
+	envAllowedCwds      = "YIELDSHELL_ALLOWED_CWDS"
+	envMaxOutputBytes   = "YIELDSHELL_MAX_OUTPUT_BYTES"
+	envMaxProcesses     = "YIELDSHELL_MAX_PROCESSES"
+	envDefaultYieldMs   = "YIELDSHELL_DEFAULT_YIELD_MS"
+	envMaxYieldMs       = "YIELDSHELL_MAX_YIELD_MS"
+	envDefaultTimeoutMs = "YIELDSHELL_DEFAULT_TIMEOUT_MS"
+	envDenyCommand      = "YIELDSHELL_DENY_COMMAND_REGEX"
+	envAllowCommand     = "YIELDSHELL_ALLOW_COMMAND_REGEX"
+	envRedactEnv        = "YIELDSHELL_REDACT_ENV_REGEX"
+	envBlocked          = "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS"
+	envMaxBufferBytes   = "YIELDSHELL_MAX_BUFFER_BYTES" // extension
+	envTTY              = "YIELDSHELL_TTY"              // extension
+)
+
+// Defaults. The numeric ones match 0.4.0.
+const (
+	defaultMaxOutputBytes   = 20000
+	defaultMaxBufferBytes   = 1 << 20
+	defaultMaxProcesses     = 50
+	defaultDefaultYieldMs   = 5000
+	defaultMaxYieldMs       = 300000
+	defaultDefaultTimeoutMs = 0
+	defaultRedactEnv        = `TOKEN|KEY|SECRET|PASSWORD`
+	defaultTTY              = true
+)
+
+// Vars lists every variable Load reads, in documentation order: the spec's
+// variables in the spec's order, then yieldshell's extensions. It feeds
+// --help and the README table, so the two cannot drift from Load.
+func Vars() []Var {
+	return []Var{
+		{envDefaultCwd, "server's working directory",
+			"Working directory for commands that give no cwd, and the base for relative cwd values; must be an existing directory."},
+		{envAllowedCwds, "(none: any directory)",
+			"Roots separated by " + listSeparatorName() + "; when set, every command's cwd must resolve (symlinks included) inside one of them. Each root must exist."},
+		{envMaxOutputBytes, strconv.Itoa(defaultMaxOutputBytes),
+			"Default and maximum number of output bytes returned by one exec, read or wait response."},
+		{envMaxProcesses, strconv.Itoa(defaultMaxProcesses),
+			"Maximum number of running processes; finished ones do not count. At least 1."},
+		{envDefaultYieldMs, strconv.Itoa(defaultDefaultYieldMs),
+			"How long exec waits before backgrounding a command when yield_ms is omitted."},
+		{envMaxYieldMs, strconv.Itoa(defaultMaxYieldMs),
+			"Upper bound for an explicit yield_ms."},
+		{envDefaultTimeoutMs, strconv.Itoa(defaultDefaultTimeoutMs),
+			"Runtime limit applied when timeout_ms is omitted; 0 means no limit."},
+		{envDenyCommand, "(none)",
+			"Go RE2 regular expression; a command it matches anywhere is refused before it starts. A signal, not a sandbox."},
+		{envAllowCommand, "(none)",
+			"Go RE2 regular expression; when set, only commands it matches anywhere may start."},
+		{envRedactEnv, defaultRedactEnv,
+			"Go RE2 regular expression over variable names; values (8 bytes or longer) of matching variables are replaced in output by [REDACTED:NAME]."},
+		{envBlocked, joinEffects(DefaultBlocked()),
+			`Comma-separated side-effect categories that exec refuses (case-sensitive); "," blocks nothing.`},
+		{envMaxBufferBytes, strconv.Itoa(defaultMaxBufferBytes),
+			"yieldshell extension: output bytes retained per process for later reads; at least " + envMaxOutputBytes + " (raised to it when unset)."},
+		{envTTY, strconv.FormatBool(defaultTTY),
+			"yieldshell extension: run commands under a pseudo-terminal unless exec says otherwise (1/true/yes/on or 0/false/no/off)."},
+	}
+}
+
+func listSeparatorName() string {
+	if os.PathListSeparator == ';' {
+		return `";"`
+	}
+	return `":"`
+}
+
+func joinEffects(es []SideEffect) string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = string(e)
+	}
+	return strings.Join(s, ",")
+}
+
+// Load reads the configuration from getenv; cwd is the server's working
+// directory ("" means os.Getwd), the default for YIELDSHELL_DEFAULT_CWD and
+// the base for relative paths in the environment.
+//
+// Every variable is read exactly once, and a blank value means the default.
+// Unlike 0.4.0, which silently fell back to defaults or crashed on a bad
+// regex, Load checks every value and reports all problems in one error, each
+// naming the variable, the bad value and what would be valid, so an operator
+// can fix the configuration in one round.
+func Load(getenv func(string) string, cwd string) (*Config, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("loading configuration: getting working directory: %w", err)
+		}
+		cwd = wd
+	}
+	l := &loader{getenv: getenv, base: cwd}
+	c := &Config{
+		MaxOutputBytes:   l.int(envMaxOutputBytes, defaultMaxOutputBytes, 1),
+		MaxProcesses:     l.int(envMaxProcesses, defaultMaxProcesses, 1),
+		MaxYieldMs:       l.int(envMaxYieldMs, defaultMaxYieldMs, 0),
+		DefaultTimeoutMs: l.int(envDefaultTimeoutMs, defaultDefaultTimeoutMs, 0),
+		DenyCommand:      l.regexp(envDenyCommand, ""),
+		AllowCommand:     l.regexp(envAllowCommand, ""),
+		RedactEnv:        l.regexp(envRedactEnv, defaultRedactEnv),
+		Blocked:          l.blocked(),
+		TTY:              l.bool(envTTY, defaultTTY),
+	}
+	c.DefaultCwd = l.defaultCwd()
+	c.AllowedCwds = l.allowedCwds()
+	c.MaxBufferBytes = l.maxBuffer(c.MaxOutputBytes)
+	c.DefaultYieldMs = l.defaultYield(c.MaxYieldMs)
+	if err := l.err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Warnings returns advice about a configuration that loads but is probably
+// not what the operator meant, for the caller to log. Today: a default cwd
+// outside the allowed roots, which makes every exec without cwd fail. That is
+// not an error because 0.4.0 configurations that always pass cwd are valid.
+func (c *Config) Warnings() []string {
+	var w []string
+	if len(c.AllowedCwds) > 0 && !within(c.DefaultCwd, c.AllowedCwds) {
+		w = append(w, fmt.Sprintf("%s %q is outside %s; exec calls without cwd will be refused",
+			envDefaultCwd, c.DefaultCwd, envAllowedCwds))
+	}
+	return w
+}
+
+// loader reads variables and collects every problem instead of stopping at
+// the first.
+type loader struct {
+	getenv func(string) string
+	base   string
+	errs   []error
+}
+
+// value returns the trimmed value of name and whether it is set to something
+// other than blanks.
+func (l *loader) value(name string) (string, bool) {
+	v := strings.TrimSpace(l.getenv(name))
+	return v, v != ""
+}
+
+func (l *loader) fail(name, value, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf("%s=%q: %s", name, value, fmt.Sprintf(format, args...)))
+}
+
+func (l *loader) err() error {
+	switch len(l.errs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("loading configuration: %w", l.errs[0])
+	}
+	return &loadError{l.errs}
+}
+
+// loadError lists several configuration problems, one per line.
+type loadError struct{ errs []error }
+
+func (e *loadError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loading configuration: %d problems:", len(e.errs))
+	for _, err := range e.errs {
+		b.WriteString("\n\t")
+		b.WriteString(err.Error())
+	}
+	return b.String()
+}
+
+func (e *loadError) Unwrap() []error { return e.errs }
+
+func (l *loader) int(name string, def, min int) int {
+	v, ok := l.value(name)
+	if !ok {
+		return def
+	}
+	n, err := parseInt(v)
+	switch {
+	case err != nil:
+		l.fail(name, v, "%v; want a whole number of at least %d (default %d)", err, min, def)
+		return def
+	case n < min:
+		l.fail(name, v, "must be at least %d (default %d)", min, def)
+		return def
+	}
+	return n
+}
+
+// parseInt accepts a decimal integer with an optional sign and, as Python's
+// int() did for 0.4.0, "_" between digits.
+func parseInt(s string) (int, error) {
+	digits := strings.TrimLeft(s, "+-")
+	if strings.Contains(digits, "_") {
+		if strings.HasPrefix(digits, "_") || strings.HasSuffix(digits, "_") || strings.Contains(digits, "__") {
+			return 0, errors.New("not a whole number")
+		}
+		s = strings.ReplaceAll(s, "_", "")
+	}
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, errors.New("out of range")
+	}
+	if err != nil {
+		return 0, errors.New("not a whole number")
+	}
+	return n, nil
+}
+
+// maxBuffer reads YIELDSHELL_MAX_BUFFER_BYTES. Retaining less than one
+// response may return makes no sense: when the variable is unset, the default
+// is raised to maxOutput; when the operator set both and they conflict, that
+// is an error rather than a silent change of what they asked for.
+func (l *loader) maxBuffer(maxOutput int) int {
+	v, set := l.value(envMaxBufferBytes)
+	before := len(l.errs)
+	n := l.int(envMaxBufferBytes, defaultMaxBufferBytes, 1)
+	if !set {
+		return max(n, maxOutput)
+	}
+	if len(l.errs) == before && n < maxOutput {
+		l.fail(envMaxBufferBytes, v, "is less than %s (%d); the buffer must hold at least one full response",
+			envMaxOutputBytes, maxOutput)
+	}
+	return n
+}
+
+// defaultYield reads YIELDSHELL_DEFAULT_YIELD_MS, keeping it within
+// YIELDSHELL_MAX_YIELD_MS: unset, the default is lowered to the maximum (so a
+// 0.4.0 setup that only lowers MAX_YIELD_MS still starts); set above the
+// maximum, it is an error.
+func (l *loader) defaultYield(maxYield int) int {
+	v, set := l.value(envDefaultYieldMs)
+	before := len(l.errs)
+	n := l.int(envDefaultYieldMs, defaultDefaultYieldMs, 0)
+	if !set {
+		return min(n, maxYield)
+	}
+	if len(l.errs) == before && n > maxYield {
+		l.fail(envDefaultYieldMs, v, "exceeds %s (%d)", envMaxYieldMs, maxYield)
+	}
+	return n
+}
+
+func (l *loader) bool(name string, def bool) bool {
+	v, ok := l.value(name)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	l.fail(name, v, "want 1, true, yes or on, or 0, false, no or off (default %t)", def)
+	return def
+}
+
+func (l *loader) regexp(name, def string) *regexp.Regexp {
+	v, ok := l.value(name)
+	if !ok {
+		v = def
+	}
+	if v == "" {
+		return nil
+	}
+	// The raw value, not the trimmed one: spaces may be part of a pattern.
+	if ok {
+		v = l.getenv(name)
+	}
+	re, err := regexp.Compile(v)
+	if err != nil {
+		l.fail(name, v, "%s", regexpProblem(err))
+		return nil
+	}
+	return re
+}
+
+// regexpProblem explains a compile error for operators who wrote a Python
+// (0.4.0) or PCRE pattern: Go's RE2 rejects constructs that need
+// backtracking, and naming the construct saves a trip to the manual.
+func regexpProblem(err error) string {
+	var se *syntax.Error
+	if !errors.As(err, &se) {
+		return "not a valid Go RE2 regular expression: " + err.Error()
+	}
+	msg := fmt.Sprintf("not a valid Go RE2 regular expression: %s at `%s`", se.Code, se.Expr)
+	if hint := unsupportedConstruct(se); hint != "" {
+		msg += "; RE2 does not support " + hint + " (it guarantees linear-time matching, so no backtracking constructs)"
+	}
+	return msg
+}
+
+func unsupportedConstruct(se *syntax.Error) string {
+	x := se.Expr
+	switch {
+	case strings.HasPrefix(x, "(?="):
+		return "look-ahead (?=...)"
+	case strings.HasPrefix(x, "(?!"):
+		return "negative look-ahead (?!...)"
+	case strings.HasPrefix(x, "(?<="):
+		return "look-behind (?<=...)"
+	case strings.HasPrefix(x, "(?<!"):
+		return "negative look-behind (?<!...)"
+	case strings.HasPrefix(x, "(?>"):
+		return "atomic groups (?>...)"
+	case strings.HasPrefix(x, "(?P") && strings.Contains(se.Error(), "(?P="):
+		return "named back-references (?P=name)"
+	case len(x) == 2 && x[0] == '\\' && x[1] >= '1' && x[1] <= '9':
+		return "back-references like " + x
+	case strings.HasPrefix(x, `\k`):
+		return `named back-references \k<name>`
+	case se.Code == syntax.ErrInvalidRepeatOp && len(x) == 2 && x[1] == '+':
+		return "possessive quantifiers like " + x
+	}
+	return ""
+}
+
+// blocked parses MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS by the spec's rules:
+// blank means the defaults; otherwise the listed names replace them (a list
+// with no names, such as ",", blocks nothing).
+func (l *loader) blocked() []SideEffect {
+	v, ok := l.value(envBlocked)
+	if !ok {
+		return DefaultBlocked()
+	}
+	out := []SideEffect{}
+	var bad []string
+	for _, part := range strings.Split(v, ",") {
+		name := strings.TrimSpace(part)
+		switch e := SideEffect(name); {
+		case name == "":
+		case e.Valid():
+			if !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		default:
+			if c, ok := canonicalFold(name); ok {
+				bad = append(bad, fmt.Sprintf("%q (did you mean %q?)", name, c))
+			} else {
+				bad = append(bad, fmt.Sprintf("%q", name))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		l.fail(envBlocked, v, "unknown side-effect names %s; valid names (case-sensitive): %s; "+
+			`set it to "," to block nothing`, strings.Join(bad, ", "), strings.Join(SideEffectNames(), ", "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (l *loader) defaultCwd() string {
+	v, ok := l.value(envDefaultCwd)
+	if !ok {
+		v = l.base
+	}
+	dir, err := l.dir(v)
+	if err != nil {
+		l.fail(envDefaultCwd, v, "%v", err)
+	}
+	return dir
+}
+
+func (l *loader) allowedCwds() []string {
+	v, ok := l.value(envAllowedCwds)
+	if !ok {
+		return nil
+	}
+	var roots []string
+	for _, part := range filepath.SplitList(v) {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		dir, err := l.dir(part)
+		if err != nil {
+			l.fail(envAllowedCwds, v, "root %q: %v; every root must be an existing directory", part, err)
+			continue
+		}
+		if !slices.Contains(roots, dir) {
+			roots = append(roots, dir)
+		}
+	}
+	// A value of separators only leaves roots nil: any directory, as in 0.4.0.
+	return roots
+}
+
+// dir makes p absolute against the server's cwd, resolves symlinks and checks
+// that it is a directory.
+func (l *loader) dir(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(l.base, p)
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", errors.New("directory does not exist")
+		}
+		return "", fmt.Errorf("resolving path: %w", err)
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return "", fmt.Errorf("checking path: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", errors.New("is not a directory")
+	}
+	return resolved, nil
+}

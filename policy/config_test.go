@@ -1,0 +1,320 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// envOf returns a getenv over m.
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// tempDir returns a fresh directory with symlinks resolved, so tests can
+// compare it with what Load and ResolveCwd return.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mustLoad(t *testing.T, m map[string]string, cwd string) *Config {
+	t.Helper()
+	c, err := Load(envOf(m), cwd)
+	if err != nil {
+		t.Fatalf("Load(%v): %v", m, err)
+	}
+	return c
+}
+
+func TestLoadDefaults(t *testing.T) {
+	dir := tempDir(t)
+	c := mustLoad(t, nil, dir)
+	want := Config{
+		DefaultCwd:       dir,
+		MaxOutputBytes:   20000,
+		MaxBufferBytes:   1 << 20,
+		MaxProcesses:     50,
+		DefaultYieldMs:   5000,
+		MaxYieldMs:       300000,
+		DefaultTimeoutMs: 0,
+		Blocked:          DefaultBlocked(),
+		TTY:              true,
+	}
+	got := *c
+	if got.RedactEnv == nil || got.RedactEnv.String() != `TOKEN|KEY|SECRET|PASSWORD` {
+		t.Errorf("RedactEnv = %v, want the default", got.RedactEnv)
+	}
+	got.RedactEnv = nil
+	if got.DefaultCwd != want.DefaultCwd || got.AllowedCwds != nil || got.MaxOutputBytes != want.MaxOutputBytes ||
+		got.MaxBufferBytes != want.MaxBufferBytes || got.MaxProcesses != want.MaxProcesses ||
+		got.DefaultYieldMs != want.DefaultYieldMs || got.MaxYieldMs != want.MaxYieldMs ||
+		got.DefaultTimeoutMs != want.DefaultTimeoutMs || got.DenyCommand != nil || got.AllowCommand != nil ||
+		!slices.Equal(got.Blocked, want.Blocked) || got.TTY != want.TTY {
+		t.Errorf("Load defaults:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// Blank values mean the default, for every variable.
+func TestLoadBlankMeansDefault(t *testing.T) {
+	dir := tempDir(t)
+	m := map[string]string{}
+	for _, v := range Vars() {
+		m[v.Name] = " \t "
+	}
+	c := mustLoad(t, m, dir)
+	if c.DefaultCwd != dir || c.MaxOutputBytes != 20000 || c.MaxProcesses != 50 || !c.TTY ||
+		c.DenyCommand != nil || c.RedactEnv.String() != defaultRedactEnv ||
+		!slices.Equal(c.Blocked, DefaultBlocked()) {
+		t.Errorf("blank values did not give defaults: %+v", c)
+	}
+}
+
+func TestLoadValues(t *testing.T) {
+	dir := tempDir(t)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	sep := string(os.PathListSeparator)
+	tests := []struct {
+		name  string
+		env   map[string]string
+		check func(*Config) bool
+	}{
+		{"default cwd absolute", map[string]string{envDefaultCwd: sub},
+			func(c *Config) bool { return c.DefaultCwd == sub }},
+		{"default cwd relative to server cwd", map[string]string{envDefaultCwd: "sub"},
+			func(c *Config) bool { return c.DefaultCwd == sub }},
+		{"default cwd symlink resolved", map[string]string{envDefaultCwd: link},
+			func(c *Config) bool { return c.DefaultCwd == sub }},
+		{"allowed cwds split, empties dropped, resolved, deduplicated",
+			map[string]string{envAllowedCwds: sep + link + sep + sep + dir + sep + " sub " + sep},
+			func(c *Config) bool { return slices.Equal(c.AllowedCwds, []string{sub, dir}) }},
+		{"allowed cwds only separators", map[string]string{envAllowedCwds: sep + sep},
+			func(c *Config) bool { return c.AllowedCwds == nil }},
+		{"max output", map[string]string{envMaxOutputBytes: " 4096 "},
+			func(c *Config) bool { return c.MaxOutputBytes == 4096 && c.MaxBufferBytes == 1<<20 }},
+		{"max output above buffer default raises buffer", map[string]string{envMaxOutputBytes: "2000000"},
+			func(c *Config) bool { return c.MaxBufferBytes == 2000000 }},
+		{"max buffer", map[string]string{envMaxBufferBytes: "65536"},
+			func(c *Config) bool { return c.MaxBufferBytes == 65536 }},
+		{"max buffer equal to output", map[string]string{envMaxBufferBytes: "100", envMaxOutputBytes: "100"},
+			func(c *Config) bool { return c.MaxBufferBytes == 100 && c.MaxOutputBytes == 100 }},
+		{"max processes", map[string]string{envMaxProcesses: "3"},
+			func(c *Config) bool { return c.MaxProcesses == 3 }},
+		{"python-style digit separators", map[string]string{envMaxProcesses: "1_000"},
+			func(c *Config) bool { return c.MaxProcesses == 1000 }},
+		{"plus sign", map[string]string{envMaxProcesses: "+7"},
+			func(c *Config) bool { return c.MaxProcesses == 7 }},
+		{"default yield", map[string]string{envDefaultYieldMs: "0"},
+			func(c *Config) bool { return c.DefaultYieldMs == 0 }},
+		{"max yield", map[string]string{envMaxYieldMs: "60000"},
+			func(c *Config) bool { return c.MaxYieldMs == 60000 && c.DefaultYieldMs == 5000 }},
+		{"max yield below default lowers unset default", map[string]string{envMaxYieldMs: "1000"},
+			func(c *Config) bool { return c.MaxYieldMs == 1000 && c.DefaultYieldMs == 1000 }},
+		{"default timeout", map[string]string{envDefaultTimeoutMs: "300000"},
+			func(c *Config) bool { return c.DefaultTimeoutMs == 300000 }},
+		{"deny regex", map[string]string{envDenyCommand: `rm\s+-rf`},
+			func(c *Config) bool { return c.DenyCommand.MatchString("rm  -rf /") }},
+		{"allow regex keeps inner spaces", map[string]string{envAllowCommand: "^git "},
+			func(c *Config) bool { return c.AllowCommand.String() == "^git " }},
+		{"redact regex", map[string]string{envRedactEnv: "^MY_"},
+			func(c *Config) bool { return c.RedactEnv.String() == "^MY_" }},
+		{"tty off", map[string]string{envTTY: "off"}, func(c *Config) bool { return !c.TTY }},
+		{"tty 0", map[string]string{envTTY: "0"}, func(c *Config) bool { return !c.TTY }},
+		{"tty FALSE", map[string]string{envTTY: "FALSE"}, func(c *Config) bool { return !c.TTY }},
+		{"tty no", map[string]string{envTTY: "no"}, func(c *Config) bool { return !c.TTY }},
+		{"tty yes", map[string]string{envTTY: "Yes"}, func(c *Config) bool { return c.TTY }},
+		{"tty 1", map[string]string{envTTY: "1"}, func(c *Config) bool { return c.TTY }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := mustLoad(t, tt.env, dir)
+			if !tt.check(c) {
+				t.Errorf("unexpected config: %+v", c)
+			}
+		})
+	}
+}
+
+func TestLoadBlocked(t *testing.T) {
+	dir := tempDir(t)
+	tests := []struct {
+		value string
+		want  []SideEffect
+	}{
+		{"", DefaultBlocked()},
+		{"   ", DefaultBlocked()},
+		{"DELETES_FILES", []SideEffect{DeletesFiles}},
+		{"\tDELETES_FILES\t, RUNS_INLINE_CODE ", []SideEffect{DeletesFiles, RunsInlineCode}},
+		{",,DELETES_FILES, ,,", []SideEffect{DeletesFiles}},
+		{",", []SideEffect{}},
+		{", ,", []SideEffect{}},
+		{"MODIFIES_OS_SETTINGS", []SideEffect{ModifiesOSSettings}}, // replaces, not merges
+		{"RUNS_INLINE_CODE,DELETES_FILES,RUNS_INLINE_CODE", []SideEffect{DeletesFiles, RunsInlineCode}},
+		{"NONE", []SideEffect{None}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			c := mustLoad(t, map[string]string{envBlocked: tt.value}, dir)
+			if !slices.Equal(c.Blocked, tt.want) {
+				t.Errorf("Blocked = %v, want %v", c.Blocked, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadInvalid(t *testing.T) {
+	dir := tempDir(t)
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	sep := string(os.PathListSeparator)
+	tests := []struct {
+		name, variable, value string
+		want                  []string // substrings of the error besides variable and value
+	}{
+		{"default cwd missing", envDefaultCwd, missing, []string{"does not exist"}},
+		{"default cwd file", envDefaultCwd, file, []string{"not a directory"}},
+		{"allowed root missing", envAllowedCwds, dir + sep + missing, []string{"root", "does not exist"}},
+		{"allowed root file", envAllowedCwds, file, []string{"not a directory"}},
+		{"max output not a number", envMaxOutputBytes, "lots", []string{"not a whole number", "at least 1"}},
+		{"max output zero", envMaxOutputBytes, "0", []string{"at least 1"}},
+		{"max output negative", envMaxOutputBytes, "-5", []string{"at least 1"}},
+		{"max output float", envMaxOutputBytes, "1.5", []string{"not a whole number"}},
+		{"max output overflow", envMaxOutputBytes, "99999999999999999999999", []string{"out of range"}},
+		{"bad separators", envMaxOutputBytes, "1__0", []string{"not a whole number"}},
+		{"max buffer zero", envMaxBufferBytes, "0", []string{"at least 1"}},
+		{"max buffer below output", envMaxBufferBytes, "100", []string{"less than", envMaxOutputBytes}},
+		{"max processes zero", envMaxProcesses, "0", []string{"at least 1"}},
+		{"max processes hex", envMaxProcesses, "0x10", []string{"not a whole number"}},
+		{"default yield negative", envDefaultYieldMs, "-1", []string{"at least 0"}},
+		{"default yield above max", envDefaultYieldMs, "400000", []string{"exceeds", envMaxYieldMs}},
+		{"max yield negative", envMaxYieldMs, "-1", []string{"at least 0"}},
+		{"default timeout negative", envDefaultTimeoutMs, "-100", []string{"at least 0"}},
+		{"default timeout text", envDefaultTimeoutMs, "5s", []string{"not a whole number"}},
+		{"deny look-ahead", envDenyCommand, `rm(?= -rf)`, []string{"RE2", "look-ahead", "(?="}},
+		{"deny negative look-ahead", envDenyCommand, `^(?!git)`, []string{"RE2", "negative look-ahead"}},
+		{"allow look-behind", envAllowCommand, `(?<=x)y`, []string{"RE2", "look-behind"}},
+		{"allow back-reference", envAllowCommand, `(a)\1`, []string{"RE2", `back-references like \1`}},
+		{"allow atomic group", envAllowCommand, `(?>a)`, []string{"RE2", "atomic"}},
+		{"allow possessive", envAllowCommand, `a++`, []string{"RE2", "possessive"}},
+		{"redact unbalanced", envRedactEnv, `TOKEN(`, []string{"RE2", "missing closing )"}},
+		{"tty maybe", envTTY, "maybe", []string{"true", "false"}},
+		{"blocked lower case", envBlocked, "deletes_files",
+			[]string{"case-sensitive", `did you mean "DELETES_FILES"`, "RUNS_INLINE_CODE"}},
+		{"blocked typo", envBlocked, "DELETES_FILE, TELEPORT_COWS",
+			[]string{`"DELETES_FILE"`, `"TELEPORT_COWS"`, "valid names", strings.Join(SideEffectNames(), ", ")}},
+		{"blocked old name os", envBlocked, "BREAKS_OPERATING_SYSTEM", []string{`"BREAKS_OPERATING_SYSTEM"`, "MODIFIES_OS_SETTINGS"}},
+		{"blocked old name exec", envBlocked, "GENERATES_EXECUTABLE_CONTENT", []string{`"GENERATES_EXECUTABLE_CONTENT"`}},
+		{"blocked old name user", envBlocked, "BREAKS_OS_USER_SETTINGS", []string{`"BREAKS_OS_USER_SETTINGS"`}},
+		{"blocked old name deps", envBlocked, "INSTALLS_DEPENDENCIES", []string{`"INSTALLS_DEPENDENCIES"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(envOf(map[string]string{tt.variable: tt.value}), dir)
+			if err == nil {
+				t.Fatalf("Load(%s=%q) = %+v, want an error", tt.variable, tt.value, c)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "loading configuration: ") {
+				t.Errorf("error does not start with the operation: %q", msg)
+			}
+			if !strings.Contains(msg, fmt.Sprintf("%s=%q", tt.variable, tt.value)) {
+				t.Errorf("error %q does not name the variable and its value", msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not mention %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// All problems are reported together, one per line.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	_, err := Load(envOf(map[string]string{
+		envMaxProcesses: "0",
+		envDenyCommand:  "(?=x)",
+		envBlocked:      "nope",
+		envTTY:          "perhaps",
+	}), tempDir(t))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "loading configuration: 4 problems:") {
+		t.Errorf("error = %q", msg)
+	}
+	for _, v := range []string{envMaxProcesses, envDenyCommand, envBlocked, envTTY} {
+		if !strings.Contains(msg, v) {
+			t.Errorf("error %q does not name %s", msg, v)
+		}
+	}
+}
+
+func TestLoadReadsEachVariableOnce(t *testing.T) {
+	counts := map[string]int{}
+	getenv := func(k string) string { counts[k]++; return "" }
+	if _, err := Load(getenv, tempDir(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range Vars() {
+		if counts[v.Name] == 0 {
+			t.Errorf("%s not read", v.Name)
+		}
+	}
+	for k := range counts {
+		if !slices.ContainsFunc(Vars(), func(v Var) bool { return v.Name == k }) {
+			t.Errorf("Load read %s, which Vars does not document", k)
+		}
+	}
+}
+
+func TestVars(t *testing.T) {
+	vars := Vars()
+	seen := map[string]bool{}
+	for _, v := range vars {
+		if seen[v.Name] {
+			t.Errorf("%s listed twice", v.Name)
+		}
+		seen[v.Name] = true
+		if v.Default == "" || v.Help == "" || strings.Contains(v.Help, "\n") {
+			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
+		}
+	}
+	if len(vars) != 13 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+		t.Errorf("unexpected order: %v", vars)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	dir := tempDir(t)
+	root := filepath.Join(dir, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t, map[string]string{envAllowedCwds: root}, dir)
+	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], envDefaultCwd) {
+		t.Errorf("Warnings() = %q, want one about the default cwd", w)
+	}
+	c = mustLoad(t, map[string]string{envAllowedCwds: dir}, root)
+	if w := c.Warnings(); len(w) != 0 {
+		t.Errorf("Warnings() = %q, want none", w)
+	}
+}

@@ -1,0 +1,226 @@
+package policy
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// minSecretLen is the shortest value Secrets reports. 0.4.0 redacted values
+// of any length, so SHORT_KEY=e turned every "e" of output into a marker;
+// values this short are also too easy to guess to be worth hiding.
+const minSecretLen = 8
+
+// Secret is one value to redact and the variable it came from.
+type Secret struct{ Name, Value string }
+
+// Secrets returns the values to redact: those of env entries ("KEY=value")
+// whose names match RedactEnv. Pass the server's environment first and the
+// command's overlay last: a later entry for the same name replaces an
+// earlier one, as it does in the command's environment. Values shorter than
+// 8 bytes are skipped; a value shared by several names is reported once,
+// under the alphabetically first name. The result is sorted longest first,
+// the order in which a Redactor prefers matches.
+func (c *Config) Secrets(env ...[]string) []Secret {
+	if c.RedactEnv == nil {
+		return nil
+	}
+	byName := map[string]string{}
+	for _, list := range env {
+		for _, kv := range list {
+			name, value, ok := strings.Cut(kv, "=")
+			if !ok || name == "" || !c.RedactEnv.MatchString(name) {
+				continue
+			}
+			byName[name] = value
+		}
+	}
+	byValue := map[string]string{}
+	for name, value := range byName {
+		if len(value) < minSecretLen {
+			continue
+		}
+		if prev, ok := byValue[value]; !ok || name < prev {
+			byValue[value] = name
+		}
+	}
+	out := make([]Secret, 0, len(byValue))
+	for value, name := range byValue {
+		out = append(out, Secret{Name: name, Value: value})
+	}
+	slices.SortFunc(out, longestFirst)
+	return out
+}
+
+func longestFirst(a, b Secret) int {
+	if c := cmp.Compare(len(b.Value), len(a.Value)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Value, b.Value)
+}
+
+// Redactor replaces secrets in a byte stream, holding back a tail that could
+// be the start of a secret split across writes.
+//
+// Redacting at ingest, in the stream, means a secret never reaches the output
+// log, so it cannot leak through a read cut or a ring-buffer eviction that
+// splits it (0.4.0 redacted each response and missed both). The output is
+// the same however the stream is split into writes: at each position the
+// longest secret that matches is replaced, and a position is only decided
+// once enough bytes have arrived to decide it.
+//
+// A Redactor is not safe for concurrent use; each stream owns one.
+type Redactor struct {
+	secrets []redactSecret // longest first
+	// first maps a byte to 1 + the index in groups of the secrets that start
+	// with it, or 0 when none does.
+	first  [256]uint16
+	groups [][]int
+	// one is the only first byte when all secrets share it, so candidates
+	// are found with bytes.IndexByte.
+	one    byte
+	oneSet bool
+	maxLen int
+
+	held []byte // undecided tail: a proper prefix of some secret
+	tmp  []byte // held plus the head of the next write
+}
+
+type redactSecret struct {
+	value, repl []byte
+}
+
+// NewRedactor returns a redactor for secrets; nil or empty means a
+// pass-through. Empty values are ignored and duplicate values kept once (the
+// first name wins). NewRedactor enforces no minimum length: Secrets does.
+func NewRedactor(secrets []Secret) *Redactor {
+	r := &Redactor{}
+	sorted := slices.Clone(secrets)
+	slices.SortStableFunc(sorted, func(a, b Secret) int { return cmp.Compare(len(b.Value), len(a.Value)) })
+	seen := map[string]bool{}
+	for _, s := range sorted {
+		if s.Value == "" || seen[s.Value] {
+			continue
+		}
+		seen[s.Value] = true
+		r.secrets = append(r.secrets, redactSecret{
+			value: []byte(s.Value),
+			repl:  []byte("[REDACTED:" + s.Name + "]"),
+		})
+	}
+	for i, s := range r.secrets {
+		b := s.value[0]
+		if r.first[b] == 0 {
+			r.groups = append(r.groups, nil)
+			r.first[b] = uint16(len(r.groups))
+		}
+		g := r.first[b] - 1
+		r.groups[g] = append(r.groups[g], i)
+		r.maxLen = max(r.maxLen, len(s.value))
+	}
+	if len(r.groups) == 1 {
+		r.one, r.oneSet = r.secrets[0].value[0], true
+	}
+	return r
+}
+
+// Write appends the redacted bytes of p that are safe to emit to dst and
+// returns the extended slice; dst and p must not overlap. Bytes that might
+// begin a secret continued by the next write are held back until then (at
+// most the length of the longest secret minus one).
+func (r *Redactor) Write(dst, p []byte) []byte {
+	if r == nil || len(r.secrets) == 0 {
+		return append(dst, p...)
+	}
+	if len(r.held) > 0 {
+		// Decide the held positions using just enough of p to settle them,
+		// rather than copying all of p behind the held bytes.
+		k := min(len(p), r.maxLen)
+		r.tmp = append(append(r.tmp[:0], r.held...), p[:k]...)
+		var next int
+		var hold bool
+		dst, next, hold = r.scan(dst, r.tmp, len(r.held), false)
+		if hold {
+			// Only possible when k == len(p): all of p is in tmp.
+			r.held = append(r.held[:0], r.tmp[next:]...)
+			return dst
+		}
+		p = p[next-len(r.held):]
+		r.held = r.held[:0]
+	}
+	dst, next, hold := r.scan(dst, p, len(p), false)
+	if hold {
+		r.held = append(r.held[:0], p[next:]...)
+	}
+	return dst
+}
+
+// Flush appends everything held back to dst, redacting any complete secret
+// in it; call it at the end of the stream. The redactor may be reused.
+func (r *Redactor) Flush(dst []byte) []byte {
+	if r == nil || len(r.held) == 0 {
+		return dst
+	}
+	dst, _, _ = r.scan(dst, r.held, len(r.held), true)
+	r.held = r.held[:0]
+	return dst
+}
+
+// scan redacts buf into dst, deciding positions before stop; a match that
+// starts before stop may end after it. It returns the position it reached,
+// or, with hold set, the position from which buf must be held back because
+// it is a proper prefix of a secret (never when final).
+func (r *Redactor) scan(dst, buf []byte, stop int, final bool) (_ []byte, next int, hold bool) {
+	lit, pos := 0, 0
+	for pos < stop {
+		j := r.candidate(buf[:stop], pos)
+		if j < 0 {
+			pos = stop
+			break
+		}
+		rem := buf[j:]
+		match := -1
+		for _, i := range r.groups[r.first[buf[j]]-1] {
+			s := r.secrets[i].value
+			if len(rem) < len(s) {
+				if !final && bytes.HasPrefix(s, rem) {
+					return append(dst, buf[lit:j]...), j, true
+				}
+				continue
+			}
+			if bytes.HasPrefix(rem, s) {
+				match = i
+				break
+			}
+		}
+		if match < 0 {
+			pos = j + 1
+			continue
+		}
+		s := &r.secrets[match]
+		dst = append(dst, buf[lit:j]...)
+		dst = append(dst, s.repl...)
+		pos = j + len(s.value)
+		lit = pos
+	}
+	return append(dst, buf[lit:pos]...), pos, false
+}
+
+// candidate returns the first index at or after from where some secret could
+// start, or -1. This is the hot loop: on output with no secret nearby it is
+// all the redactor does.
+func (r *Redactor) candidate(buf []byte, from int) int {
+	if r.oneSet {
+		if i := bytes.IndexByte(buf[from:], r.one); i >= 0 {
+			return from + i
+		}
+		return -1
+	}
+	for i, b := range buf[from:] {
+		if r.first[b] != 0 {
+			return from + i
+		}
+	}
+	return -1
+}
