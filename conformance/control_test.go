@@ -69,13 +69,15 @@ func TestDescendantHoldingOutput(t *testing.T) {
 		for _, tty := range []bool{true, false} {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			killPidFile(t, pidFile)
-			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %s; exec sleep 30' & echo parent-done`, pidFile)
+			// The parent waits until the grandchild has left its session:
+			// before that, the hang-up at the parent's exit would end it too.
+			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & while [ ! -s %[1]s ]; do :; done; echo parent-done`, pidFile)
 			start := time.Now()
 			r := s.exec(cmd, map[string]any{"yield_ms": 20000, "tty": tty}).mustStatus(t, "completed")
 			if el := time.Since(start); el > 5*time.Second {
 				t.Errorf("tty=%v: exec took %v with a descendant holding the output", tty, el)
 			}
-			if !strings.Contains(r.str("stdout"), "parent-done") {
+			if !strings.Contains(r.str("stdout"), "parent-done") || len(r.m["notes"].([]any)) == 0 {
 				t.Errorf("tty=%v: stdout = %q", tty, r.str("stdout"))
 			}
 		}

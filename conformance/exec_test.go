@@ -159,7 +159,8 @@ func TestExecTimeout(t *testing.T) {
 			t.Errorf("ended_by, signal, exit_code = %q, %q, %v", r.str("ended_by"), r.str("signal"), r.m["exit_code"])
 		}
 		// A command that ignores SIGTERM is killed after the grace.
-		r = s.exec(helper("ignore-term"), map[string]any{"yield_ms": 10000, "timeout_ms": 200}).mustStatus(t, "timed_out")
+		// (trap '' is inherited by sleep, and in place before the timeout.)
+		r = s.exec("trap '' TERM; sleep 30", map[string]any{"yield_ms": 10000, "timeout_ms": 200}).mustStatus(t, "timed_out")
 		if r.str("signal") != "SIGKILL" {
 			t.Errorf("signal = %q, want SIGKILL for a process that ignores SIGTERM", r.str("signal"))
 		}

@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"errors"
 	"fmt"
 	"strings"
@@ -169,7 +172,11 @@ func TestPromptVisible(t *testing.T) {
 func TestDrainIsBounded(t *testing.T) {
 	m := newTestManager(t, nil)
 	start := time.Now()
-	p, info, out := run(t, m, spec(`setsid sh -c 'sleep 3' & echo parent`, true))
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Cleanup(func() { killPidFile(pidFile) })
+	// The parent waits until the grandchild has left its session: before
+	// that, the hang-up at the parent's exit would end it too.
+	p, info, out := run(t, m, spec(fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & while [ ! -s %[1]s ]; do :; done; echo parent`, pidFile), true))
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("end took %v", el)
 	}
@@ -177,4 +184,16 @@ func TestDrainIsBounded(t *testing.T) {
 		t.Errorf("stdout %q, left open %v", out.Stdout, info.OutputLeftOpen)
 	}
 	p.Close()
+}
+
+// killPidFile kills the process whose pid a command wrote to path: for
+// descendants that deliberately escape their process group.
+func killPidFile(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }

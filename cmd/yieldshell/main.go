@@ -67,7 +67,10 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
+	level := logLevel()
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// The SDK reports every connection at INFO; keep that for debugging.
+	sdkLog := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}))
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell: getting working directory:", err)
@@ -78,14 +81,14 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
 		return 2
 	}
-	if err := serve(cfg, log); err != nil {
+	if err := serve(cfg, log, sdkLog); err != nil {
 		log.Error("serving", "error", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(cfg *policy.Config, log *slog.Logger) error {
+func serve(cfg *policy.Config, log, sdkLog *slog.Logger) error {
 	// As the child subreaper, descendants that daemonise away from their
 	// process group stay our children: they can be found and reaped.
 	if err := pty.SetChildSubreaper(); err != nil {
@@ -109,7 +112,7 @@ func serve(cfg *policy.Config, log *slog.Logger) error {
 	mgr := session.NewManager(procCtx, cfg, reaper, log)
 
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
-		&mcp.ServerOptions{Instructions: instructions, Logger: log})
+		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
 	srv.AddReceivingMiddleware(recoverPanics(log))
 	tools.Register(srv, mgr, cfg)
 
