@@ -261,8 +261,7 @@ func FuzzRedactor(f *testing.F) {
 		var secrets []Secret
 		for i, v := range []string{a, b, c} {
 			name := string(rune('A' + i))
-			if v == "" || strings.ContainsAny(v, "[]") || strings.Contains("REDACTED:"+name, v) ||
-				strings.Contains("REDACTED:A REDACTED:B REDACTED:C", v) {
+			if v == "" || strings.ContainsAny(v, "[]") || strings.Contains("REDACTED:A REDACTED:B REDACTED:C", v) {
 				continue
 			}
 			secrets = append(secrets, Secret{name, v})
