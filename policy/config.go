@@ -147,14 +147,29 @@ func (c *Config) Warnings() []string {
 // the first.
 type loader struct {
 	getenv func(string) string
+	seen   map[string]string
 	base   string
 	errs   []error
+}
+
+// raw returns the value of name, calling getenv only the first time, so
+// every variable is read once even when several rules consult it.
+func (l *loader) raw(name string) string {
+	if v, ok := l.seen[name]; ok {
+		return v
+	}
+	if l.seen == nil {
+		l.seen = map[string]string{}
+	}
+	v := l.getenv(name)
+	l.seen[name] = v
+	return v
 }
 
 // value returns the trimmed value of name and whether it is set to something
 // other than blanks.
 func (l *loader) value(name string) (string, bool) {
-	v := strings.TrimSpace(l.getenv(name))
+	v := strings.TrimSpace(l.raw(name))
 	return v, v != ""
 }
 
@@ -284,7 +299,7 @@ func (l *loader) regexp(name, def string) *regexp.Regexp {
 	}
 	// The raw value, not the trimmed one: spaces may be part of a pattern.
 	if ok {
-		v = l.getenv(name)
+		v = l.raw(name)
 	}
 	re, err := regexp.Compile(v)
 	if err != nil {

@@ -213,6 +213,38 @@ func TestSecrets(t *testing.T) {
 	}
 }
 
+// TestRedactorRandom compares random streams over a small alphabet, where
+// secrets, their prefixes and overlaps are frequent, with the naive
+// reference, fed in random chunks. Secret lengths vary so both the sampled
+// and the byte-by-byte candidate scans run.
+func TestRedactorRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for iter := range 3000 {
+		alphabet := "abc"[:1+rng.IntN(3)] + "xyz"[:rng.IntN(2)]
+		word := func(n int) string {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			return string(b)
+		}
+		var secrets []Secret
+		minLen := 1 + rng.IntN(10)
+		for i := range 1 + rng.IntN(4) {
+			secrets = append(secrets, Secret{fmt.Sprint("S", i), word(minLen + rng.IntN(6))})
+		}
+		in := []byte(word(rng.IntN(300)))
+		want := naiveRedact(secrets, in)
+		if got := oneShot(secrets, in); !bytes.Equal(got, want) {
+			t.Fatalf("iter %d, secrets %q, in %q:\n got %q\nwant %q", iter, secrets, in, got, want)
+		}
+		maxChunk := 1 + rng.IntN(20)
+		if got := feed(t, secrets, in, func() int { return rng.IntN(maxChunk + 1) }); !bytes.Equal(got, want) {
+			t.Fatalf("iter %d split, secrets %q, in %q:\n got %q\nwant %q", iter, secrets, in, got, want)
+		}
+	}
+}
+
 // FuzzRedactor checks, for arbitrary data and up to three secrets, that the
 // one-shot output matches the naive reference, contains no secret, and that
 // random cuts of the stream give the same output. Secrets that could be
@@ -229,8 +261,7 @@ func FuzzRedactor(f *testing.F) {
 		var secrets []Secret
 		for i, v := range []string{a, b, c} {
 			name := string(rune('A' + i))
-			if v == "" || strings.ContainsAny(v, "[]") || strings.Contains("REDACTED:"+name, v) ||
-				strings.Contains("REDACTED:A REDACTED:B REDACTED:C", v) {
+			if v == "" || strings.ContainsAny(v, "[]") || strings.Contains("REDACTED:A REDACTED:B REDACTED:C", v) {
 				continue
 			}
 			secrets = append(secrets, Secret{name, v})
