@@ -2,11 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
