@@ -165,12 +165,8 @@ func (m *Manager) reserve() error {
 	if m.shutdown {
 		return ErrShuttingDown
 	}
-	if m.running >= m.cfg.MaxProcesses {
-		return &policy.Refusal{
-			Rule: "max_processes",
-			Message: fmt.Sprintf("the limit of %d running processes (YIELDSHELL_MAX_PROCESSES) is reached; "+
-				"nothing was started. Stop a process you no longer need (see ps), then try again", m.cfg.MaxProcesses),
-		}
+	if err := m.cfg.CheckProcessLimit(m.running); err != nil {
+		return err
 	}
 	m.running++
 	return nil

@@ -81,6 +81,9 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
 		return 2
 	}
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	if err := serve(cfg, log, sdkLog); err != nil {
 		log.Error("serving", "error", err)
 		return 1
