@@ -20,7 +20,7 @@ import (
 
 // newTestManager returns a Manager with the given configuration overrides,
 // shut down at test end.
-func newTestManager(t *testing.T, env map[string]string) *Manager {
+func newTestManager(t testing.TB, env map[string]string) *Manager {
 	t.Helper()
 	cfg, err := policy.Load(func(k string) string { return env[k] }, t.TempDir())
 	if err != nil {

@@ -1,0 +1,48 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/pty"
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// BenchmarkExecInMemory measures an exec call through the SDK without the
+// stdio transport or process start-up noise of the conformance benchmark;
+// ps is the baseline of a call that starts nothing.
+func BenchmarkExecInMemory(b *testing.B) {
+	cfg, err := policy.Load(func(string) string { return "" }, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := pty.NewReaper()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	m := session.NewManager(b.Context(), cfg, r, nil)
+	defer m.Shutdown(b.Context())
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	Register(srv, m, cfg)
+	cs := connect(b, srv)
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"exec_echo", "exec", map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}}},
+		{"baseline_ps", "ps", map[string]any{"limit": 1}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
