@@ -74,9 +74,15 @@ type Manager struct {
 	shutdown bool
 }
 
-// NewManager returns a Manager that starts processes through reaper. ctx
-// bounds the life of everything it starts.
-func NewManager(ctx context.Context, cfg *policy.Config, reaper *pty.Reaper, log *slog.Logger) *Manager {
+// NewManager returns a Manager and starts its reaper: from then on it reaps
+// every child of this process, so nothing else in the process may wait for
+// children of its own. ctx bounds the life of everything it starts.
+// Shutdown releases it.
+func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Manager, error) {
+	reaper, err := pty.NewReaper()
+	if err != nil {
+		return nil, fmt.Errorf("starting reaper: %w", err)
+	}
 	env := os.Environ()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -89,7 +95,7 @@ func NewManager(ctx context.Context, cfg *policy.Config, reaper *pty.Reaper, log
 		baseEnv: env,
 		secrets: cfg.Secrets(env),
 		procs:   make(map[string]*Process),
-	}
+	}, nil
 }
 
 // Start applies policy in the spec's order (side effects, command regexes,
@@ -277,8 +283,9 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 }
 
 // Shutdown ends every running process (SIGTERM to each group, SIGKILL after
-// a short grace), refuses new ones, and closes everything. It returns once
-// all processes are reaped and all goroutines joined, or ctx is done.
+// a short grace), refuses new ones, and closes everything, the reaper last.
+// It returns once all processes are reaped and all goroutines joined, or
+// ctx is done.
 func (m *Manager) Shutdown(ctx context.Context) {
 	m.mu.Lock()
 	m.shutdown = true
@@ -294,4 +301,5 @@ func (m *Manager) Shutdown(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	_ = m.reaper.Close() // it only stops its own goroutine
 }

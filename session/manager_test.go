@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/policy"
-	"github.com/yieldshell/yieldshell/pty"
 )
 
 // newTestManager returns a Manager with the given configuration overrides,
@@ -26,16 +25,14 @@ func newTestManager(t testing.TB, env map[string]string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pty.NewReaper()
+	m, err := NewManager(t.Context(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewManager(t.Context(), cfg, r, nil)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		m.Shutdown(ctx)
-		_ = r.Close()
 	})
 	return m
 }

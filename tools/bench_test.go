@@ -6,7 +6,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/policy"
-	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/session"
 )
 
@@ -18,12 +17,10 @@ func BenchmarkExecInMemory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := pty.NewReaper()
+	m, err := session.NewManager(b.Context(), cfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer r.Close()
-	m := session.NewManager(b.Context(), cfg, r, nil)
 	defer m.Shutdown(b.Context())
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	Register(srv, m, cfg)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -25,7 +26,12 @@ func TestToolGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	Register(srv, session.NewManager(t.Context(), cfg, nil, nil), cfg)
+	m, err := session.NewManager(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	Register(srv, m, cfg)
 	cs := connect(t, srv)
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {

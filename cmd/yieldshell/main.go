@@ -105,14 +105,12 @@ func serve(cfg *policy.Config, log, sdkLog *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
 
-	reaper, err := pty.NewReaper()
-	if err != nil {
-		return fmt.Errorf("starting reaper: %w", err)
-	}
-	defer reaper.Close()
 	procCtx, cancelProcs := context.WithCancel(context.Background())
 	defer cancelProcs()
-	mgr := session.NewManager(procCtx, cfg, reaper, log)
+	mgr, err := session.NewManager(procCtx, cfg, log)
+	if err != nil {
+		return err
+	}
 
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
 		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
