@@ -163,6 +163,14 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				for j < len(p) && p[j]-0x20 < 0x5f {
 					j++
 				}
+				if k, ok := c.wholeLine(p, i, j); ok {
+					// A complete plain line on a fresh line: no cells needed.
+					dst = append(dst, bytes.TrimRight(p[i:j], " ")...)
+					dst = append(dst, '\n')
+					c.gen++
+					i = k
+					continue
+				}
 				dst = c.putASCII(dst, p[i:j])
 				i = j
 				continue
@@ -298,6 +306,24 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 	return dst
 }
 
+// wholeLine reports whether the printable run p[i:j] is a whole line by
+// itself: the live line is fresh (empty, cursor at 0, nothing committed) and
+// the run is followed by LF or CRLF in p. It returns the index after the line
+// end. The result is what the cell path would produce, so splitting the input
+// elsewhere gives the same output.
+func (c *Cleaner) wholeLine(p []byte, i, j int) (int, bool) {
+	if j >= len(p) || j-i > LineCap || len(c.line) != 0 || c.cur != 0 || c.committed != 0 || c.away != 0 || c.elsewhere {
+		return 0, false
+	}
+	if p[j] == '\r' && j+1 < len(p) {
+		j++
+	}
+	if p[j] != '\n' {
+		return 0, false
+	}
+	return j + 1, true
+}
+
 // inSequenceByte handles a byte that is neither parameter nor final inside an
 // escape sequence. It reports false if the sequence is abandoned and b must be
 // processed again as text (bytes >= 0x80).
@@ -383,9 +409,11 @@ func (c *Cleaner) putASCII(dst []byte, run []byte) []byte {
 			continue
 		}
 		n := min(len(run), LineCap-c.cur)
-		c.line = slices.Grow(c.line, n)
-		for _, b := range run[:n] {
-			c.line = append(c.line, rune(b))
+		old := len(c.line)
+		c.line = slices.Grow(c.line, n)[:old+n]
+		cells := c.line[old:]
+		for k, b := range run[:n] {
+			cells[k] = rune(b)
 		}
 		c.cur += n
 		run = run[n:]
@@ -692,13 +720,20 @@ func (c *Cleaner) redrawn() bool {
 }
 
 func appendCells(dst []byte, cells []rune) []byte {
-	dst = slices.Grow(dst, len(cells))
-	for _, r := range cells {
-		if r < utf8.RuneSelf {
-			dst = append(dst, byte(r))
-		} else {
-			dst = utf8.AppendRune(dst, r)
+	// ASCII cells are stored into the grown slice directly; from the first
+	// other rune on, encode one by one.
+	n := len(dst)
+	dst = slices.Grow(dst, len(cells))[:n+len(cells)]
+	out := dst[n:]
+	for k, r := range cells {
+		if r >= utf8.RuneSelf {
+			dst = dst[:n+k]
+			for _, r := range cells[k:] {
+				dst = utf8.AppendRune(dst, r)
+			}
+			return dst
 		}
+		out[k] = byte(r)
 	}
 	return dst
 }
