@@ -226,12 +226,25 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 			}
 
 		case stCSI:
-			switch {
-			case b >= '0' && b <= '9':
-				v := c.params[c.np]*10 + int(b-'0')
-				c.params[c.np] = min(v, maxParam)
+			// Parameters usually come in bulk (SGR): read them in a tight loop.
+			for b-'0' < 10 || b == ';' {
+				if b == ';' {
+					if c.np < maxParams-1 {
+						c.np++
+						c.params[c.np] = 0
+					}
+				} else {
+					c.params[c.np] = min(c.params[c.np]*10+int(b-'0'), maxParam)
+				}
 				c.csiAny = true
-			case b == ';' || b == ':':
+				i++
+				if i == len(p) {
+					return dst
+				}
+				b = p[i]
+			}
+			switch {
+			case b == ':':
 				if c.np < maxParams-1 {
 					c.np++
 					c.params[c.np] = 0
