@@ -772,19 +772,24 @@ func (c *Cleaner) leaveAlt() {
 }
 
 // Flush appends the pending, not yet committed part of the current line (as
-// far as the cursor or the text reaches) to dst, so a prompt without a
-// trailing newline becomes visible. A line with nothing visible is left
-// alone. Text written later on the same line continues the committed part;
+// far as the cursor or the last non-blank cell reaches) to dst, so a prompt
+// without a trailing newline becomes visible. A line with nothing visible is
+// left alone. Text written later on the same line continues the committed part;
 // if committed cells are changed instead, the next commit starts a new log
 // line (see Cleaner).
 func (c *Cleaner) Flush(dst []byte) []byte {
-	if c.altMode || c.trimmedLen() == 0 {
+	t := c.trimmedLen()
+	if c.altMode || t == 0 {
 		return dst
 	}
-	if c.live() {
+	// Blank cells count only up to the cursor: "Name: " keeps its space, but
+	// the blanks zsh prints after its PROMPT_SP mark do not become text.
+	end := t
+	if c.live() && c.cur > t {
 		c.pad()
+		end = c.cur
 	}
-	return c.commitUpTo(dst, len(c.line))
+	return c.commitUpTo(dst, end)
 }
 
 // Close commits everything still pending, including a partial UTF-8 sequence
