@@ -163,6 +163,14 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				for j < len(p) && p[j]-0x20 < 0x5f {
 					j++
 				}
+				if k, ok := c.wholeLine(p, i, j); ok {
+					// A complete plain line on a fresh line: no cells needed.
+					dst = append(dst, bytes.TrimRight(p[i:j], " ")...)
+					dst = append(dst, '\n')
+					c.gen++
+					i = k
+					continue
+				}
 				dst = c.putASCII(dst, p[i:j])
 				i = j
 				continue
@@ -218,12 +226,25 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 			}
 
 		case stCSI:
-			switch {
-			case b >= '0' && b <= '9':
-				v := c.params[c.np]*10 + int(b-'0')
-				c.params[c.np] = min(v, maxParam)
+			// Parameters usually come in bulk (SGR): read them in a tight loop.
+			for b-'0' < 10 || b == ';' {
+				if b == ';' {
+					if c.np < maxParams-1 {
+						c.np++
+						c.params[c.np] = 0
+					}
+				} else {
+					c.params[c.np] = min(c.params[c.np]*10+int(b-'0'), maxParam)
+				}
 				c.csiAny = true
-			case b == ';' || b == ':':
+				i++
+				if i == len(p) {
+					return dst
+				}
+				b = p[i]
+			}
+			switch {
+			case b == ':':
 				if c.np < maxParams-1 {
 					c.np++
 					c.params[c.np] = 0
@@ -296,6 +317,24 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 		i++
 	}
 	return dst
+}
+
+// wholeLine reports whether the printable run p[i:j] is a whole line by
+// itself: the live line is fresh (empty, cursor at 0, nothing committed) and
+// the run is followed by LF or CRLF in p. It returns the index after the line
+// end. The result is what the cell path would produce, so splitting the input
+// elsewhere gives the same output.
+func (c *Cleaner) wholeLine(p []byte, i, j int) (int, bool) {
+	if j >= len(p) || j-i > LineCap || len(c.line) != 0 || c.cur != 0 || c.committed != 0 || c.away != 0 || c.elsewhere {
+		return 0, false
+	}
+	if p[j] == '\r' && j+1 < len(p) {
+		j++
+	}
+	if p[j] != '\n' {
+		return 0, false
+	}
+	return j + 1, true
 }
 
 // inSequenceByte handles a byte that is neither parameter nor final inside an
@@ -383,9 +422,11 @@ func (c *Cleaner) putASCII(dst []byte, run []byte) []byte {
 			continue
 		}
 		n := min(len(run), LineCap-c.cur)
-		c.line = slices.Grow(c.line, n)
-		for _, b := range run[:n] {
-			c.line = append(c.line, rune(b))
+		old := len(c.line)
+		c.line = slices.Grow(c.line, n)[:old+n]
+		cells := c.line[old:]
+		for k, b := range run[:n] {
+			cells[k] = rune(b)
 		}
 		c.cur += n
 		run = run[n:]
@@ -692,13 +733,20 @@ func (c *Cleaner) redrawn() bool {
 }
 
 func appendCells(dst []byte, cells []rune) []byte {
-	dst = slices.Grow(dst, len(cells))
-	for _, r := range cells {
-		if r < utf8.RuneSelf {
-			dst = append(dst, byte(r))
-		} else {
-			dst = utf8.AppendRune(dst, r)
+	// ASCII cells are stored into the grown slice directly; from the first
+	// other rune on, encode one by one.
+	n := len(dst)
+	dst = slices.Grow(dst, len(cells))[:n+len(cells)]
+	out := dst[n:]
+	for k, r := range cells {
+		if r >= utf8.RuneSelf {
+			dst = dst[:n+k]
+			for _, r := range cells[k:] {
+				dst = utf8.AppendRune(dst, r)
+			}
+			return dst
 		}
+		out[k] = byte(r)
 	}
 	return dst
 }
@@ -724,19 +772,24 @@ func (c *Cleaner) leaveAlt() {
 }
 
 // Flush appends the pending, not yet committed part of the current line (as
-// far as the cursor or the text reaches) to dst, so a prompt without a
-// trailing newline becomes visible. A line with nothing visible is left
-// alone. Text written later on the same line continues the committed part;
+// far as the cursor or the last non-blank cell reaches) to dst, so a prompt
+// without a trailing newline becomes visible. A line with nothing visible is
+// left alone. Text written later on the same line continues the committed part;
 // if committed cells are changed instead, the next commit starts a new log
 // line (see Cleaner).
 func (c *Cleaner) Flush(dst []byte) []byte {
-	if c.altMode || c.trimmedLen() == 0 {
+	t := c.trimmedLen()
+	if c.altMode || t == 0 {
 		return dst
 	}
-	if c.live() {
+	// Blank cells count only up to the cursor: "Name: " keeps its space, but
+	// the blanks zsh prints after its PROMPT_SP mark do not become text.
+	end := t
+	if c.live() && c.cur > t {
 		c.pad()
+		end = c.cur
 	}
-	return c.commitUpTo(dst, len(c.line))
+	return c.commitUpTo(dst, end)
 }
 
 // Close commits everything still pending, including a partial UTF-8 sequence

@@ -3,6 +3,11 @@
 // (escape sequences removed, carriage-return and backspace redraws resolved)
 // and, for full-screen programs, a rendered screen.
 //
-// Concurrency: the types here are not safe for concurrent use; the owner (one
-// session.Process) serialises access under its own lock.
+// Cleaner is our own streaming code and runs at PTY speed (hundreds of MB/s);
+// Screen wraps vt10x, which is slower and fragile, behind a sanitiser, a
+// UTF-8 carry and recover. Neither keeps package-level state.
+//
+// Concurrency: a Cleaner is not safe for concurrent use; its owner (one
+// session.Process) serialises access under its own lock. A Screen has its own
+// mutex, because vt10x must only be touched under one.
 package screen
