@@ -293,3 +293,51 @@ func TestExecOutputCap(t *testing.T) {
 		}
 	})
 }
+
+func TestRedaction(t *testing.T) {
+	const secret = "supersecret-value-123"
+	const overlay = "overlay-secret-456"
+	forEachProtocol(t, []string{"MY_SECRET_KEY=" + secret}, func(t *testing.T, s *server) {
+		for _, tty := range []bool{true, false} {
+			r := s.exec(`echo "$MY_SECRET_KEY $API_TOKEN"; `+helper("split", secret),
+				map[string]any{"tty": tty, "env": map[string]string{"API_TOKEN": overlay}}).mustStatus(t, "completed")
+			if strings.Contains(r.text, secret) || strings.Contains(r.text, overlay) {
+				t.Errorf("tty=%v: a secret reached the answer: %s", tty, r.text)
+			}
+			want := "[REDACTED:MY_SECRET_KEY] [REDACTED:API_TOKEN]\n[REDACTED:MY_SECRET_KEY]\n"
+			if r.str("stdout") != want {
+				t.Errorf("tty=%v: stdout = %q, want %q", tty, r.str("stdout"), want)
+			}
+		}
+		s.exec("echo "+overlay, map[string]any{"env": map[string]string{"API_TOKEN": overlay}, "name": "n-" + overlay})
+		ps := s.call("ps", nil)
+		if strings.Contains(ps.text, overlay) {
+			t.Errorf("ps shows a secret: %s", ps.text)
+		}
+		// Short values are not treated as secrets: ordinary output stays intact.
+		r := s.exec("echo hello", map[string]any{"env": map[string]string{"SHORT_KEY": "e"}})
+		if r.str("stdout") != "hello\n" {
+			t.Errorf("a short value was redacted: %q", r.str("stdout"))
+		}
+	})
+}
+
+func TestMalformedArguments(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		for _, args := range []map[string]any{
+			{"side_effects": []string{"NONE"}},                    // no command
+			{"command": "true"},                                   // no side_effects
+			{"command": 5, "side_effects": []string{"NONE"}},      // wrong type
+			{"command": "true", "side_effects": "NONE"},           // not a list
+			{"command": "true", "side_effects": []string{"none"}}, // wrong case
+			{"command": "true", "side_effects": []string{"NONE"}, "bogus": 1},
+		} {
+			if r := s.call("exec", args); !r.isError {
+				t.Errorf("exec(%v) accepted: %s", args, r.text)
+			}
+		}
+		if n := len(s.call("ps", nil).m["processes"].([]any)); n != 0 {
+			t.Errorf("malformed calls started %d processes", n)
+		}
+	})
+}

@@ -38,6 +38,13 @@ func runHelper(args []string) int {
 			w.WriteByte("0123456789abcdefghijklmnopqrstuvwxyz"[i%36])
 		}
 		w.Flush()
+	case "split":
+		// Writes args[1] in two halves, apart in time, so that they reach
+		// the server in separate reads.
+		half := len(args[1]) / 2
+		os.Stdout.WriteString(args[1][:half])
+		time.Sleep(50 * time.Millisecond)
+		os.Stdout.WriteString(args[1][half:] + "\n")
 	case "invalid-utf8":
 		os.Stdout.Write([]byte("bad:\xff\xfe\xc3(end\n"))
 	default:

@@ -65,7 +65,6 @@ type Manager struct {
 	log     *slog.Logger
 	ctx     context.Context
 	baseEnv []string
-	secrets []policy.Secret // from the server's own environment
 
 	mu       sync.Mutex
 	procs    map[string]*Process
@@ -93,7 +92,6 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 		log:     log,
 		ctx:     ctx,
 		baseEnv: env,
-		secrets: cfg.Secrets(env),
 		procs:   make(map[string]*Process),
 	}, nil
 }
@@ -151,7 +149,11 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	secrets := append(slices.Clip(m.secrets), m.cfg.Secrets(overlayEnv(spec.Env))...)
+	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	// The command line itself may carry a secret (a token pasted into a
+	// curl header): ps and every answer show it redacted.
+	ss.Command = redact(secrets, spec.Command)
+	ss.Name = redact(secrets, spec.Name)
 	p := newProcess(m.ctx, newID(), ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
 
 	m.mu.Lock()
@@ -201,6 +203,14 @@ func (m *Manager) environ(spec Spec) []string {
 	}
 	env = append(env, overlayEnv(spec.Env)...)
 	return dedupEnv(env)
+}
+
+func redact(secrets []policy.Secret, s string) string {
+	if len(secrets) == 0 || s == "" {
+		return s
+	}
+	r := policy.NewRedactor(secrets)
+	return string(r.Flush(r.Write(nil, []byte(s))))
 }
 
 func overlayEnv(m map[string]string) []string {
