@@ -79,6 +79,7 @@ type Process struct {
 	changed  chan struct{} // closed and replaced on every state change
 	log      *outputLog
 	cleaner  *screen.Cleaner // PTY mode only
+	view     *termView       // PTY mode only
 	redact   [2]*policy.Redactor
 	status   Status
 	ending   Ending // set by whoever started ending the process
@@ -117,8 +118,9 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 	p.redact[0] = policy.NewRedactor(secrets)
 	p.redact[1] = policy.NewRedactor(secrets)
 	if p.TTY {
-		cols, _ := proc.Size()
+		cols, rows := proc.Size()
 		p.cleaner = screen.NewCleaner(int(cols))
+		p.view = newTermView(int(cols), int(rows))
 	}
 	streams := []struct {
 		r io.Reader
@@ -187,6 +189,7 @@ func (p *Process) appendLocked(s Stream, b []byte, scratch *[]byte, last bool) {
 		p.log.append(s, b)
 		return
 	}
+	p.view.add(b)
 	*scratch = p.cleaner.Write((*scratch)[:0], b)
 	if last {
 		*scratch = p.cleaner.Close(*scratch)
@@ -471,8 +474,15 @@ func (p *Process) statusName() Status {
 	return p.status
 }
 
-// Resize changes the terminal size of a PTY-mode process.
+// Resize changes the terminal size of a PTY-mode process; the program gets
+// SIGWINCH.
 func (p *Process) Resize(cols, rows uint16) error {
+	if !p.TTY {
+		return pty.ErrNotTTY
+	}
+	p.mu.Lock()
+	p.view.resize(int(cols), int(rows))
+	p.mu.Unlock()
 	return p.proc.Resize(cols, rows)
 }
 
@@ -533,6 +543,9 @@ type Query struct {
 	Since    *int64 // nil: the newest output (tail)
 	MaxBytes int
 	Streams  Stream
+	// Screen asks for the rendered screen. A process in the alternate
+	// screen always gets it.
+	Screen bool
 }
 
 // Output is a slice of a process's output.
@@ -542,6 +555,9 @@ type Output struct {
 	NextSeq        int64
 	Evicted        bool // some of the output asked for is no longer retained
 	Capped         bool // the byte budget left some of it out
+	// Screen is the rendered terminal, when asked for or while a
+	// full-screen program runs; nil otherwise and in pipe mode.
+	Screen *screen.Snapshot
 }
 
 // Snapshot returns the summary and the selected output, consistently.
@@ -555,11 +571,16 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	} else {
 		r = p.log.readFrom(*q.Since, q.MaxBytes, q.Streams)
 	}
-	return p.infoLocked(), Output{
+	out := Output{
 		Stdout: r.stdout, Stderr: r.stderr,
 		StartSeq: r.start, NextSeq: r.next,
 		Evicted: r.evicted, Capped: r.capped,
 	}
+	if p.view != nil && (q.Screen || p.cleaner.AltScreen()) {
+		s := p.view.snapshot()
+		out.Screen = &s
+	}
+	return p.infoLocked(), out
 }
 
 // Close releases the process's descriptors and joins its goroutines. It

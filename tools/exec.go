@@ -34,23 +34,24 @@ type ExecIn struct {
 
 // ExecOut is exec's answer. Which fields are set depends on status.
 type ExecOut struct {
-	Status      string   `json:"status"`
-	ProcessID   string   `json:"process_id,omitempty"`
-	Pid         int      `json:"pid,omitempty"`
-	ExitCode    *int     `json:"exit_code"`
-	Signal      *string  `json:"signal"`
-	DurationMs  float64  `json:"duration_ms"`
-	Stdout      *string  `json:"stdout,omitempty"`
-	Stderr      *string  `json:"stderr,omitempty"`
-	Truncated   bool     `json:"truncated"`
-	NextSeq     *int64   `json:"next_seq,omitempty"`
-	YieldReason string   `json:"yield_reason,omitempty"`
-	EndedBy     string   `json:"ended_by,omitempty"`
-	TTY         *bool    `json:"tty,omitempty"`
-	Message     string   `json:"message,omitempty"`
-	Error       string   `json:"error,omitempty"`
-	Rule        string   `json:"rule,omitempty"`
-	Notes       []string `json:"notes,omitempty"`
+	Status      string     `json:"status"`
+	ProcessID   string     `json:"process_id,omitempty"`
+	Pid         int        `json:"pid,omitempty"`
+	ExitCode    *int       `json:"exit_code"`
+	Signal      *string    `json:"signal"`
+	DurationMs  float64    `json:"duration_ms"`
+	Stdout      *string    `json:"stdout,omitempty"`
+	Stderr      *string    `json:"stderr,omitempty"`
+	Truncated   bool       `json:"truncated"`
+	NextSeq     *int64     `json:"next_seq,omitempty"`
+	YieldReason string     `json:"yield_reason,omitempty"`
+	EndedBy     string     `json:"ended_by,omitempty"`
+	TTY         *bool      `json:"tty,omitempty"`
+	Message     string     `json:"message,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	Rule        string     `json:"rule,omitempty"`
+	Screen      *ScreenOut `json:"screen,omitempty"`
+	Notes       []string   `json:"notes,omitempty"`
 }
 
 func execTool(cfg *policy.Config) *mcp.Tool {
@@ -163,6 +164,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		NextSeq:     ptr(o.NextSeq),
 		YieldReason: string(reason),
 		TTY:         ptr(p.TTY),
+		Screen:      screenOut(o),
 	}
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {

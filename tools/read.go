@@ -15,25 +15,27 @@ type ReadIn struct {
 	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position: pass the next_seq of the previous answer; omitted returns the newest output"`
 	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
 	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
+	View           string `json:"view,omitempty" jsonschema:"log (default): the output text; screen: the terminal as it looks now (rows, cursor, size) instead"`
 }
 
 // OutputOut is the shape of read and wait answers.
 type OutputOut struct {
-	ProcessID   string   `json:"process_id"`
-	Status      string   `json:"status,omitempty"`
-	ExitCode    *int     `json:"exit_code"`
-	Signal      *string  `json:"signal"`
-	NextSeq     *int64   `json:"next_seq,omitempty"`
-	StartSeq    *int64   `json:"start_seq,omitempty"`
-	Truncated   bool     `json:"truncated"`
-	Evicted     bool     `json:"evicted,omitempty"`
-	Capped      bool     `json:"capped,omitempty"`
-	Stdout      *string  `json:"stdout,omitempty"`
-	Stderr      *string  `json:"stderr,omitempty"`
-	EndedBy     string   `json:"ended_by,omitempty"`
-	YieldReason string   `json:"yield_reason,omitempty"`
-	Error       string   `json:"error,omitempty"`
-	Notes       []string `json:"notes,omitempty"`
+	ProcessID   string     `json:"process_id"`
+	Status      string     `json:"status,omitempty"`
+	ExitCode    *int       `json:"exit_code"`
+	Signal      *string    `json:"signal"`
+	NextSeq     *int64     `json:"next_seq,omitempty"`
+	StartSeq    *int64     `json:"start_seq,omitempty"`
+	Truncated   bool       `json:"truncated"`
+	Evicted     bool       `json:"evicted,omitempty"`
+	Capped      bool       `json:"capped,omitempty"`
+	Stdout      *string    `json:"stdout,omitempty"`
+	Stderr      *string    `json:"stderr,omitempty"`
+	EndedBy     string     `json:"ended_by,omitempty"`
+	YieldReason string     `json:"yield_reason,omitempty"`
+	Screen      *ScreenOut `json:"screen,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	Notes       []string   `json:"notes,omitempty"`
 }
 
 func readTool() *mcp.Tool {
@@ -43,6 +45,8 @@ func readTool() *mcp.Tool {
 		Description: `Read the output of a process started by exec, running or finished, without waiting.
 
 Example: {"process_id": "proc_1a2b3c4d5e6f", "since_seq": 120}
+
+view: "screen" returns the terminal as a person would see it now (rows of text, cursor, size) instead of the log; answers include it anyway while a full-screen program (vim, less, top) runs, and the log then holds one line saying so.
 
 Positions count bytes of the process's output log. Pass the previous answer's next_seq as since_seq to get only what came after; an answer cut by max_output_bytes (capped: true) ends where next_seq points, so reading on from there loses nothing still retained. Without since_seq the newest output is returned. truncated is true when output was cut or evicted (the oldest output is dropped past YIELDSHELL_MAX_BUFFER_BYTES). streams picks stdout, stderr or both; in PTY mode everything is in stdout.`,
 		Annotations: annotations("Read a process's output", true, false, true, false),
@@ -71,12 +75,29 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		return toolError(OutputOut{ProcessID: in.ProcessID,
 			Error: fmt.Sprintf("Invalid streams: %q; use \"both\", \"stdout\" or \"stderr\"", in.Streams)})
 	}
-	return nil, h.output(p, in.SinceSeq, in.MaxOutputBytes, streams), nil
+	switch in.View {
+	case "", "log":
+		return nil, h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: streams}), nil
+	case "screen":
+		// The screen instead of the log: nothing of the log is consumed,
+		// so next_seq stays where the reader is.
+		out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true})
+		out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
+		if in.SinceSeq != nil {
+			out.NextSeq = in.SinceSeq
+		}
+		if out.Screen == nil {
+			return toolError(OutputOut{ProcessID: p.ID, Error: "view \"screen\" needs a process started with tty: true"})
+		}
+		return nil, out, nil
+	}
+	return toolError(OutputOut{ProcessID: in.ProcessID,
+		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
 }
 
 // output builds a read or wait answer from a snapshot.
-func (h *handlers) output(p *session.Process, since *int64, maxBytes *int, streams session.Stream) OutputOut {
-	info, o := p.Snapshot(session.Query{Since: since, MaxBytes: h.outputCap(maxBytes), Streams: streams})
+func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
+	info, o := p.Snapshot(q)
 	out := OutputOut{
 		ProcessID: p.ID,
 		Status:    string(info.Status),
@@ -87,12 +108,13 @@ func (h *handlers) output(p *session.Process, since *int64, maxBytes *int, strea
 		Capped:    o.Capped,
 		EndedBy:   string(info.EndedBy),
 		Notes:     endNotes(info),
+		Screen:    screenOut(o),
 	}
 	out.ExitCode, out.Signal = exitFields(info)
-	if streams&session.Stdout != 0 {
+	if q.Streams&session.Stdout != 0 {
 		out.Stdout = ptr(text(o.Stdout))
 	}
-	if streams&session.Stderr != 0 {
+	if q.Streams&session.Stderr != 0 {
 		out.Stderr = ptr(text(o.Stderr))
 	}
 	return out

@@ -82,6 +82,33 @@ func (h *handlers) outputCap(req *int) int {
 	return c
 }
 
+// ScreenOut is the rendered terminal of a PTY-mode process.
+type ScreenOut struct {
+	Lines         []string `json:"lines" jsonschema:"the visible rows, trailing blanks and empty rows at the bottom left out"`
+	CursorRow     int      `json:"cursor_row" jsonschema:"0-based"`
+	CursorCol     int      `json:"cursor_col" jsonschema:"0-based"`
+	Cols          int      `json:"cols"`
+	Rows          int      `json:"rows"`
+	AltScreen     bool     `json:"alt_screen" jsonschema:"a full-screen program (vim, less, top) is running"`
+	CursorVisible bool     `json:"cursor_visible"`
+	Degraded      bool     `json:"degraded,omitempty" jsonschema:"the emulator had to be reset; earlier screen content is lost"`
+}
+
+func screenOut(o session.Output) *ScreenOut {
+	s := o.Screen
+	if s == nil {
+		return nil
+	}
+	lines := s.Lines
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return &ScreenOut{
+		Lines: append([]string{}, lines...), CursorRow: s.CursorY, CursorCol: s.CursorX,
+		Cols: s.Cols, Rows: s.Rows, AltScreen: s.AltScreen, CursorVisible: s.CursorVisible, Degraded: s.Degraded,
+	}
+}
+
 // exitFields are the exit_code and signal of a summary, null while running.
 func exitFields(in session.Info) (*int, *string) {
 	var sig *string

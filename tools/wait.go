@@ -45,7 +45,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 	}
 	d = min(max(d, 0), maxWait)
 	reason := p.WaitEnd(ctx, time.Now().Add(d))
-	out := h.output(p, in.SinceSeq, in.MaxOutputBytes, session.Both)
+	out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
 	out.YieldReason = string(reason)
 	return nil, out, nil
 }

@@ -19,6 +19,8 @@ type WriteIn struct {
 	Input      string `json:"input" jsonschema:"text to send, as typed at the keyboard"`
 	Newline    bool   `json:"newline,omitempty" jsonschema:"press Enter after the input (default false)"`
 	CloseStdin bool   `json:"close_stdin,omitempty" jsonschema:"end the input after writing (EOF; Ctrl-D at the start of a line in PTY mode)"`
+	Cols       *int   `json:"cols,omitempty" jsonschema:"resize the terminal to this many columns (with rows; the program gets SIGWINCH)"`
+	Rows       *int   `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
 }
 
 // WriteOut is write's answer.
@@ -36,7 +38,7 @@ func writeTool() *mcp.Tool {
 
 Example: {"process_id": "proc_1a2b3c4d5e6f", "input": "yes", "newline": true}
 
-In PTY mode newline sends a carriage return, what the Enter key sends; control characters can be sent as they are (e.g. "\u0003" for Ctrl-C). A write that the process does not accept within 10 s fails.`,
+In PTY mode newline sends a carriage return, what the Enter key sends; control characters can be sent as they are (e.g. "\u0003" for Ctrl-C). A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
 		Annotations: annotations("Send input to a process", false, true, false, false),
 	}
 }
@@ -45,6 +47,14 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
 		return toolError(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+	}
+	if in.Cols != nil || in.Rows != nil {
+		if in.Cols == nil || in.Rows == nil || *in.Cols < 2 || *in.Rows < 2 || *in.Cols > 1000 || *in.Rows > 1000 {
+			return toolError(WriteOut{ProcessID: p.ID, Error: "resizing needs both cols and rows, each from 2 to 1000"})
+		}
+		if err := p.Resize(uint16(*in.Cols), uint16(*in.Rows)); err != nil {
+			return toolError(WriteOut{ProcessID: p.ID, Error: "resizing the terminal: " + err.Error()})
+		}
 	}
 	data := in.Input
 	if in.Newline {
