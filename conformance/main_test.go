@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "yieldshell")
-	build := exec.Command("go", "build", "-o", binPath, "../cmd/yieldshell")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/yieldshell")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building yieldshell:", err)
@@ -81,7 +85,8 @@ func start(t *testing.T, version string, env ...string) *server {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binPath)
-	cmd.Env = append(os.Environ(), helperEnv+"="+self)
+	// A race-enabled binary otherwise lingers a second at exit.
+	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = testWriter{t}
 	client := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil)
@@ -109,7 +114,11 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Helper()
 	defer func() { _ = recover() }() // the test may have finished; drop late logs
-	w.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	if strings.Contains(string(p), "WARNING: DATA RACE") {
+		w.t.Errorf("the server has a data race:\n%s", p)
+	} else {
+		w.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	}
 	return len(p), nil
 }
 
