@@ -341,3 +341,27 @@ func TestMalformedArguments(t *testing.T) {
 		}
 	})
 }
+
+func TestExecAllowedRoots(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "work")
+	for _, d := range []string{root, root + "foo", filepath.Join(root, "sub"), filepath.Join(base, "outside")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	forEachProtocol(t, []string{"YIELDSHELL_ALLOWED_CWDS=" + root, "YIELDSHELL_DEFAULT_CWD=" + root}, func(t *testing.T, s *server) {
+		for _, ok := range []string{root, "sub", filepath.Join(root, "sub", "..")} {
+			s.exec("pwd", map[string]any{"cwd": ok}).mustStatus(t, "completed")
+		}
+		for _, bad := range []string{root + "foo", "..", "../outside", "escape", "/"} {
+			r := s.exec("pwd", map[string]any{"cwd": bad}).mustStatus(t, "failed_to_start")
+			if r.str("rule") != "cwd" {
+				t.Errorf("cwd %q: rule = %q, want cwd", bad, r.str("rule"))
+			}
+		}
+	})
+}
