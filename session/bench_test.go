@@ -3,6 +3,8 @@ package session
 import (
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // BenchmarkRun measures Start to the final status of a fast command, the
@@ -28,4 +30,50 @@ func BenchmarkRun(b *testing.B) {
 			}
 		})
 	}
+}
+
+// drainCommand writes drainBytes of 64-byte lines to its terminal.
+const (
+	drainBytes   = 200 << 20
+	drainCommand = `yes 'a line of ordinary program output, sixty-three bytes long..' | head -c 209715200`
+)
+
+// BenchmarkDrain compares the rate at which a process's output reaches the
+// log (redaction, cleaning, sequence numbers, the pending screen) with the
+// raw rate of the terminal measured in the same run: the same command read
+// to EOF straight from pty.
+func BenchmarkDrain(b *testing.B) {
+	m := newTestManager(b, nil)
+	b.Run("raw_pty", func(b *testing.B) {
+		b.SetBytes(drainBytes)
+		buf := make([]byte, 32<<10)
+		for b.Loop() {
+			p, err := m.reaper.Start(pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", drainCommand}, Dir: "/", TTY: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if _, err := p.Stdout().Read(buf); err != nil {
+					break
+				}
+			}
+			<-p.Done()
+			p.Close()
+		}
+	})
+	b.Run("log", func(b *testing.B) {
+		b.SetBytes(drainBytes)
+		for b.Loop() {
+			p, err := m.Start(b.Context(), spec(drainCommand, true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r := p.WaitEnd(b.Context(), time.Now().Add(time.Minute)); r != ReasonExited {
+				b.Fatal(r)
+			}
+			if in := p.Info(); in.StdoutBytes < drainBytes {
+				b.Fatalf("log has %d bytes", in.StdoutBytes)
+			}
+		}
+	})
 }
