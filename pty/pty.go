@@ -104,7 +104,8 @@ type Reaper struct {
 	closed bool
 
 	// unknown, if set, is told about every reaped pid that was not started
-	// through this Reaper (tests use it to observe orphan reaping).
+	// through this Reaper (tests use it to observe orphan reaping). It runs
+	// with mu held, so it must not block or call into the Reaper.
 	unknown func(pid int, ws unix.WaitStatus)
 
 	sigc      chan os.Signal
@@ -582,6 +583,10 @@ func (p *Process) termios() (*unix.Termios, error) {
 }
 
 // Resize sets the terminal size (delivers SIGWINCH). ErrNotTTY in pipe mode.
+//
+// A zero dimension is refused: programs treat 0×0 as "size unknown" and
+// fall back to guesses. After Close the terminal operations (Resize,
+// ForegroundPgrp, Echo) return an error wrapping os.ErrClosed.
 func (p *Process) Resize(cols, rows uint16) error {
 	if cols == 0 || rows == 0 {
 		return fmt.Errorf("resizing terminal: invalid size %dx%d", cols, rows)
