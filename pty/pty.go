@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -82,6 +83,12 @@ type Process struct {
 	done   chan struct{}
 	status ExitStatus // written by the reaper before done is closed
 
+	// closed and inputClosed are set before the descriptors are closed,
+	// so an operation that then fails can say why: the runtime reports a
+	// closed file to deadline and raw-conn calls with an error that is not
+	// os.ErrClosed and cannot be matched from outside internal/poll.
+	closed, inputClosed atomic.Bool
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -97,7 +104,8 @@ type Reaper struct {
 	closed bool
 
 	// unknown, if set, is told about every reaped pid that was not started
-	// through this Reaper (tests use it to observe orphan reaping).
+	// through this Reaper (tests use it to observe orphan reaping). It runs
+	// with mu held, so it must not block or call into the Reaper.
 	unknown func(pid int, ws unix.WaitStatus)
 
 	sigc      chan os.Signal
@@ -412,6 +420,10 @@ func (p *Process) input() *os.File {
 // When it gives up part of b may have been written. It returns an error
 // wrapping ErrInputClosed when nothing can read the input any more, and
 // ctx's error when ctx ended first. Concurrent calls are serialised.
+//
+// In TTY mode "nothing can read" means no process holds the terminal, which
+// is checked before writing: bytes written while the last holder exits are
+// dropped by the kernel without an error.
 func (p *Process) WriteInput(ctx context.Context, b []byte) error {
 	if err := p.writeInput(ctx, b); err != nil {
 		return fmt.Errorf("writing input: %w", err)
@@ -429,10 +441,21 @@ func (p *Process) writeInput(ctx context.Context, b []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if p.tty {
+		// A master with no slave holder accepts writes and drops them
+		// (measured on Linux 6.18), so ask first.
+		hup, err := p.hungUp()
+		if err != nil {
+			return p.mapWriteErr(err)
+		}
+		if hup {
+			return ErrInputClosed
+		}
+	}
 	f := p.input()
 	dl, _ := ctx.Deadline() // zero (no deadline) clears an earlier one
 	if err := f.SetWriteDeadline(dl); err != nil {
-		return mapWriteErr(err)
+		return p.mapWriteErr(err)
 	}
 	// A past deadline wakes a blocked write at once when ctx is cancelled.
 	fired := make(chan struct{})
@@ -457,15 +480,34 @@ func (p *Process) writeInput(ctx context.Context, b []byte) error {
 		// The descriptor's timer can fire a hair before ctx's.
 		return context.DeadlineExceeded
 	}
-	return mapWriteErr(err)
+	return p.mapWriteErr(err)
 }
 
-func mapWriteErr(err error) error {
+func (p *Process) mapWriteErr(err error) error {
 	switch {
-	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.EIO), errors.Is(err, os.ErrClosed):
+	case p.inputClosed.Load(),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.EIO), errors.Is(err, os.ErrClosed):
 		return ErrInputClosed
 	}
 	return err
+}
+
+// hungUp reports whether no process holds the terminal's slave side any more.
+// It never waits (zero timeout).
+func (p *Process) hungUp() (bool, error) {
+	var hup bool
+	err := p.control(func(fd int) error {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		for {
+			_, err := unix.Poll(fds, 0)
+			if err == unix.EINTR {
+				continue
+			}
+			hup = fds[0].Revents&unix.POLLHUP != 0
+			return err
+		}
+	})
+	return hup, err
 }
 
 // CloseInput ends the input: closes the stdin pipe, or, in TTY mode, sends the
@@ -484,6 +526,7 @@ func (p *Process) CloseInput() error {
 
 func (p *Process) closeInput() error {
 	if !p.tty {
+		p.inputClosed.Store(true)
 		if err := p.stdin.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 			return err
 		}
@@ -522,6 +565,9 @@ func (p *Process) control(fn func(fd int) error) error {
 	}
 	var opErr error
 	if err := p.rc.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		if p.closed.Load() {
+			return os.ErrClosed
+		}
 		return err
 	}
 	return opErr
@@ -537,6 +583,10 @@ func (p *Process) termios() (*unix.Termios, error) {
 }
 
 // Resize sets the terminal size (delivers SIGWINCH). ErrNotTTY in pipe mode.
+//
+// A zero dimension is refused: programs treat 0×0 as "size unknown" and
+// fall back to guesses. After Close the terminal operations (Resize,
+// ForegroundPgrp, Echo) return an error wrapping os.ErrClosed.
 func (p *Process) Resize(cols, rows uint16) error {
 	if cols == 0 || rows == 0 {
 		return fmt.Errorf("resizing terminal: invalid size %dx%d", cols, rows)
@@ -605,6 +655,8 @@ func (p *Process) Status() ExitStatus {
 // SIGHUP to the foreground group anyway. Close is idempotent.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
+		p.closed.Store(true)
+		p.inputClosed.Store(true)
 		var files []*os.File
 		if p.tty {
 			files = []*os.File{p.master}
