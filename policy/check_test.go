@@ -48,16 +48,7 @@ func TestCheckCommand(t *testing.T) {
 			if !errors.As(err, &r) || r.Rule != tt.rule {
 				t.Fatalf("CheckCommand(%q) = %#v, want rule %s", tt.command, err, tt.rule)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(r.Message, w) {
-					t.Errorf("message %q does not contain %q", r.Message, w)
-				}
-			}
-			for _, w := range tt.absent {
-				if strings.Contains(r.Message, w) {
-					t.Errorf("message %q contains %q", r.Message, w)
-				}
-			}
+			checkMessage(t, r.Message, tt.want, tt.absent)
 		})
 	}
 }
@@ -177,6 +168,22 @@ func TestWithin(t *testing.T) {
 	for _, tt := range tests {
 		if got := within(tt.path, tt.roots); got != tt.want {
 			t.Errorf("within(%q, %q) = %v, want %v", tt.path, tt.roots, got, tt.want)
+		}
+	}
+}
+
+// checkMessage checks that a refusal message has every wanted phrase and
+// none of the absent ones.
+func checkMessage(t *testing.T, msg string, want, absent []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message %q does not contain %q", msg, w)
+		}
+	}
+	for _, w := range absent {
+		if strings.Contains(msg, w) {
+			t.Errorf("message %q contains %q", msg, w)
 		}
 	}
 }
