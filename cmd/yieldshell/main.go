@@ -19,7 +19,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -178,14 +177,13 @@ Usage:
 
 Environment variables:
 `, buildVersion())
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	for _, v := range policy.Vars() {
+	vars := append(policy.Vars(), policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
+		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR."})
+	for _, v := range vars {
 		def := v.Default
 		if def == "" {
 			def = "(none)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Name, def, v.Help)
+		fmt.Fprintf(w, "  %s (default: %s)\n      %s\n", v.Name, def, v.Help)
 	}
-	fmt.Fprintf(tw, "  %s\t%s\t%s\n", "YIELDSHELL_LOG_LEVEL", "INFO", "server log level on stderr: DEBUG, INFO, WARN or ERROR")
-	_ = tw.Flush() // help goes to stderr; there is nothing to do if that fails
 }
