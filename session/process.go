@@ -80,7 +80,6 @@ type Process struct {
 	log      *outputLog
 	cleaner  *screen.Cleaner // PTY mode only
 	view     *termView       // PTY mode only
-	redact   [2]*policy.Redactor
 	status   Status
 	ending   Ending // set by whoever started ending the process
 	exit     pty.ExitStatus
@@ -115,27 +114,19 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		status:    Running,
 	}
 	p.life, p.endLife = context.WithCancel(parent)
-	p.redact[0] = policy.NewRedactor(secrets)
-	p.redact[1] = policy.NewRedactor(secrets)
 	if p.TTY {
 		cols, rows := proc.Size()
 		p.cleaner = screen.NewCleaner(int(cols))
 		p.view = newTermView(int(cols), int(rows))
 	}
-	streams := []struct {
-		r io.Reader
-		s Stream
-	}{{proc.Stdout(), Stdout}}
-	if r := proc.Stderr(); r != nil {
-		streams = append(streams, struct {
-			r io.Reader
-			s Stream
-		}{r, Stderr})
+	p.openEOF = 1
+	if proc.Stderr() != nil {
+		p.openEOF = 2
 	}
-	p.openEOF = len(streams)
-	p.readers.Add(len(streams))
-	for _, st := range streams {
-		go p.read(st.r, st.s)
+	p.readers.Add(p.openEOF)
+	go p.read(proc.Stdout(), Stdout, policy.NewRedactor(secrets))
+	if r := proc.Stderr(); r != nil {
+		go p.read(r, Stderr, policy.NewRedactor(secrets))
 	}
 	go p.wait()
 	if spec.Stdin != "" || spec.CloseStdin {
@@ -151,25 +142,25 @@ func (p *Process) broadcast() {
 	p.changed = make(chan struct{})
 }
 
-// read is the one goroutine that owns stream s: raw bytes go through the
-// redactor and, in PTY mode, the terminal cleaner into the log.
-func (p *Process) read(r io.Reader, s Stream) {
+// read is the one goroutine that owns stream s and its redactor: raw bytes
+// go through the redactor and, in PTY mode, the terminal cleaner into the
+// log, so no secret is ever stored.
+func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	defer p.readers.Done()
 	buf := make([]byte, 32<<10)
 	var redacted, clean []byte
-	idx := streamIndex(s)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			redacted = red.Write(redacted[:0], buf[:n])
 			p.mu.Lock()
-			redacted = p.redact[idx].Write(redacted[:0], buf[:n])
 			p.appendLocked(s, redacted, &clean, false)
 			p.broadcast()
 			p.mu.Unlock()
 		}
 		if err != nil {
+			redacted = red.Flush(redacted[:0])
 			p.mu.Lock()
-			redacted = p.redact[idx].Flush(redacted[:0])
 			p.appendLocked(s, redacted, &clean, true)
 			p.openEOF--
 			if p.openEOF == 0 {
