@@ -194,3 +194,22 @@ func killPidFile(path string) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
+
+// With the default limit, the 51st running process is refused and names
+// the limit; nothing was started for it.
+func TestDefaultLimit(t *testing.T) {
+	m := newTestManager(t, nil)
+	for i := range 50 {
+		if _, err := m.Start(t.Context(), spec("sleep 30", false)); err != nil {
+			t.Fatalf("start %d: %v", i+1, err)
+		}
+	}
+	_, err := m.Start(t.Context(), spec("sleep 30", false))
+	r, ok := errors.AsType[*policy.Refusal](err)
+	if !ok || r.Rule != "max_processes" || !strings.Contains(r.Message, "YIELDSHELL_MAX_PROCESSES") {
+		t.Fatalf("51st start: %v", err)
+	}
+	if n := len(m.List()); n != 50 {
+		t.Errorf("%d processes registered, want 50", n)
+	}
+}
