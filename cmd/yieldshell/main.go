@@ -39,6 +39,7 @@ const shutdownTimeout = 5 * time.Second
 const instructions = `yieldshell runs shell commands for you, each under its own terminal.
 - exec runs a command. Declare its side_effects honestly (["NONE"] for read-only). A fast command answers "completed" with its output; a slow one answers "backgrounded" with a process_id after yield_ms.
 - For a backgrounded process: read with since_seq set to the last next_seq to get only new output; wait to block until it finishes (at most 55 s per call); write to answer its prompts (newline: true presses Enter); stop to end it and its children.
+- Output is the terminal's text, cleaned of escape codes. For full-screen programs (vim, less, top) answers carry the rendered screen; read with view "screen" shows it any time.
 - ps lists processes; cleanup forgets finished ones.`
 
 func main() {
