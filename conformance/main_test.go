@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -77,9 +78,22 @@ func forEachProtocol(t *testing.T, env []string, f func(t *testing.T, s *server)
 	}
 }
 
+// statSources makes the go command's test cache depend on the server's
+// sources: it keys results by the files a test looks at (only once m.Run is
+// under way), and this suite runs a binary the cache knows nothing about.
+var statSources = sync.OnceFunc(func() {
+	_ = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".go") || filepath.Base(path) == "go.mod") {
+			_, _ = os.Stat(path)
+		}
+		return nil
+	})
+})
+
 // start launches the binary and connects to it.
 func start(t *testing.T, version string, env ...string) *server {
 	t.Helper()
+	statSources()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
