@@ -157,10 +157,19 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	p := newProcess(m.ctx, newID(), ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
 
 	m.mu.Lock()
-	m.procs[p.ID] = p
-	m.order = append(m.order, p)
+	late := m.shutdown
+	if !late {
+		m.procs[p.ID] = p
+		m.order = append(m.order, p)
+	}
 	m.mu.Unlock()
 	reserved = false // the slot now belongs to p and is released by m.ended
+	if late {
+		// Shutdown began while this one was starting and will not see it.
+		_, _ = p.Stop(ctx, syscall.SIGKILL, 0, EndedByShutdown)
+		p.Close()
+		return nil, ErrShuttingDown
+	}
 	m.log.Debug("started", "process_id", p.ID, "pid", p.Pid, "tty", p.TTY)
 	return p, nil
 }
