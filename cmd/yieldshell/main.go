@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/term"
 
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/pty"
@@ -80,6 +81,10 @@ func run(args []string, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
 		return 2
+	}
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		// A person started it by hand: say what it is waiting for.
+		fmt.Fprintln(stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
 	}
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
