@@ -213,3 +213,55 @@ func TestDefaultLimit(t *testing.T) {
 		t.Errorf("%d processes registered, want 50", n)
 	}
 }
+
+// stop, timeout and shutdown reach a descendant that left the process
+// group and the session.
+func TestEndingReachesEscapedDescendants(t *testing.T) {
+	for _, end := range []string{"stop", "timeout", "shutdown"} {
+		t.Run(end, func(t *testing.T) {
+			m := newTestManager(t, nil)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			t.Cleanup(func() { killPidFile(pidFile) })
+			s := spec(fmt.Sprintf(`setsid sh -c 'trap "" TERM; echo $$ > %[1]s; exec sleep 60' & while [ ! -s %[1]s ]; do :; done; echo started; wait`, pidFile), false)
+			if end == "timeout" {
+				s.Timeout = 300 * time.Millisecond
+			}
+			p, err := m.Start(t.Context(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { return p.log.end > 0 }); !ok {
+				t.Fatal("the escaped grandchild never started")
+			}
+			b, _ := os.ReadFile(pidFile)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			switch end {
+			case "stop":
+				if _, err := p.Stop(t.Context(), syscall.SIGTERM, 200*time.Millisecond, EndedByStop); err != nil {
+					t.Fatal(err)
+				}
+			case "timeout":
+			case "shutdown":
+				m.Shutdown(t.Context())
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for processAlive(pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: the escaped grandchild %d survived", end, pid)
+				}
+				time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
+			}
+		})
+	}
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || len(s) < i+3 || s[i+2] != 'Z'
+}
