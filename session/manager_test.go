@@ -60,7 +60,7 @@ func run(t *testing.T, m *Manager, s Spec) (*Process, Info, Output) {
 func TestFastExitKeepsOutputAndCode(t *testing.T) {
 	m := newTestManager(t, nil)
 	for _, tty := range []bool{true, false} {
-		for i := range 200 {
+		for i := range 500 {
 			_, info, out := run(t, m, spec(fmt.Sprintf("printf x%d; exit 3", i), tty))
 			if got := string(out.Stdout); got != fmt.Sprintf("x%d", i) || info.ExitCode == nil || *info.ExitCode != 3 {
 				t.Fatalf("tty=%v run %d: stdout %q, exit %v", tty, i, got, info.ExitCode)
@@ -264,4 +264,35 @@ func processAlive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || len(s) < i+3 || s[i+2] != 'Z'
+}
+
+// Nobody reading the output never holds the child up: the log evicts old
+// output and says so.
+func TestUnreadOutputNeverBlocksTheChild(t *testing.T) {
+	m := newTestManager(t, map[string]string{"YIELDSHELL_MAX_BUFFER_BYTES": "65536", "YIELDSHELL_MAX_OUTPUT_BYTES": "1000"})
+	for _, tty := range []bool{true, false} {
+		_, info, out := run(t, m, spec("yes 0123456789 | head -c 5000000", tty))
+		if *info.ExitCode != 0 || !out.Evicted || info.StdoutBytes < 5000000 {
+			t.Errorf("tty=%v: exit %v, evicted %v, %d bytes seen", tty, *info.ExitCode, out.Evicted, info.StdoutBytes)
+		}
+	}
+}
+
+// A write to a process that stopped reading gives up with the caller's
+// deadline instead of hanging.
+func TestWriteToANonReaderIsBounded(t *testing.T) {
+	m := newTestManager(t, nil)
+	for _, tty := range []bool{true, false} {
+		p, err := m.Start(t.Context(), spec("sleep 30", tty))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		start := time.Now()
+		err = p.Write(ctx, make([]byte, 1<<20), false)
+		cancel()
+		if err == nil || time.Since(start) > 5*time.Second {
+			t.Errorf("tty=%v: write of 1 MiB to a non-reader: %v after %v", tty, err, time.Since(start))
+		}
+	}
 }
