@@ -42,3 +42,20 @@ func TestTaggedFindsEscapedDescendants(t *testing.T) {
 		t.Error("StartTime of a missing pid succeeded")
 	}
 }
+
+// BenchmarkTagged measures the /proc scan that stop, timeout, shutdown and
+// the start-up sweep pay, next to listing /proc alone.
+func BenchmarkTagged(b *testing.B) {
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			Tagged("YIELDSHELL_TAG")
+		}
+	})
+	b.Run("baseline_readdir", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := os.ReadDir("/proc"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
