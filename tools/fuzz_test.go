@@ -177,10 +177,15 @@ func (h *fuzzHarness) tame(t *testing.T, tool string, args map[string]any) bool 
 		return true
 	case "write":
 		for k, v := range args {
-			if s, ok := v.(string); ok && strings.EqualFold(k, "input") && len(s) > 512 {
-				// A long line without a newline could fill the
-				// terminal's line buffer and hold the write 10 s.
-				args[k] = s[:512]
+			s, ok := v.(string)
+			if !ok || !strings.EqualFold(k, "input") {
+				continue
+			}
+			// Ctrl-S (XOFF) stops the terminal's output, then cat stops
+			// reading and every later write waits its 10 s; a long line
+			// without a newline could fill the line buffer likewise.
+			if t := strings.ReplaceAll(s, "\x13", ""); len(t) != len(s) || len(t) > 512 {
+				args[k] = t[:min(len(t), 512)]
 				changed = true
 			}
 		}
