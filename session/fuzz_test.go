@@ -14,7 +14,8 @@ import (
 // It is off by default because it fails today: the redactor runs on the
 // raw stream, before the cleaner, so a secret interleaved with escape
 // sequences or overwritten characters ("p4ss\x1b[31mw0rd!42") passes the
-// redactor and the cleaner then joins it back together. Without the flag
+// redactor and the cleaner then joins it back together (README: redaction
+// is best effort against escape codes). Without the flag
 // only the redactor's own output is checked. Run with
 // go test ./session -run FuzzOutputPath -fuzz.strictsecrets to see it.
 var strictSecrets = flag.Bool("fuzz.strictsecrets", false, "FuzzOutputPath: fail when a secret value reaches stdout after the cleaner")
