@@ -2,23 +2,12 @@ package session
 
 import (
 	"bytes"
-	"flag"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/yieldshell/yieldshell/policy"
-	"github.com/yieldshell/yieldshell/screen"
 )
-
-// strictSecrets turns on the check that no secret value reaches stdout.
-// It is off by default because it fails today: the redactor runs on the
-// raw stream, before the cleaner, so a secret interleaved with escape
-// sequences or overwritten characters ("p4ss\x1b[31mw0rd!42") passes the
-// redactor and the cleaner then joins it back together (README: redaction
-// is best effort against escape codes). Without the flag
-// only the redactor's own output is checked. Run with
-// go test ./session -run FuzzOutputPath -fuzz.strictsecrets to see it.
-var strictSecrets = flag.Bool("fuzz.strictsecrets", false, "FuzzOutputPath: fail when a secret value reaches stdout after the cleaner")
 
 // fuzzSecrets are redacted from the fuzzed output; one is not ASCII.
 var fuzzSecrets = []policy.Secret{
@@ -30,15 +19,15 @@ var fuzzSecrets = []policy.Secret{
 // path uses (appendLocked, flushLocked, Snapshot), as newProcess does,
 // without an OS process behind it.
 func newFuzzProcess(capacity, cols, rows int) *Process {
-	return &Process{
+	p := &Process{
 		ID:      "proc_fuzz",
 		TTY:     true,
 		status:  Running,
 		changed: make(chan struct{}),
 		log:     newOutputLog(capacity),
-		cleaner: screen.NewCleaner(cols),
-		view:    newTermView(cols, rows),
 	}
+	p.initTerminal(cols, rows, fuzzSecrets)
+	return p
 }
 
 // FuzzOutputPath feeds random terminal output through what the reader
@@ -172,7 +161,7 @@ func checkOutput(t *testing.T, what string, out Output) {
 		t.Fatalf("%s: stdout has ESC at %d: %q", what, i, out.Stdout)
 	}
 	for _, s := range fuzzSecrets {
-		if *strictSecrets && bytes.Contains(out.Stdout, []byte(s.Value)) {
+		if bytes.Contains(out.Stdout, []byte(s.Value)) {
 			t.Fatalf("%s: stdout has the value of %s: %q", what, s.Name, out.Stdout)
 		}
 	}
@@ -180,6 +169,11 @@ func checkOutput(t *testing.T, what string, out Output) {
 		for _, l := range out.Screen.Lines {
 			if !utf8.ValidString(l) {
 				t.Fatalf("%s: screen line is not UTF-8: %q", what, l)
+			}
+			for _, s := range fuzzSecrets {
+				if strings.Contains(l, s.Value) {
+					t.Fatalf("%s: screen shows the value of %s: %q", what, s.Name, l)
+				}
 			}
 		}
 	}

@@ -81,6 +81,10 @@ type Process struct {
 	log      *outputLog
 	cleaner  *screen.Cleaner // PTY mode only
 	view     *termView       // PTY mode only
+	// In PTY mode secrets are redacted again after cleaning: a secret the
+	// program interrupted with escape codes or redraws is whole only then.
+	logRedact *policy.Redactor
+	secrets   []policy.Secret
 	status   Status
 	ending   Ending // set by whoever started ending the process
 	exit     pty.ExitStatus
@@ -118,8 +122,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 	p.life, p.endLife = context.WithCancel(parent)
 	if p.TTY {
 		cols, rows := proc.Size()
-		p.cleaner = screen.NewCleaner(int(cols))
-		p.view = newTermView(int(cols), int(rows))
+		p.initTerminal(int(cols), int(rows), secrets)
 	}
 	p.openEOF = 1
 	if proc.Stderr() != nil {
@@ -136,6 +139,14 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		go p.writeInitial(spec.Stdin, spec.CloseStdin)
 	}
 	return p
+}
+
+// initTerminal sets up the PTY-mode output path.
+func (p *Process) initTerminal(cols, rows int, secrets []policy.Secret) {
+	p.cleaner = screen.NewCleaner(cols)
+	p.view = newTermView(cols, rows)
+	p.secrets = secrets
+	p.logRedact = policy.NewRedactor(secrets)
 }
 
 // broadcast wakes every waiter. Called with p.mu held.
@@ -187,7 +198,11 @@ func (p *Process) appendLocked(s Stream, b []byte, scratch *[]byte, last bool) {
 	if last {
 		*scratch = p.cleaner.Close(*scratch)
 	}
-	p.log.append(s, *scratch)
+	clean := p.logRedact.Write(nil, *scratch)
+	if last {
+		clean = p.logRedact.Flush(clean)
+	}
+	p.log.append(s, clean)
 }
 
 // flushLocked makes a pending partial line (a prompt) visible in the log.
@@ -195,8 +210,10 @@ func (p *Process) flushLocked() {
 	if p.cleaner == nil {
 		return
 	}
+	// What the redactor holds back (a possible start of a secret) stays
+	// back until the line goes on.
 	if b := p.cleaner.Flush(nil); len(b) > 0 {
-		p.log.append(Stdout, b)
+		p.log.append(Stdout, p.logRedact.Write(nil, b))
 	}
 }
 
@@ -587,6 +604,9 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	}
 	if p.view != nil && (q.Screen || p.cleaner.AltScreen()) {
 		s := p.view.snapshot()
+		for i, l := range s.Lines {
+			s.Lines[i] = redact(p.secrets, l)
+		}
 		out.Screen = &s
 	}
 	return p.infoLocked(), out
