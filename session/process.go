@@ -76,26 +76,26 @@ type Process struct {
 	endLife   context.CancelFunc
 	closeOnce sync.Once
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every state change
-	log      *outputLog
-	cleaner  *screen.Cleaner // PTY mode only
-	view     *termView       // PTY mode only
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every state change
+	log     *outputLog
+	cleaner *screen.Cleaner // PTY mode only
+	view    *termView       // PTY mode only
 	// In PTY mode secrets are redacted again after cleaning: a secret the
 	// program interrupted with escape codes or redraws is whole only then.
 	logRedact *policy.Redactor
 	secrets   []policy.Secret
-	status   Status
-	ending   Ending // set by whoever started ending the process
-	exit     pty.ExitStatus
-	exited   bool // the direct child has been reaped
-	ended    bool // status is final
-	endedAt  time.Time
-	openEOF  int  // streams not yet at EOF
-	leftOpen bool // output was still open when the process was reported ended
-	stdinErr error
-	killAt   time.Time // when the group gets SIGKILL; zero if not ending
-	killed   bool      // SIGKILL was sent
+	status    Status
+	ending    Ending // set by whoever started ending the process
+	exit      pty.ExitStatus
+	exited    bool // the direct child has been reaped
+	ended     bool // status is final
+	endedAt   time.Time
+	openEOF   int  // streams not yet at EOF
+	leftOpen  bool // output was still open when the process was reported ended
+	stdinErr  error
+	killAt    time.Time // when the group gets SIGKILL; zero if not ending
+	killed    bool      // SIGKILL was sent
 }
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
