@@ -179,6 +179,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			if p.openEOF == 0 {
 				close(p.eof)
 			}
+			p.releaseLocked()
 			p.broadcast()
 			p.mu.Unlock()
 			return
@@ -364,6 +365,7 @@ func (p *Process) finish(leftOpen bool) {
 	p.flushLocked()
 	p.ended = true
 	p.leftOpen = leftOpen
+	p.releaseLocked()
 	p.endedAt = time.Now()
 	switch p.ending {
 	case EndedByStop, EndedByShutdown:
@@ -382,6 +384,16 @@ func (p *Process) finish(leftOpen bool) {
 	p.endLife()
 	if p.onEnd != nil {
 		p.onEnd(p)
+	}
+}
+
+// releaseLocked closes the process's descriptors once it has ended and its
+// output reached EOF: a finished process must not hold a terminal (or
+// pipes) for as long as its record is kept.
+func (p *Process) releaseLocked() {
+	if p.ended && p.openEOF == 0 && !p.released {
+		p.released = true
+		_ = p.proc.Close() // nothing is blocked on them any more
 	}
 }
 
