@@ -301,12 +301,32 @@ func TestNoResourceGrowth(t *testing.T) {
 	// A descriptor of the last command may still be on its way to being
 	// closed as its answer is sent.
 	var fdsAfter int
-	eventually(t, 5*time.Second, "the server's descriptors to settle", func() bool {
-		fdsAfter = openFDs(t, pid)
-		return fdsAfter <= fds+3
-	})
+	deadline := time.Now().Add(5 * time.Second)
+	for pause := time.Millisecond; ; pause = min(pause*2, 50*time.Millisecond) {
+		if fdsAfter = openFDs(t, pid); fdsAfter <= fds+3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(pause) // polling interval of a condition wait, not synchronisation
+	}
 	threadsAfter := procStatusField(t, pid, "Threads")
 	t.Logf("after %d execs: open fds %d -> %d, threads %d -> %d", n, fds, fdsAfter, threads, threadsAfter)
+	if fdsAfter > fds+3 {
+		t.Errorf("open fds grew from %d to %d over %d execs", fds, fdsAfter, n)
+		if testing.Verbose() {
+			entries, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+			kinds := map[string]int{}
+			for _, e := range entries {
+				l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
+				if i := strings.IndexAny(l, "0123456789["); i > 0 && !strings.HasPrefix(l, "/") {
+					l = l[:i]
+				}
+				kinds[l]++
+			}
+			t.Logf("server fds by target: %v", kinds)
+		}
+		s.call("cleanup", map[string]any{"completed_older_than_ms": 0, "stopped_older_than_ms": 0})
+		t.Logf("after cleanup of the finished commands: open fds %d", openFDs(t, pid))
+	}
 	if threadsAfter > threads+20 {
 		t.Errorf("threads grew from %d to %d over %d execs", threads, threadsAfter, n)
 	}
@@ -339,7 +359,7 @@ func TestIdleServerUsesNoCPU(t *testing.T) {
 	s := start(t, lifecycleVersion)
 	pid := s.cmd.Process.Pid
 	for range 10 {
-		s.exec("sleep 60", map[string]any{"yield_ms": 0}).mustStatus(t, "running")
+		s.exec("sleep 60", map[string]any{"yield_ms": 0}).mustStatus(t, "backgrounded")
 	}
 	// Let the starts' own work finish: the answers are sent, but a reader
 	// may still be taking the shells' first (empty) output.
