@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,12 @@ const (
 	DefaultCols = 120
 	DefaultRows = 40
 )
+
+// tagKey names the environment variable that marks every process a server
+// started, and all their descendants: "<server pid>:<server start>:<id>".
+// It finds descendants that left their process group, and, after a server
+// was killed outright, the processes it left behind.
+const tagKey = "YIELDSHELL_TAG"
 
 // shutdownGrace is how long processes get between SIGTERM and SIGKILL when
 // the server shuts down.
@@ -54,6 +61,7 @@ type Spec struct {
 type startSpec struct {
 	Spec
 	cwd       string
+	tag       string // value of tagKey for this process and its descendants
 	timeout   time.Duration
 	startedAt time.Time
 }
@@ -65,6 +73,7 @@ type Manager struct {
 	log     *slog.Logger
 	ctx     context.Context
 	baseEnv []string
+	tag     string // this server's tag prefix, "<pid>:<start>:"
 
 	mu       sync.Mutex
 	procs    map[string]*Process
@@ -86,7 +95,15 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	self, err := pty.StartTime(os.Getpid())
+	if err != nil {
+		return nil, fmt.Errorf("reading our own start time: %w", err)
+	}
+	if n := sweepOrphans(); n > 0 {
+		log.Info("ended processes left behind by a server that is gone", "count", n)
+	}
 	return &Manager{
+		tag:     fmt.Sprintf("%d:%d:", os.Getpid(), self),
 		cfg:     cfg,
 		reaper:  reaper,
 		log:     log,
@@ -137,11 +154,13 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 		spec.Rows = DefaultRows
 	}
 	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now()}
+	id := newID()
+	ss.tag = m.tag + id
 	proc, err := m.reaper.Start(pty.Options{
 		Path: shell,
 		Args: []string{shell, "-c", spec.Command},
 		Dir:  cwd,
-		Env:  env,
+		Env:  append(env, tagKey+"="+ss.tag),
 		TTY:  spec.TTY,
 		Cols: spec.Cols,
 		Rows: spec.Rows,
@@ -154,7 +173,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	// curl header): ps and every answer show it redacted.
 	ss.Command = redact(secrets, spec.Command)
 	ss.Name = redact(secrets, spec.Name)
-	p := newProcess(m.ctx, newID(), ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
+	p := newProcess(m.ctx, id, ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
 
 	m.mu.Lock()
 	late := m.shutdown
@@ -320,5 +339,55 @@ func (m *Manager) Shutdown(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	// Descendants that escaped processes which had already ended.
+	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, shutdownGrace)
 	_ = m.reaper.Close() // it only stops its own goroutine
+}
+
+// endTagged sends SIGTERM to every process whose tag matches, and SIGKILL
+// to those still there after grace.
+func endTagged(ctx context.Context, match func(tag string) bool, grace time.Duration) {
+	signal := func(sig syscall.Signal) int {
+		n := 0
+		for pid, v := range pty.Tagged(tagKey) {
+			if match(v) && syscall.Kill(pid, sig) == nil {
+				n++
+			}
+		}
+		return n
+	}
+	if signal(syscall.SIGTERM) == 0 {
+		return
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	signal(syscall.SIGKILL)
+}
+
+// sweepOrphans kills processes tagged by a server that no longer runs: what
+// a server killed outright (SIGKILL, OOM) left behind. It returns how many.
+func sweepOrphans() int {
+	n := 0
+	for pid, v := range pty.Tagged(tagKey) {
+		spid, rest, ok := strings.Cut(v, ":")
+		start, _, ok2 := strings.Cut(rest, ":")
+		if !ok || !ok2 {
+			continue
+		}
+		serverPid, err := strconv.Atoi(spid)
+		if err != nil {
+			continue
+		}
+		if st, err := pty.StartTime(serverPid); err == nil && strconv.FormatUint(st, 10) == start {
+			continue // its server is alive and owns it
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -60,7 +60,7 @@ func run(t *testing.T, m *Manager, s Spec) (*Process, Info, Output) {
 func TestFastExitKeepsOutputAndCode(t *testing.T) {
 	m := newTestManager(t, nil)
 	for _, tty := range []bool{true, false} {
-		for i := range 200 {
+		for i := range 500 {
 			_, info, out := run(t, m, spec(fmt.Sprintf("printf x%d; exit 3", i), tty))
 			if got := string(out.Stdout); got != fmt.Sprintf("x%d", i) || info.ExitCode == nil || *info.ExitCode != 3 {
 				t.Fatalf("tty=%v run %d: stdout %q, exit %v", tty, i, got, info.ExitCode)
@@ -211,5 +211,88 @@ func TestDefaultLimit(t *testing.T) {
 	}
 	if n := len(m.List()); n != 50 {
 		t.Errorf("%d processes registered, want 50", n)
+	}
+}
+
+// stop, timeout and shutdown reach a descendant that left the process
+// group and the session.
+func TestEndingReachesEscapedDescendants(t *testing.T) {
+	for _, end := range []string{"stop", "timeout", "shutdown"} {
+		t.Run(end, func(t *testing.T) {
+			m := newTestManager(t, nil)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			t.Cleanup(func() { killPidFile(pidFile) })
+			s := spec(fmt.Sprintf(`setsid sh -c 'trap "" TERM; echo $$ > %[1]s; exec sleep 60' & while [ ! -s %[1]s ]; do :; done; echo started; wait`, pidFile), false)
+			if end == "timeout" {
+				s.Timeout = 300 * time.Millisecond
+			}
+			p, err := m.Start(t.Context(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { return p.log.end > 0 }); !ok {
+				t.Fatal("the escaped grandchild never started")
+			}
+			b, _ := os.ReadFile(pidFile)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			switch end {
+			case "stop":
+				if _, err := p.Stop(t.Context(), syscall.SIGTERM, 200*time.Millisecond, EndedByStop); err != nil {
+					t.Fatal(err)
+				}
+			case "timeout":
+			case "shutdown":
+				m.Shutdown(t.Context())
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for processAlive(pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: the escaped grandchild %d survived", end, pid)
+				}
+				time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
+			}
+		})
+	}
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || len(s) < i+3 || s[i+2] != 'Z'
+}
+
+// Nobody reading the output never holds the child up: the log evicts old
+// output and says so.
+func TestUnreadOutputNeverBlocksTheChild(t *testing.T) {
+	m := newTestManager(t, map[string]string{"YIELDSHELL_MAX_BUFFER_BYTES": "65536", "YIELDSHELL_MAX_OUTPUT_BYTES": "1000"})
+	for _, tty := range []bool{true, false} {
+		_, info, out := run(t, m, spec("yes 0123456789 | head -c 5000000", tty))
+		if *info.ExitCode != 0 || !out.Evicted || info.StdoutBytes < 5000000 {
+			t.Errorf("tty=%v: exit %v, evicted %v, %d bytes seen", tty, *info.ExitCode, out.Evicted, info.StdoutBytes)
+		}
+	}
+}
+
+// A write to a process that stopped reading gives up with the caller's
+// deadline instead of hanging.
+func TestWriteToANonReaderIsBounded(t *testing.T) {
+	m := newTestManager(t, nil)
+	for _, tty := range []bool{true, false} {
+		p, err := m.Start(t.Context(), spec("sleep 30", tty))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		start := time.Now()
+		err = p.Write(ctx, make([]byte, 1<<20), false)
+		cancel()
+		if err == nil || time.Since(start) > 5*time.Second {
+			t.Errorf("tty=%v: write of 1 MiB to a non-reader: %v after %v", tty, err, time.Since(start))
+		}
 	}
 }

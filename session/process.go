@@ -63,6 +63,7 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
+	tag       string // tagKey value of the process and its descendants
 	proc      *pty.Process
 	onEnd     func(*Process) // called once, without p.mu, when the process ends
 	timeout   time.Duration
@@ -102,6 +103,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		Pid:       proc.Pid(),
 		TTY:       proc.TTY(),
 		StartedAt: spec.startedAt,
+		tag:       spec.tag,
 		proc:      proc,
 		onEnd:     onEnd,
 		timeout:   spec.timeout,
@@ -274,7 +276,7 @@ func (p *Process) wait() {
 		case <-timeoutC:
 			timeoutC = nil
 			if p.beginEnding(EndedByTimeout, timeoutGrace) {
-				_ = p.proc.Signal(syscall.SIGTERM) // ESRCH: it is exiting anyway
+				_ = p.signalTree(syscall.SIGTERM) // ESRCH: it is exiting anyway
 			}
 		case <-p.kick:
 			rearm()
@@ -283,7 +285,7 @@ func (p *Process) wait() {
 			p.mu.Lock()
 			p.killed = true
 			p.mu.Unlock()
-			_ = p.proc.Signal(syscall.SIGKILL) // ESRCH: the group is already gone
+			_ = p.signalTree(syscall.SIGKILL) // ESRCH: the group is already gone
 		case <-p.stopWait:
 			return
 		}
@@ -294,6 +296,22 @@ func (p *Process) wait() {
 			return
 		}
 	}
+}
+
+// signalTree sends sig to the process group, and to every descendant that
+// left the group (setsid, daemons) but still carries the process's tag.
+func (p *Process) signalTree(sig syscall.Signal) error {
+	err := p.proc.Signal(sig)
+	for pid, v := range pty.Tagged(tagKey) {
+		if v != p.tag {
+			continue
+		}
+		if pgid, e := syscall.Getpgid(pid); e == nil && pgid == p.Pid {
+			continue // the group signal reached it
+		}
+		_ = syscall.Kill(pid, sig) // ESRCH: gone in the meantime
+	}
+	return err
 }
 
 // beginEnding records who is ending the process (the first caller wins) and
@@ -443,7 +461,7 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if !p.beginEnding(by, grace) {
 		return StopResult{}, fmt.Errorf("%w (status: %s)", ErrNotRunning, p.statusName())
 	}
-	if err := p.proc.Signal(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
 	ok, err := p.await(ctx, time.Now().Add(max(grace, 0)+killWait), func() bool { return p.ended })
