@@ -281,6 +281,7 @@ func openFDs(t *testing.T, pid int) int {
 // TestNoResourceGrowth: finished commands must not leave descriptors or
 // threads behind in the server.
 func TestNoResourceGrowth(t *testing.T) {
+	t.Parallel() // it watches its own server only
 	s := start(t, lifecycleVersion)
 	pid := s.cmd.Process.Pid
 	run := func(n int) {
@@ -356,6 +357,9 @@ func TestIdleServerUsesNoCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 10 s measurement")
 	}
+	// It measures its own server's CPU time, which other tests' load does
+	// not add to; running alongside them keeps the suite short.
+	t.Parallel()
 	s := start(t, lifecycleVersion)
 	pid := s.cmd.Process.Pid
 	for range 10 {
