@@ -96,6 +96,7 @@ type Process struct {
 	stdinErr  error
 	killAt    time.Time // when the group gets SIGKILL; zero if not ending
 	killed    bool      // SIGKILL was sent
+	released  bool      // the descriptors are closed
 }
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
