@@ -33,7 +33,7 @@ const (
 // Defaults. The numeric ones match 0.4.0.
 const (
 	defaultMaxOutputBytes   = 20000
-	defaultMaxBufferBytes   = 1 << 20
+	defaultMaxBufferBytes   = 256 << 10
 	defaultMaxProcesses     = 50
 	defaultDefaultYieldMs   = 5000
 	defaultMaxYieldMs       = 300000

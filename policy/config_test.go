@@ -40,7 +40,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		DefaultCwd:       dir,
 		MaxOutputBytes:   20000,
-		MaxBufferBytes:   1 << 20,
+		MaxBufferBytes:   256 << 10,
 		MaxProcesses:     50,
 		DefaultYieldMs:   5000,
 		MaxYieldMs:       300000,
@@ -105,7 +105,7 @@ func TestLoadValues(t *testing.T) {
 		{"allowed cwds only separators", map[string]string{envAllowedCwds: sep + sep},
 			func(c *Config) bool { return c.AllowedCwds == nil }},
 		{"max output", map[string]string{envMaxOutputBytes: " 4096 "},
-			func(c *Config) bool { return c.MaxOutputBytes == 4096 && c.MaxBufferBytes == 1<<20 }},
+			func(c *Config) bool { return c.MaxOutputBytes == 4096 && c.MaxBufferBytes == 256<<10 }},
 		{"max output above buffer default raises buffer", map[string]string{envMaxOutputBytes: "2000000"},
 			func(c *Config) bool { return c.MaxBufferBytes == 2000000 }},
 		{"max buffer", map[string]string{envMaxBufferBytes: "65536"},

@@ -4,7 +4,7 @@ import "github.com/yieldshell/yieldshell/screen"
 
 // pendingCap bounds the terminal output kept for a screen nobody has asked
 // for yet.
-const pendingCap = 512 << 10
+const pendingCap = 128 << 10
 
 // termView is the rendered screen of a PTY-mode process, rendered lazily:
 // the emulator is slow (about 20 MB/s) next to the terminal, so output only
