@@ -146,7 +146,6 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	env := m.environ(spec)
 	if spec.Cols == 0 {
 		spec.Cols = DefaultCols
 	}
@@ -160,7 +159,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 		Path: shell,
 		Args: []string{shell, "-c", spec.Command},
 		Dir:  cwd,
-		Env:  append(env, tagKey+"="+ss.tag),
+		Env:  m.environ(spec, ss.tag),
 		TTY:  spec.TTY,
 		Cols: spec.Cols,
 		Rows: spec.Rows,
@@ -222,14 +221,17 @@ func (m *Manager) ended(p *Process) {
 
 // environ builds the child's environment: the server's, then what makes a
 // terminal session behave for an agent, then the caller's overlay, which
-// wins.
-func (m *Manager) environ(spec Spec) []string {
+// wins over both, and last the containment tag, which nothing overrides (a
+// server started by a command inherits its parent's tag and must replace
+// it).
+func (m *Manager) environ(spec Spec, tag string) []string {
 	env := slices.Clone(m.baseEnv)
 	env = append(env, "PAGER=cat", "GIT_PAGER=cat")
 	if spec.TTY {
 		env = append(env, "TERM=xterm-256color")
 	}
 	env = append(env, overlayEnv(spec.Env)...)
+	env = append(env, tagKey+"="+tag)
 	return dedupEnv(env)
 }
 

@@ -296,3 +296,16 @@ func TestWriteToANonReaderIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// The containment tag cannot be overridden by env, nor inherited from a
+// parent server: each command carries exactly its own.
+func TestTagIsTheProcesssOwn(t *testing.T) {
+	t.Setenv(tagKey, "1:2:proc_parent")
+	m := newTestManager(t, nil)
+	s := spec(`env | grep -c "^`+tagKey+`="; echo "$`+tagKey+`"`, false)
+	s.Env = map[string]string{tagKey: "forged"}
+	p, _, out := run(t, m, s)
+	if want := "1\n" + m.tag + p.ID + "\n"; string(out.Stdout) != want {
+		t.Errorf("child sees %q, want %q", out.Stdout, want)
+	}
+}

@@ -459,13 +459,10 @@ func (p *Process) await(ctx context.Context, deadline time.Time, cond func() boo
 // Write sends input to the process.
 func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
 	p.mu.Lock()
-	ended, status := p.ended || p.exited, p.status
-	if ended && status == Running {
-		status = Completed
-	}
+	ended := p.ended || p.exited
 	p.mu.Unlock()
 	if ended {
-		return fmt.Errorf("%w (status: %s)", ErrNotRunning, status)
+		return p.notRunning()
 	}
 	if len(input) > 0 {
 		if err := p.proc.WriteInput(ctx, input); err != nil {
@@ -489,7 +486,7 @@ type StopResult struct {
 // that, shortly after the SIGKILL. by records who stops it.
 func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Duration, by Ending) (StopResult, error) {
 	if !p.beginEnding(by, grace) {
-		return StopResult{}, fmt.Errorf("%w (status: %s)", ErrNotRunning, p.statusName())
+		return StopResult{}, p.notRunning()
 	}
 	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
@@ -503,14 +500,17 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	return StopResult{Gone: ok, Killed: p.killed}, nil
 }
 
-// statusName is the status to report for a process that cannot be acted on.
-func (p *Process) statusName() Status {
+// notRunning is the error for a process that cannot be acted on any more,
+// with the status to report (an exited process still draining its output
+// counts as completed).
+func (p *Process) notRunning() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.status == Running {
-		return Completed // exited, output still draining
+	status := p.status
+	p.mu.Unlock()
+	if status == Running {
+		status = Completed
 	}
-	return p.status
+	return fmt.Errorf("%w (status: %s)", ErrNotRunning, status)
 }
 
 // Resize changes the terminal size of a PTY-mode process; the program gets

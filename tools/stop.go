@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,11 +63,7 @@ func (h *handlers) stop(ctx context.Context, req *mcp.CallToolRequest, in StopIn
 	grace = min(max(grace, 0), maxWait)
 	res, err := p.Stop(ctx, sig, grace, session.EndedByStop)
 	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, session.ErrNotRunning) {
-			msg = "Process is not running" + msg[len(session.ErrNotRunning.Error()):]
-		}
-		return fail(msg)
+		return fail(sentence(err))
 	}
 	info := p.Info()
 	out := StopOut{ProcessID: p.ID, Stopped: res.Gone, Signal: session.SignalName(sig), Forced: res.Killed, Status: string(info.Status), ExitCode: info.ExitCode}

@@ -62,6 +62,16 @@ func text(b []byte) string {
 
 func ptr[T any](v T) *T { return &v }
 
+// sentence turns an error into the message an agent reads: Go error text
+// starts lower-case, 0.4.0's messages ("Process is not running ...") do not.
+func sentence(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 // millis rounds d to tenths of a millisecond, as 0.4.0 reported durations.
 func millis(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Millisecond)*10) / 10

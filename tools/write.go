@@ -70,7 +70,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		msg := err.Error()
 		switch {
 		case errors.Is(err, session.ErrNotRunning):
-			msg = "Process is not running" + msg[len(session.ErrNotRunning.Error()):] + "; read or wait show its output"
+			msg = sentence(err) + "; read or wait show its output"
 		case errors.Is(err, context.DeadlineExceeded):
 			msg = "the process did not accept input within 10s; it may not be reading (see read)"
 		}
