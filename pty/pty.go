@@ -64,6 +64,9 @@ const (
 type Process struct {
 	pid int
 	tty bool
+	// inputPath is how /proc names the command's input: the terminal
+	// ("/dev/pts/N") or its stdin pipe ("pipe:[inode]").
+	inputPath string
 
 	// TTY mode: master is the only descriptor; rc reaches its fd without
 	// (*os.File).Fd, which would switch it back to blocking mode.
@@ -269,6 +272,7 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 			return fail(err)
 		}
 		p.master, p.rc = master, rc
+		p.inputPath = slave.Name()
 		p.out = eofReader{master}
 		attr.Files = []*os.File{slave, slave, slave}
 		attr.Sys = &syscall.SysProcAttr{
@@ -294,6 +298,10 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 			}
 		}
 		p.stdin, p.stdout, p.stderr = pipes[0][1], pipes[1][0], pipes[2][0]
+		var st unix.Stat_t
+		if err := unix.Fstat(int(pipes[0][0].Fd()), &st); err == nil {
+			p.inputPath = fmt.Sprintf("pipe:[%d]", st.Ino)
+		}
 		p.out, p.errOut = eofReader{p.stdout}, eofReader{p.stderr}
 		attr.Files = []*os.File{pipes[0][0], pipes[1][1], pipes[2][1]}
 		attr.Sys = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
@@ -627,12 +635,24 @@ func (p *Process) ForegroundPgrp() (int, error) {
 
 // Echo reports whether the terminal echoes input (false at a password prompt).
 func (p *Process) Echo() (bool, error) {
+	echo, _, err := p.Modes()
+	return echo, err
+}
+
+// Modes reports the terminal's echo and canonical (line-editing) modes. A
+// program that reads a secret turns echo off and keeps canonical mode;
+// readline and full-screen programs turn both off and echo by themselves.
+func (p *Process) Modes() (echo, canonical bool, err error) {
 	t, err := p.termios()
 	if err != nil {
-		return false, fmt.Errorf("reading terminal modes: %w", err)
+		return false, false, fmt.Errorf("reading terminal modes: %w", err)
 	}
-	return t.Lflag&unix.ECHO != 0, nil
+	return t.Lflag&unix.ECHO != 0, t.Lflag&unix.ICANON != 0, nil
 }
+
+// InputPath is how /proc names the command's input: "/dev/pts/N" in TTY
+// mode, "pipe:[inode]" for the stdin pipe; "" if unknown.
+func (p *Process) InputPath() string { return p.inputPath }
 
 // Done is closed when the process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }

@@ -3,6 +3,7 @@ package screen
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -113,6 +114,8 @@ type Cleaner struct {
 	carry   [utf8.UTFMax]byte
 	ncarry  int // bytes of an incomplete UTF-8 character held back
 	altMode bool
+	// appCursor: the program asked for application cursor keys (DECCKM).
+	appCursor bool
 
 	// The live line.
 	line      []rune // cells; cells past len(line) are blank
@@ -136,6 +139,30 @@ func NewCleaner(cols int) *Cleaner {
 
 // AltScreen reports whether the program is in the alternate screen.
 func (c *Cleaner) AltScreen() bool { return c.altMode }
+
+// AppCursor reports whether the program asked for application cursor keys,
+// so arrow keys must be sent as ESC O A rather than ESC [ A.
+func (c *Cleaner) AppCursor() bool { return c.appCursor }
+
+// Line returns the text of the line being written, up to the cursor if it
+// stands past the last visible character ("Name: " keeps its space), and
+// whether the cursor is at its end, where a prompt leaves it. It is empty in
+// the alternate screen and while the cursor is away from the line.
+func (c *Cleaner) Line() (string, bool) {
+	if !c.live() {
+		return "", false
+	}
+	t := c.trimmedLen()
+	end := max(t, min(c.cur, len(c.line)))
+	var b strings.Builder
+	for _, r := range c.line[:end] {
+		b.WriteRune(r)
+	}
+	for range c.cur - end {
+		b.WriteByte(' ')
+	}
+	return b.String(), c.cur >= t
+}
 
 // Write consumes p and appends the text it commits to dst. The result is
 // valid UTF-8.
@@ -517,6 +544,8 @@ func (c *Cleaner) csiFinal(dst []byte, b byte) []byte {
 					} else {
 						c.leaveAlt()
 					}
+				case 1: // DECCKM: arrow keys send ESC O A instead of ESC [ A
+					c.appCursor = b == 'h'
 				}
 			}
 		}

@@ -468,3 +468,26 @@ func TestCleanerNoAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per Write", allocs)
 	}
 }
+
+func TestCleanerLine(t *testing.T) {
+	tests := []struct {
+		in, line string
+		atEnd    bool
+	}{
+		{"", "", true},
+		{"done\n", "", true},
+		{"out\nName: ", "Name: ", true},
+		{"\x1b[1;32muser@host\x1b[0m:~$ ", "user@host:~$ ", true},
+		{">>> 1+1\x1b[3D", ">>> 1+1", false},
+		{"50%\r", "50%", false},
+		{"abc\x1b[?1049h", "", false},
+	}
+	for _, tt := range tests {
+		c := NewCleaner(80)
+		c.Write(nil, []byte(tt.in))
+		line, atEnd := c.Line()
+		if line != tt.line || atEnd != tt.atEnd {
+			t.Errorf("Line after %q = %q, %v; want %q, %v", tt.in, line, atEnd, tt.line, tt.atEnd)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/screen"
 )
@@ -97,6 +98,15 @@ type Process struct {
 	killAt    time.Time // when the group gets SIGKILL; zero if not ending
 	killed    bool      // SIGKILL was sent
 	released  bool      // the descriptors are closed
+
+	// Input-wait detection (input.go).
+	outputs    uint64    // appends so far
+	lastOutput time.Time // when the newest output arrived
+	lastLine   []byte    // pipe mode: the last unterminated line
+	marks      markState
+	feeding    bool        // exec's stdin is still being written
+	wrote      wrote       // the newest write
+	reader     prompt.Task // the thread last seen blocked reading the input
 }
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
@@ -119,6 +129,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		changed:   make(chan struct{}),
 		log:       newOutputLog(capacity),
 		status:    Running,
+		feeding:   spec.Stdin != "" || spec.CloseStdin,
 	}
 	p.life, p.endLife = context.WithCancel(parent)
 	if p.TTY {
@@ -162,18 +173,30 @@ func (p *Process) broadcast() {
 func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	defer p.readers.Done()
 	buf := make([]byte, 32<<10)
-	var redacted, clean []byte
+	var redacted, text, clean []byte
+	var scan prompt.Scanner
+	var marks []prompt.Mark
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			redacted = red.Write(redacted[:0], buf[:n])
+			text, marks = scan.Write(text[:0], redacted, marks[:0])
 			p.mu.Lock()
-			p.appendLocked(s, redacted, &clean, false)
+			prev := 0
+			for _, m := range marks {
+				p.appendLocked(s, text[prev:m.Pos], &clean, false)
+				p.markLocked(m)
+				prev = m.Pos
+			}
+			p.appendLocked(s, text[prev:], &clean, false)
+			p.outputs++
+			p.lastOutput = time.Now()
 			p.broadcast()
 			p.mu.Unlock()
 		}
 		if err != nil {
 			redacted = red.Flush(redacted[:0])
+			redacted = scan.Flush(redacted)
 			p.mu.Lock()
 			p.appendLocked(s, redacted, &clean, true)
 			p.openEOF--
@@ -193,6 +216,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 func (p *Process) appendLocked(s Stream, b []byte, scratch *[]byte, last bool) {
 	if p.cleaner == nil {
 		p.log.append(s, b)
+		p.trackLineLocked(b)
 		return
 	}
 	p.view.add(b)
@@ -231,11 +255,13 @@ func (p *Process) writeInitial(data string, closeAfter bool) {
 	if err == nil && closeAfter {
 		err = p.proc.CloseInput()
 	}
+	p.mu.Lock()
 	if err != nil && p.life.Err() == nil {
-		p.mu.Lock()
 		p.stdinErr = err
-		p.mu.Unlock()
 	}
+	p.feeding = false
+	p.broadcast()
+	p.mu.Unlock()
 }
 
 // wait is the one goroutine that follows the process to its end: it reaps
@@ -410,6 +436,7 @@ type Reason string
 
 const (
 	ReasonExited    Reason = "exited"
+	ReasonInputWait Reason = "input_wait"
 	ReasonYield     Reason = "yield_elapsed"
 	ReasonDeadline  Reason = "deadline"
 	ReasonCancelled Reason = "cancelled"
@@ -418,15 +445,8 @@ const (
 // WaitEnd blocks until the process has ended (exited and its output drained),
 // the deadline passes, or ctx is done.
 func (p *Process) WaitEnd(ctx context.Context, deadline time.Time) Reason {
-	ok, err := p.await(ctx, deadline, func() bool { return p.ended })
-	switch {
-	case ok:
-		return ReasonExited
-	case err != nil:
-		return ReasonCancelled
-	default:
-		return ReasonDeadline
-	}
+	r, _ := p.Await(ctx, deadline, Until{})
+	return r
 }
 
 // await blocks until cond, evaluated under p.mu after every state change,
@@ -464,6 +484,7 @@ func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) erro
 	if ended {
 		return p.notRunning()
 	}
+	p.beforeWrite()
 	if len(input) > 0 {
 		if err := p.proc.WriteInput(ctx, input); err != nil {
 			return err

@@ -51,7 +51,8 @@ type ExecOut struct {
 	Error       string     `json:"error,omitempty"`
 	Rule        string     `json:"rule,omitempty"`
 	Screen      *ScreenOut `json:"screen,omitempty"`
-	Notes       []string   `json:"notes,omitempty"`
+	InputOut
+	Notes []string `json:"notes,omitempty"`
 }
 
 func execTool(cfg *policy.Config) *mcp.Tool {
@@ -76,6 +77,8 @@ func execDescription(cfg *policy.Config) string {
 	return `Run a shell command (/bin/sh -c) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
 
 Example: {"command": "npm test", "side_effects": ["NONE"], "yield_ms": 10000}
+
+It answers early, still "backgrounded", the moment the program waits for input (a REPL, a question, a password prompt): waiting_for_input is true, input_kind says line, password or command, and prompt holds the prompt text. Answer with write. Running an interactive shell (bash) gives a persistent session: each command written to it with write and yield_ms answers when it finishes, with command_exit_code.
 
 side_effects is required and must not be empty: declare every category the command may plausibly have, using the exact upper-case names of the enum. ["NONE"] is for read-only commands and is exclusive: it cannot be combined with another category. A declared category that the server blocks is refused with status "failed_to_start" before anything else is checked (command rules, cwd, the process limit) and nothing is started. Blocked on this server: ` + bl + `.
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
@@ -146,9 +149,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 		return toolError(out)
 	}
-	reason := session.ReasonYield
+	reason, st := session.ReasonYield, session.InputState{}
 	if yield > 0 {
-		reason = p.WaitEnd(ctx, start.Add(yield))
+		reason, st = p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
 		if reason == session.ReasonDeadline {
 			reason = session.ReasonYield
 		}
@@ -169,7 +172,14 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
 		out.Status = "backgrounded"
+		if reason != session.ReasonInputWait {
+			st = p.InputState()
+		}
+		out.InputOut = inputOut(true, st)
 		out.Message = "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
+		if st.Waiting {
+			out.Message = "The command is waiting for input (" + string(st.Kind) + "). Answer it with write (input, newline: true; yield_ms to get the reply), or end it with stop."
+		}
 	} else {
 		out.Status = string(info.Status)
 		out.EndedBy = string(info.EndedBy)

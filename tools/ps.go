@@ -31,6 +31,7 @@ type PsEntry struct {
 	StderrBytes int64    `json:"stderr_bytes"`
 	TTY         bool     `json:"tty"`
 	EndedBy     string   `json:"ended_by,omitempty"`
+	InputOut
 }
 
 // PsOut is ps's answer.
@@ -43,6 +44,8 @@ func psTool() *mcp.Tool {
 		Name:  "ps",
 		Title: "List processes",
 		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes.
+
+Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt).
 
 Example: {"include_completed": false}`,
 		Annotations: annotations("List processes", true, false, true, false),
@@ -75,6 +78,9 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 			EndedBy:     string(info.EndedBy),
 		}
 		e.ExitCode, e.Signal = exitFields(info)
+		if info.Status == session.Running {
+			e.InputOut = inputOut(true, p.InputState())
+		}
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = ptr(epoch(info.EndedAt))
 		}

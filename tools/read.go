@@ -34,8 +34,9 @@ type OutputOut struct {
 	EndedBy     string     `json:"ended_by,omitempty"`
 	YieldReason string     `json:"yield_reason,omitempty"`
 	Screen      *ScreenOut `json:"screen,omitempty"`
-	Error       string     `json:"error,omitempty"`
-	Notes       []string   `json:"notes,omitempty"`
+	InputOut
+	Error string   `json:"error,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 func readTool() *mcp.Tool {
@@ -111,6 +112,9 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 		Screen:    screenOut(o),
 	}
 	out.ExitCode, out.Signal = exitFields(info)
+	if info.Status == session.Running {
+		out.InputOut = inputOut(true, p.InputState())
+	}
 	if q.Streams&session.Stdout != 0 {
 		out.Stdout = ptr(text(o.Stdout))
 	}

@@ -119,6 +119,23 @@ func screenOut(o session.Output) *ScreenOut {
 	}
 }
 
+// InputOut is the input-wait part of an answer about a running process.
+type InputOut struct {
+	WaitingForInput *bool  `json:"waiting_for_input,omitempty" jsonschema:"the program is waiting for input: answer it with write"`
+	InputKind       string `json:"input_kind,omitempty" jsonschema:"what it waits for: line, password (the terminal does not echo; the input never appears in output) or command (a shell prompt)"`
+	InputSignal     string `json:"input_signal,omitempty" jsonschema:"how that was seen: prompt_mark (shell integration), tty_read or stdin_read (the kernel: blocked reading its input), quiet_prompt (a prompt-shaped last line, then 150 ms of silence)"`
+	Prompt          string `json:"prompt,omitempty" jsonschema:"the prompt text: the line the cursor is on"`
+}
+
+// inputOut describes st for a process that is running; nothing for one
+// that ended.
+func inputOut(running bool, st session.InputState) InputOut {
+	if !running {
+		return InputOut{}
+	}
+	return InputOut{WaitingForInput: ptr(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt}
+}
+
 // exitFields are the exit_code and signal of a summary, null while running.
 func exitFields(in session.Info) (*int, *string) {
 	var sig *string

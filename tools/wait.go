@@ -29,7 +29,7 @@ func waitTool() *mcp.Tool {
 
 Example: {"process_id": "proc_1a2b3c4d5e6f", "timeout_ms": 20000}
 
-timeout_ms defaults to 30000 and is capped at 55000 so the call answers within client request timeouts; call wait again to keep waiting. A process whose descendants keep its terminal open after it exits is reported finished anyway. yield_reason says why the wait returned: exited, deadline or cancelled.`,
+timeout_ms defaults to 30000 and is capped at 55000 so the call answers within client request timeouts; call wait again to keep waiting. A process whose descendants keep its terminal open after it exits is reported finished anyway. A process that waits for input will not finish by waiting: wait answers at once then, with waiting_for_input true and the prompt. yield_reason says why the wait returned: exited, input_wait, deadline or cancelled.`,
 		Annotations: annotations("Wait for a process to finish", true, false, true, false),
 	}
 }
@@ -44,7 +44,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		d = time.Duration(*in.TimeoutMs) * time.Millisecond
 	}
 	d = min(max(d, 0), maxWait)
-	reason := p.WaitEnd(ctx, time.Now().Add(d))
+	reason, _ := p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true})
 	out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
 	out.YieldReason = string(reason)
 	return nil, out, nil

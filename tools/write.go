@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,30 +16,47 @@ const writeTimeout = 10 * time.Second
 
 // WriteIn is write's input.
 type WriteIn struct {
-	ProcessID  string `json:"process_id" jsonschema:"the process_id from exec"`
-	Input      string `json:"input" jsonschema:"text to send, as typed at the keyboard"`
-	Newline    bool   `json:"newline,omitempty" jsonschema:"press Enter after the input (default false)"`
-	CloseStdin bool   `json:"close_stdin,omitempty" jsonschema:"end the input after writing (EOF; Ctrl-D at the start of a line in PTY mode)"`
-	Cols       *int   `json:"cols,omitempty" jsonschema:"resize the terminal to this many columns (with rows; the program gets SIGWINCH)"`
-	Rows       *int   `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
+	ProcessID      string   `json:"process_id" jsonschema:"the process_id from exec"`
+	Input          string   `json:"input" jsonschema:"text to send, as typed at the keyboard"`
+	Keys           []string `json:"keys,omitempty" jsonschema:"named keys sent after input, in order: Enter, Tab, Esc, Up, Down, Left, Right, Home, End, PageUp, PageDown, Backspace, Delete, F1-F12, Space, or Ctrl chords C-c, C-d, C-z, C-l, ..."`
+	Newline        bool     `json:"newline,omitempty" jsonschema:"press Enter after the input and keys (default false)"`
+	CloseStdin     bool     `json:"close_stdin,omitempty" jsonschema:"end the input after writing (EOF; Ctrl-D at the start of a line in PTY mode)"`
+	YieldMs        *int     `json:"yield_ms,omitempty" jsonschema:"wait up to this long for the reply: until the program waits for input again, exits, or the time is up; the answer then carries the output produced since the write (default 0: answer at once)"`
+	MaxOutputBytes *int     `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return with yield_ms (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
+	Cols           *int     `json:"cols,omitempty" jsonschema:"resize the terminal to this many columns (with rows; the program gets SIGWINCH)"`
+	Rows           *int     `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
 }
 
-// WriteOut is write's answer.
+// WriteOut is write's answer. Without yield_ms it is only process_id and
+// ok, as in mcp-yieldshell 0.4.0; with it, also the reply.
 type WriteOut struct {
-	ProcessID string `json:"process_id"`
-	OK        bool   `json:"ok"`
-	Error     string `json:"error,omitempty"`
+	ProcessID       string  `json:"process_id"`
+	OK              bool    `json:"ok"`
+	Status          string  `json:"status,omitempty"`
+	ExitCode        *int    `json:"exit_code,omitempty"`
+	Signal          *string `json:"signal,omitempty"`
+	Stdout          *string `json:"stdout,omitempty"`
+	Stderr          *string `json:"stderr,omitempty"`
+	NextSeq         *int64  `json:"next_seq,omitempty"`
+	Truncated       bool    `json:"truncated,omitempty"`
+	YieldReason     string  `json:"yield_reason,omitempty"`
+	EndedBy         string  `json:"ended_by,omitempty"`
+	CommandExitCode *int    `json:"command_exit_code,omitempty" jsonschema:"in an interactive shell: the exit code of the command the write ran, once it finished"`
+	InputOut
+	Screen *ScreenOut `json:"screen,omitempty"`
+	Error  string     `json:"error,omitempty"`
 }
 
 func writeTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "write",
 		Title: "Send input to a process",
-		Description: `Send text to a running process's input, as if typed at its terminal (or written to its stdin pipe with tty: false). Set newline to press Enter after it. Then read (with since_seq) or wait to see the reaction.
+		Description: `Send text and keys to a running process, as if typed at its terminal (or written to its stdin pipe with tty: false). newline presses Enter after it. With yield_ms the call waits for the reply and returns it: it answers as soon as the program waits for input again (the next prompt), exits, or yield_ms passes, with the output produced since the write.
 
-Example: {"process_id": "proc_1a2b3c4d5e6f", "input": "yes", "newline": true}
+Example (a REPL): {"process_id": "proc_1a2b3c4d5e6f", "input": "1+1", "newline": true, "yield_ms": 5000}
+Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "input": "", "keys": ["Down", "Down", "Enter"]}
 
-In PTY mode newline sends a carriage return, what the Enter key sends; control characters can be sent as they are (e.g. "\u0003" for Ctrl-C). A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
+In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell, a command written with yield_ms answers when it finishes, with command_exit_code. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
 		Annotations: annotations("Send input to a process", false, true, false, false),
 	}
 }
@@ -56,25 +74,45 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 			return toolError(WriteOut{ProcessID: p.ID, Error: "resizing the terminal: " + err.Error()})
 		}
 	}
-	data := in.Input
-	if in.Newline {
-		if p.TTY {
-			data += "\r"
-		} else {
-			data += "\n"
-		}
+	var yield time.Duration // no yield_ms: answer at once, as 0.4.0 did
+	if in.YieldMs != nil {
+		yield = time.Duration(h.clampYield(in.YieldMs)) * time.Millisecond
 	}
-	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	// Where the reply starts: everything from here on came after the write.
+	_, before := p.Snapshot(session.Query{Streams: session.Both})
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	if err := p.Write(ctx, []byte(data), in.CloseStdin); err != nil {
+	if err := p.Type(wctx, in.Input, in.Keys, in.Newline, in.CloseStdin); err != nil {
 		msg := err.Error()
 		switch {
 		case errors.Is(err, session.ErrNotRunning):
 			msg = sentence(err) + "; read or wait show its output"
 		case errors.Is(err, context.DeadlineExceeded):
 			msg = "the process did not accept input within 10s; it may not be reading (see read)"
+		case strings.HasPrefix(msg, "unknown key"):
+			msg = sentence(err)
 		}
 		return toolError(WriteOut{ProcessID: p.ID, Error: msg})
 	}
-	return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
+	if yield <= 0 {
+		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
+	}
+	reason, st := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+	if reason == session.ReasonDeadline {
+		reason = session.ReasonYield
+	}
+	o := h.output(p, session.Query{Since: &before.NextSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	out := WriteOut{
+		ProcessID: p.ID, OK: true, Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
+		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
+		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
+	}
+	if reason == session.ReasonInputWait {
+		out.InputOut = inputOut(true, st)
+	}
+	if code, ok := p.CommandExit(); ok {
+		out.CommandExitCode = &code
+	}
+	return nil, out, nil
 }

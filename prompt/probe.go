@@ -1,0 +1,52 @@
+package prompt
+
+// Activity is what the processes that could read a program's input are doing,
+// as the kernel reports it.
+type Activity int
+
+const (
+	// Unknown: the kernel cannot be asked here (not Linux, no permission).
+	Unknown Activity = iota
+	// Busy: running, sleeping on a timer, or waiting on something other
+	// than the input.
+	Busy
+	// Polling: waiting in poll, epoll or a many-descriptor select, which
+	// may include the input; the kernel does not say which descriptors.
+	Polling
+	// Reading: blocked reading the terminal (or the stdin pipe).
+	Reading
+)
+
+func (a Activity) String() string {
+	switch a {
+	case Busy:
+		return "busy"
+	case Polling:
+		return "polling"
+	case Reading:
+		return "reading"
+	}
+	return "unknown"
+}
+
+// Input identifies where a program reads its input from.
+type Input struct {
+	// Session is the session id: the pid of the command's first process.
+	Session int
+	// Pgrp is the terminal's foreground process group; 0 (pipe mode) means
+	// any process of the session.
+	Pgrp int
+	// Path is what /proc shows for the input descriptor: "/dev/pts/N" for a
+	// terminal, "pipe:[inode]" for a stdin pipe.
+	Path string
+}
+
+// Task is one thread.
+type Task struct{ Pid, Tid int }
+
+// Probe is the answer of Inspect.
+type Probe struct {
+	Activity Activity
+	// Reader is the thread blocked reading the input, when Reading.
+	Reader Task
+}

@@ -1,0 +1,207 @@
+package prompt
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// syscallClass is what a thread blocked in a system call is doing.
+type syscallClass int
+
+const (
+	scOther   syscallClass = iota // busy with something else (a timer, a socket)
+	scNeutral                     // waiting for a child or a lock: says nothing
+	scRead                        // read(fd, ...)
+	scSelect                      // select or pselect6 (nfds in arg0)
+	scPoll                        // poll, ppoll, epoll: descriptors unknown
+)
+
+// classify sorts system call nr.
+func classify(nr int64) syscallClass {
+	switch nr {
+	case unix.SYS_READ, unix.SYS_READV, unix.SYS_PREAD64:
+		return scRead
+	case unix.SYS_PSELECT6:
+		return scSelect
+	case unix.SYS_PPOLL, unix.SYS_EPOLL_PWAIT:
+		return scPoll
+	case unix.SYS_WAIT4, unix.SYS_WAITID, unix.SYS_FUTEX:
+		return scNeutral
+	}
+	// Calls that only some architectures have (amd64: select, poll,
+	// epoll_wait).
+	return archClass(nr)
+}
+
+// Inspect asks the kernel (through /proc) what the processes that could read
+// in's input are doing: the foreground process group of the terminal, or in
+// pipe mode every process of the session. Every thread is looked at, since
+// the one reading is often not the main one. A thread running on a CPU makes
+// the answer Busy: a program that computes is not waiting.
+func Inspect(in Input) Probe {
+	// The group leader is the reader in most cases (a shell's read builtin,
+	// input(), getpass); only look further when it is not.
+	leader := in.Pgrp
+	if leader == 0 {
+		leader = in.Session
+	}
+	var acc probeAcc
+	acc.addProcess(leader, in.Path)
+	if acc.conclusive() {
+		return acc.result()
+	}
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return Probe{Activity: Unknown}
+	}
+	names, _ := dir.Readdirnames(-1)
+	_ = dir.Close()
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == leader {
+			continue
+		}
+		pgrp, sid, ok := groupOf(pid)
+		if !ok || in.Pgrp != 0 && pgrp != in.Pgrp || in.Pgrp == 0 && sid != in.Session {
+			continue
+		}
+		acc.addProcess(pid, in.Path)
+		if acc.conclusive() {
+			break
+		}
+	}
+	return acc.result()
+}
+
+// probeAcc sums up the threads seen so far.
+type probeAcc struct {
+	seen    bool // at least one thread could be read
+	running bool
+	other   bool
+	polling bool
+	reader  *Task
+}
+
+func (a *probeAcc) conclusive() bool { return a.running }
+
+func (a *probeAcc) result() Probe {
+	switch {
+	case !a.seen:
+		return Probe{Activity: Unknown}
+	case a.running:
+		return Probe{Activity: Busy}
+	case a.reader != nil:
+		return Probe{Activity: Reading, Reader: *a.reader}
+	case a.polling && !a.other:
+		return Probe{Activity: Polling}
+	}
+	return Probe{Activity: Busy}
+}
+
+func (a *probeAcc) addProcess(pid int, input string) {
+	base := "/proc/" + strconv.Itoa(pid)
+	tasks, err := os.ReadDir(base + "/task")
+	if err != nil {
+		return
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		a.addTask(base, Task{Pid: pid, Tid: tid}, input)
+	}
+}
+
+func (a *probeAcc) addTask(base string, t Task, input string) {
+	b, err := os.ReadFile(base + "/task/" + strconv.Itoa(t.Tid) + "/syscall")
+	if err != nil {
+		return // gone, or not ours
+	}
+	a.seen = true
+	f := strings.Fields(string(bytes.TrimSpace(b)))
+	nr, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || nr < 0 || len(f) < 2 {
+		// "running" on a CPU, or "-1": preempted in user space. Either
+		// way it computes.
+		a.running = true
+		return
+	}
+	arg0, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
+	if err != nil {
+		a.other = true
+		return
+	}
+	switch classify(nr) {
+	case scNeutral:
+	case scRead:
+		if isInput(base, int(arg0), input) {
+			a.reader = &t
+		} else {
+			a.other = true // a pipe, a file, a socket: not the input
+		}
+	case scSelect:
+		// One descriptor, and it is ours: readline and friends.
+		if arg0 == 1 && isInput(base, 0, input) {
+			a.reader = &t
+		} else {
+			a.polling = true
+		}
+	case scPoll:
+		a.polling = true
+	default:
+		a.other = true
+	}
+}
+
+// isInput reports whether descriptor fd of the process at base is the input.
+func isInput(base string, fd int, input string) bool {
+	link, err := os.Readlink(base + "/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return false
+	}
+	return link == input || link == "/dev/tty" && strings.HasPrefix(input, "/dev/")
+}
+
+// groupOf returns the process group and session of pid from
+// /proc/pid/stat.
+func groupOf(pid int) (pgrp, sid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// The command name (field 2) may hold spaces and parentheses: fields
+	// are counted after its closing parenthesis.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] state, f[1] ppid, f[2] pgrp, f[3] session.
+	if len(f) < 4 {
+		return 0, 0, false
+	}
+	pgrp, err1 := strconv.Atoi(f[2])
+	sid, err2 := strconv.Atoi(f[3])
+	return pgrp, sid, err1 == nil && err2 == nil
+}
+
+// Switches returns how many times a thread has given up the CPU to wait.
+// A reader whose count changed has woken up (taken input) and waited again.
+func Switches(t Task) (uint64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(t.Pid) + "/task/" + strconv.Itoa(t.Tid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nvoluntary_ctxt_switches:"))
+	if !ok {
+		return 0, false
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	n, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 10, 64)
+	return n, err == nil
+}

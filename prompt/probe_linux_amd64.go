@@ -1,0 +1,13 @@
+package prompt
+
+import "golang.org/x/sys/unix"
+
+func archClass(nr int64) syscallClass {
+	switch nr {
+	case unix.SYS_SELECT:
+		return scSelect
+	case unix.SYS_POLL, unix.SYS_EPOLL_WAIT:
+		return scPoll
+	}
+	return scOther
+}

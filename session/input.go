@@ -1,0 +1,308 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/yieldshell/yieldshell/prompt"
+)
+
+// Signal names what showed that a program waits for input, strongest first.
+type Signal string
+
+const (
+	SignalMark   Signal = "prompt_mark"  // an OSC 133/633 prompt mark
+	SignalTTY    Signal = "tty_read"     // blocked reading the terminal
+	SignalStdin  Signal = "stdin_read"   // blocked reading the stdin pipe
+	SignalQuiet  Signal = "quiet_prompt" // a prompt-shaped last line, then silence
+	quietPeriod         = prompt.QuietPeriod * time.Millisecond
+)
+
+// Probing schedule while a caller waits for input: the kernel is asked
+// firstProbe after the newest output, then at doubling intervals up to
+// maxProbe while nothing changes. Nobody waiting means nobody asks.
+const (
+	firstProbe = 5 * time.Millisecond
+	maxProbe   = 500 * time.Millisecond
+)
+
+// InputState says whether a program waits for input.
+type InputState struct {
+	Waiting bool
+	Kind    prompt.Kind
+	Signal  Signal
+	Prompt  string // the prompt text: the line the cursor is on
+}
+
+// markState follows the shell-integration marks of a process.
+type markState struct {
+	seen     bool   // a mark arrived: the program is integrated
+	atPrompt bool   // B seen, no C since
+	running  bool   // C seen, no D since
+	prompts  uint64 // B marks so far
+	exits    uint64 // D marks with a code after a C
+	exitCode int    // the code of the newest of them
+	prompt   string // the line when the newest B arrived
+}
+
+// wrote is what a write changed, so that a wait after it does not take the
+// state from before the write for an answer.
+type wrote struct {
+	at       time.Time
+	end      int64 // log position when it was written
+	prompts  uint64
+	exits    uint64
+	reader   prompt.Task // the thread that was blocked reading, if any
+	switches uint64      // its context switches then
+}
+
+// markLocked applies one mark.
+func (p *Process) markLocked(m prompt.Mark) {
+	ms := &p.marks
+	ms.seen = true
+	switch m.Kind {
+	case 'A':
+		ms.atPrompt = false
+	case 'B':
+		ms.atPrompt = true
+		ms.prompts++
+		ms.prompt, _ = p.lineLocked()
+	case 'C':
+		ms.atPrompt, ms.running = false, true
+	case 'D':
+		if code, ok := m.ExitCode(); ok && ms.running {
+			ms.exits++
+			ms.exitCode = code
+		}
+		ms.running = false
+	}
+}
+
+// lineLocked returns the line the cursor is on and whether the cursor is at
+// its end.
+func (p *Process) lineLocked() (string, bool) {
+	if p.cleaner != nil {
+		return p.cleaner.Line()
+	}
+	return string(p.lastLine), true
+}
+
+// trackLineLocked keeps the last unterminated line of pipe-mode output.
+func (p *Process) trackLineLocked(b []byte) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			p.lastLine = append(p.lastLine[:0], b[i+1:]...)
+			return
+		}
+	}
+	if len(p.lastLine)+len(b) > 512 {
+		p.lastLine = p.lastLine[:0] // too long to be a prompt
+		return
+	}
+	p.lastLine = append(p.lastLine, b...)
+}
+
+// inputView is what evaluating the input state needs, taken under p.mu.
+type inputView struct {
+	over     bool // ended, exited, or still being fed exec's stdin
+	marks    markState
+	quiet    time.Duration // since the newest output
+	line     string
+	atEnd    bool
+	wrote    wrote
+	outputs  uint64
+	canProbe bool
+}
+
+func (p *Process) inputViewLocked(now time.Time) inputView {
+	line, atEnd := p.lineLocked()
+	return inputView{
+		over:    p.ended || p.exited || p.feeding,
+		marks:   p.marks,
+		quiet:   now.Sub(p.lastOutput),
+		line:    line,
+		atEnd:   atEnd,
+		wrote:   p.wrote,
+		outputs: p.outputs,
+	}
+}
+
+// evalInput decides whether the program waits for input now. With probe it
+// also asks the kernel; without, only the marks count.
+func (p *Process) evalInput(probe bool) InputState {
+	p.mu.Lock()
+	v := p.inputViewLocked(time.Now())
+	p.mu.Unlock()
+	if v.over {
+		return InputState{}
+	}
+	ms := v.marks
+	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= quietPeriod) {
+		// A prompt after the last write, or the same prompt still there
+		// once the output has settled (the write was a partial line).
+		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}
+	}
+	if !probe || v.quiet < firstProbe {
+		// A program still printing is not waiting.
+		return InputState{}
+	}
+	pr := p.inspect()
+	switch pr.Activity {
+	case prompt.Reading:
+		if p.staleReader(pr.Reader, v) {
+			return InputState{}
+		}
+		p.mu.Lock()
+		p.reader = pr.Reader
+		p.mu.Unlock()
+		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
+		if p.TTY {
+			if echo, canonical, err := p.proc.Modes(); err == nil && !echo && canonical {
+				st.Kind = prompt.KindPassword
+			}
+		} else {
+			st.Signal = SignalStdin
+			if k, ok := prompt.LooksLikePrompt(v.line); ok && k == prompt.KindPassword {
+				st.Kind = k
+			}
+		}
+		return st
+	case prompt.Polling, prompt.Unknown:
+		if v.quiet < quietPeriod || !v.atEnd {
+			return InputState{}
+		}
+		if kind, ok := prompt.LooksLikePrompt(v.line); ok {
+			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
+		}
+	}
+	return InputState{}
+}
+
+// staleReader reports whether the thread blocked reading is the one that
+// was blocked when the last write went in and has not woken up since: it
+// has not read the input yet, so its wait is the old one. Once the output
+// has settled it counts anyway: the input was a partial line, and the
+// program still waits for the rest.
+func (p *Process) staleReader(t prompt.Task, v inputView) bool {
+	if v.wrote.at.IsZero() || t != v.wrote.reader || v.quiet >= quietPeriod {
+		return false
+	}
+	n, ok := prompt.Switches(t)
+	return ok && n == v.wrote.switches
+}
+
+// inspect asks the kernel what the program's foreground is doing.
+func (p *Process) inspect() prompt.Probe {
+	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath()}
+	if in.Path == "" {
+		return prompt.Probe{}
+	}
+	if p.TTY {
+		pgrp, err := p.proc.ForegroundPgrp()
+		if err != nil {
+			return prompt.Probe{}
+		}
+		in.Pgrp = pgrp
+	}
+	return prompt.Inspect(in)
+}
+
+// InputState returns whether the program waits for input now.
+func (p *Process) InputState() InputState {
+	return p.evalInput(true)
+}
+
+// beforeWrite records the state a write is about to change.
+func (p *Process) beforeWrite() {
+	p.mu.Lock()
+	w := wrote{at: time.Now(), end: p.log.end, prompts: p.marks.prompts, exits: p.marks.exits, reader: p.reader}
+	p.mu.Unlock()
+	if w.reader != (prompt.Task{}) {
+		w.switches, _ = prompt.Switches(w.reader)
+	}
+	p.mu.Lock()
+	p.wrote = w
+	p.mu.Unlock()
+}
+
+// CommandExit returns the exit code of the newest command that an
+// integrated shell finished since the last write, if one did.
+func (p *Process) CommandExit() (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.marks.exits > p.wrote.exits {
+		return p.marks.exitCode, true
+	}
+	return 0, false
+}
+
+// Until says what, besides the end of the process, ends a wait.
+type Until struct {
+	// InputWait ends the wait when the program waits for input.
+	InputWait bool
+}
+
+// Await blocks until the process has ended (exited and its output
+// drained), a condition of u holds, the deadline passes, or ctx is done.
+// With InputWait the kernel is asked about the program on a schedule that
+// starts firstProbe after each output and backs off while nothing changes.
+func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) (Reason, InputState) {
+	var timeout <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	var probeC <-chan time.Time
+	probeT := time.NewTimer(firstProbe)
+	defer probeT.Stop()
+	if u.InputWait {
+		probeC = probeT.C
+	}
+	backoff := firstProbe
+	probe := false
+	var seen uint64
+	for {
+		p.mu.Lock()
+		ended := p.ended
+		ch := p.changed
+		outputs, last := p.outputs, p.lastOutput
+		p.mu.Unlock()
+		if ended {
+			return ReasonExited, InputState{}
+		}
+		if u.InputWait {
+			if st := p.evalInput(probe); st.Waiting {
+				return ReasonInputWait, st
+			}
+			now := time.Now()
+			if outputs != seen {
+				seen, backoff = outputs, firstProbe
+				resetTimer(probeT, firstProbe)
+			} else if probe {
+				backoff = min(2*backoff, maxProbe)
+				next := backoff
+				// The heuristic turns true quietPeriod after the output.
+				if q := last.Add(quietPeriod).Sub(now); q > 0 {
+					next = min(next, q+time.Millisecond)
+				}
+				resetTimer(probeT, next)
+			}
+			probe = false
+		}
+		select {
+		case <-ch:
+		case <-probeC:
+			probe = true
+		case <-timeout:
+			return ReasonDeadline, InputState{}
+		case <-ctx.Done():
+			return ReasonCancelled, InputState{}
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, d time.Duration) {
+	t.Stop()
+	t.Reset(d)
+}

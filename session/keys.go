@@ -1,0 +1,105 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// namedKeys are the bytes a terminal sends for each key (xterm, normal
+// cursor mode). Names are matched without regard to case.
+var namedKeys = map[string]string{
+	"enter": "\r", "return": "\r", "tab": "\t", "esc": "\x1b", "escape": "\x1b",
+	"space": " ", "backspace": "\x7f", "delete": "\x1b[3~", "insert": "\x1b[2~",
+	"up": "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D",
+	"home": "\x1b[H", "end": "\x1b[F", "pageup": "\x1b[5~", "pagedown": "\x1b[6~",
+	"f1": "\x1bOP", "f2": "\x1bOQ", "f3": "\x1bOR", "f4": "\x1bOS",
+	"f5": "\x1b[15~", "f6": "\x1b[17~", "f7": "\x1b[18~", "f8": "\x1b[19~",
+	"f9": "\x1b[20~", "f10": "\x1b[21~", "f11": "\x1b[23~", "f12": "\x1b[24~",
+}
+
+// KeyNames lists the key names Keys accepts, for messages and schemas.
+func KeyNames() []string {
+	names := make([]string, 0, len(namedKeys)+1)
+	for k := range namedKeys {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return append(names, "C-a … C-z (Ctrl), C-@, C-[, C-\\, C-], C-^, C-_")
+}
+
+// keyBytes returns what the terminal sends for key: a name from namedKeys
+// or a Ctrl chord written C-x, Ctrl-x, Ctrl+x or ^x.
+func keyBytes(key string, appCursor bool) ([]byte, error) {
+	k := strings.ToLower(strings.TrimSpace(key))
+	if s, ok := namedKeys[k]; ok {
+		if appCursor && len(s) == 3 && s[1] == '[' && strings.IndexByte("ABCDHF", s[2]) >= 0 {
+			s = "\x1bO" + s[2:] // what arrow keys send in application mode
+		}
+		return []byte(s), nil
+	}
+	for _, prefix := range []string{"c-", "ctrl-", "ctrl+", "^"} {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok || len(rest) != 1 {
+			continue
+		}
+		c := rest[0]
+		switch {
+		case c >= 'a' && c <= 'z':
+			return []byte{c - 'a' + 1}, nil
+		case c >= '@' && c <= '_':
+			return []byte{c - '@'}, nil
+		case c == '?':
+			return []byte{0x7f}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown key %q; use one of: %s", key, strings.Join(KeyNames(), ", "))
+}
+
+// pipeKeys are the keys that mean something without a terminal: what its
+// line discipline would have done with them.
+var pipeKeys = map[byte]syscall.Signal{0x03: syscall.SIGINT, 0x1a: syscall.SIGTSTP, 0x1c: syscall.SIGQUIT}
+
+// Type sends text, then keys, then Enter if newline, then end of input if
+// closeInput: what a person types. In pipe mode there is no terminal to
+// turn keys into signals, so Ctrl-C, Ctrl-Z and Ctrl-\ signal the process
+// group and Ctrl-D closes stdin; other keys are written as their bytes.
+func (p *Process) Type(ctx context.Context, text string, keys []string, newline, closeInput bool) error {
+	p.mu.Lock()
+	appCursor := p.cleaner != nil && p.cleaner.AppCursor()
+	p.mu.Unlock()
+	data := []byte(text)
+	for _, k := range keys {
+		b, err := keyBytes(k, appCursor)
+		if err != nil {
+			return err
+		}
+		if !p.TTY && len(b) == 1 {
+			if sig, ok := pipeKeys[b[0]]; ok {
+				if err := p.Write(ctx, data, false); err != nil {
+					return err
+				}
+				data = data[:0]
+				if err := p.proc.Signal(sig); err != nil {
+					return fmt.Errorf("sending %s: %w", SignalName(sig), err)
+				}
+				continue
+			}
+			if b[0] == 0x04 {
+				closeInput = true
+				continue
+			}
+		}
+		data = append(data, b...)
+	}
+	if newline {
+		if p.TTY {
+			data = append(data, '\r')
+		} else {
+			data = append(data, '\n')
+		}
+	}
+	return p.Write(ctx, data, closeInput)
+}
