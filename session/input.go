@@ -11,11 +11,11 @@ import (
 type Signal string
 
 const (
-	SignalMark   Signal = "prompt_mark"  // an OSC 133/633 prompt mark
-	SignalTTY    Signal = "tty_read"     // blocked reading the terminal
-	SignalStdin  Signal = "stdin_read"   // blocked reading the stdin pipe
-	SignalQuiet  Signal = "quiet_prompt" // a prompt-shaped last line, then silence
-	quietPeriod         = prompt.QuietPeriod * time.Millisecond
+	SignalMark  Signal = "prompt_mark"  // an OSC 133/633 prompt mark
+	SignalTTY   Signal = "tty_read"     // blocked reading the terminal
+	SignalStdin Signal = "stdin_read"   // blocked reading the stdin pipe
+	SignalQuiet Signal = "quiet_prompt" // a prompt-shaped last line, then silence
+	quietPeriod        = prompt.QuietPeriod * time.Millisecond
 )
 
 // Probing schedule while a caller waits for input: the kernel is asked
