@@ -76,6 +76,7 @@ type Manager struct {
 	tag     string // this server's tag prefix, "<pid>:<start>:"
 
 	mu       sync.Mutex
+	shellDir string // private directory of shell-integration files; "" until needed
 	procs    map[string]*Process
 	order    []*Process // in start order
 	running  int        // started and not yet ended, including reservations
@@ -155,11 +156,19 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now()}
 	id := newID()
 	ss.tag = m.tag + id
+	line, env := spec.Command, m.environ(spec, ss.tag)
+	if spec.TTY {
+		if l, extra, ok, err := m.integrateShell(spec.Command); err != nil {
+			m.log.Warn("shell integration unavailable", "error", err)
+		} else if ok {
+			line, env = l, append(env, extra...)
+		}
+	}
 	proc, err := m.reaper.Start(pty.Options{
 		Path: shell,
-		Args: []string{shell, "-c", spec.Command},
+		Args: []string{shell, "-c", line},
 		Dir:  cwd,
-		Env:  m.environ(spec, ss.tag),
+		Env:  env,
 		TTY:  spec.TTY,
 		Cols: spec.Cols,
 		Rows: spec.Rows,
@@ -190,6 +199,24 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	m.log.Debug("started", "process_id", p.ID, "pid", p.Pid, "tty", p.TTY)
 	return p, nil
+}
+
+// integrateShell sets up shell integration when command starts an
+// interactive shell we can integrate (see integrateShell in shellinit.go).
+func (m *Manager) integrateShell(command string) (string, []string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shellDir == "" {
+		if !isShellCommand(command) {
+			return "", nil, false, nil
+		}
+		dir, err := os.MkdirTemp("", "yieldshell-")
+		if err != nil {
+			return "", nil, false, fmt.Errorf("creating shell-integration directory: %w", err)
+		}
+		m.shellDir = dir
+	}
+	return integrateShell(command, m.shellDir)
 }
 
 // reserve takes a slot under the process limit, so that concurrent starts can
@@ -343,6 +370,11 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	wg.Wait()
 	// Descendants that escaped processes which had already ended.
 	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, shutdownGrace)
+	m.mu.Lock()
+	if m.shellDir != "" {
+		_ = os.RemoveAll(m.shellDir) // in the temporary directory anyway
+	}
+	m.mu.Unlock()
 	_ = m.reaper.Close() // it only stops its own goroutine
 }
 

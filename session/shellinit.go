@@ -1,0 +1,101 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// bashIntegration is the start-up file of an interactive bash we integrate:
+// it loads what bash would have loaded, then reports prompts (OSC 133 A
+// and B around PS1), command starts (C, from PS0) and each command's exit
+// code (D, from PROMPT_COMMAND while $? is still the command's). The user's
+// PROMPT_COMMAND (a string or, in bash 5.1, an array) runs after that with
+// $? intact, and PS1 is wrapped again after it, since prompt frameworks
+// rebuild PS1 there. The user's files are not touched.
+const bashIntegration = `# Written by yieldshell: shell integration for one interactive bash.
+if [ -n "$YIELDSHELL_LOGIN_SHELL" ]; then
+  unset YIELDSHELL_LOGIN_SHELL
+  [ -r /etc/profile ] && . /etc/profile
+  if [ -r ~/.bash_profile ]; then . ~/.bash_profile
+  elif [ -r ~/.bash_login ]; then . ~/.bash_login
+  elif [ -r ~/.profile ]; then . ~/.profile
+  fi
+else
+  [ -r ~/.bashrc ] && . ~/.bashrc
+fi
+__yieldshell_user_pc=("${PROMPT_COMMAND[@]}")
+__yieldshell_set() { return "$1"; }
+__yieldshell_hook() {
+  local s=$? pc
+  printf '\033]133;D;%s\007' "$s"
+  for pc in "${__yieldshell_user_pc[@]}"; do
+    __yieldshell_set "$s"
+    eval "$pc"
+  done
+  case $PS1 in
+    *'133;B'*) ;;
+    *) PS1='\[\033]133;A\007\]'"$PS1"'\[\033]133;B\007\]' ;;
+  esac
+  return "$s"
+}
+unset PROMPT_COMMAND
+PROMPT_COMMAND=__yieldshell_hook
+PS0=$'\033]133;C\007'"$PS0"
+`
+
+// integrateShell returns the command line that runs command, an interactive
+// shell invocation, with shell integration, and the environment it needs;
+// ok is false when command is not one we integrate (only bash so far, with
+// no arguments but -i, -l and --login).
+func integrateShell(command, dir string) (line string, env []string, ok bool, err error) {
+	if !isShellCommand(command) {
+		return "", nil, false, nil
+	}
+	f := strings.Fields(command)
+	login := slices.ContainsFunc(f[1:], func(a string) bool { return a != "-i" })
+	bash, err := exec.LookPath(f[0])
+	if err != nil {
+		return "", nil, false, nil // let the shell report it as usual
+	}
+	rc := filepath.Join(dir, "bashrc")
+	if _, err := os.Stat(rc); err != nil {
+		if err := os.WriteFile(rc, []byte(bashIntegration), 0o600); err != nil {
+			return "", nil, false, fmt.Errorf("writing shell integration: %w", err)
+		}
+	}
+	if login {
+		env = append(env, "YIELDSHELL_LOGIN_SHELL=1")
+	}
+	return "exec " + shellQuote(bash) + " --rcfile " + shellQuote(rc) + " -i", env, true, nil
+}
+
+// isShellCommand reports whether command starts an interactive bash: bash
+// with no arguments but -i, -l, --login.
+func isShellCommand(command string) bool {
+	f := strings.Fields(command)
+	if len(f) == 0 || filepath.Base(f[0]) != "bash" {
+		return false
+	}
+	for _, a := range f[1:] {
+		switch a {
+		case "-i", "-l", "--login", "-il", "-li":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || slices.Contains([]rune("/._-+=:,@"), r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
