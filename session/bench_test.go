@@ -1,6 +1,7 @@
 package session
 
 import (
+	"os/exec"
 	"testing"
 	"time"
 
@@ -76,4 +77,73 @@ func BenchmarkDrain(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPromptAnswer measures a REPL round trip: type a line into a
+// program that answers at once and prompts again, and wait for the answer
+// as write with yield_ms does. Each signal is timed next to its baseline,
+// the same round trip ended the moment the prompt bytes reach the server
+// (output-driven, no detection): the difference is what detection costs.
+//
+//	kernel: bash's read builtin, seen blocked reading the terminal
+//	mark:   an integrated interactive bash, seen by its OSC 133 B mark
+//	quiet:  a program that polls its input (python3 select.poll), seen by
+//	        its prompt-shaped last line after the quiet period
+func BenchmarkPromptAnswer(b *testing.B) {
+	m := newTestManager(b, nil)
+	cases := []struct {
+		name, cmd, input, need string
+	}{
+		{"kernel", `while read -p "> " l; do echo "got $l"; done`, "x", "bash"},
+		{"mark", `bash`, "true", "bash"},
+		{"quiet", `python3 -u -c 'import select,sys
+p = select.poll(); p.register(0, select.POLLIN)
+while True:
+    sys.stdout.write("> "); p.poll(); sys.stdin.readline(); print("got")'`, "x", "python3"},
+	}
+	for _, c := range cases {
+		if _, err := exec.LookPath(c.need); err != nil {
+			b.Logf("%s: %s is not installed", c.name, c.need)
+			continue
+		}
+		s := spec(c.cmd, true)
+		s.Shell = "bash"
+		s.Env = map[string]string{"HOME": b.TempDir()} // no user start-up files
+		p, err := m.Start(b.Context(), s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r, _ := p.Await(b.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}); r != ReasonInputWait {
+			b.Fatalf("%s: no first prompt: %s", c.name, r)
+		}
+		b.Run(c.name+"/baseline", func(b *testing.B) {
+			for b.Loop() {
+				p.mu.Lock()
+				before := p.outputs
+				prompt, _ := p.lineLocked()
+				p.mu.Unlock()
+				if err := p.Type(b.Context(), c.input, nil, true, false); err != nil {
+					b.Fatal(err)
+				}
+				ok, _ := p.await(b.Context(), time.Now().Add(10*time.Second), func() bool {
+					line, _ := p.lineLocked()
+					return p.outputs > before && line == prompt
+				})
+				if !ok {
+					b.Fatal("no prompt")
+				}
+			}
+		})
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := p.Type(b.Context(), c.input, nil, true, false); err != nil {
+					b.Fatal(err)
+				}
+				if r, _ := p.Await(b.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}); r != ReasonInputWait {
+					b.Fatal(r)
+				}
+			}
+		})
+		p.Close()
+	}
 }

@@ -116,10 +116,16 @@ type inputView struct {
 
 func (p *Process) inputViewLocked(now time.Time) inputView {
 	line, atEnd := p.lineLocked()
+	// Quiet since the newest output or write, whichever came last: what
+	// was on the screen before a write says nothing about the answer.
+	since := p.lastOutput
+	if p.wrote.at.After(since) {
+		since = p.wrote.at
+	}
 	return inputView{
 		over:    p.ended || p.exited || p.feeding,
 		marks:   p.marks,
-		quiet:   now.Sub(p.lastOutput),
+		quiet:   now.Sub(since),
 		line:    line,
 		atEnd:   atEnd,
 		wrote:   p.wrote,
