@@ -80,6 +80,7 @@ func Inspect(in Input) Probe {
 // probeAcc sums up the threads seen so far.
 type probeAcc struct {
 	seen    bool // at least one thread could be read
+	denied  bool // a thread could not be read: another user's (sudo)
 	running bool
 	other   bool
 	polling bool
@@ -90,8 +91,10 @@ func (a *probeAcc) conclusive() bool { return a.running }
 
 func (a *probeAcc) result() Probe {
 	switch {
-	case !a.seen:
+	case !a.seen && a.denied:
 		return Probe{Activity: Unknown}
+	case !a.seen:
+		return Probe{Activity: Busy} // nothing left that could read
 	case a.running:
 		return Probe{Activity: Busy}
 	case a.reader != nil:
@@ -118,9 +121,13 @@ func (a *probeAcc) addProcess(pid int, input string) {
 }
 
 func (a *probeAcc) addTask(base string, t Task, input string) {
-	b, err := os.ReadFile(base + "/task/" + strconv.Itoa(t.Tid) + "/syscall")
+	task := base + "/task/" + strconv.Itoa(t.Tid)
+	b, err := os.ReadFile(task + "/syscall")
 	if err != nil {
-		return // gone, or not ours
+		// Gone, a zombie, or another user's (a setuid program such as
+		// sudo): only the last leaves the question open.
+		a.denied = a.denied || os.IsPermission(err)
+		return
 	}
 	a.seen = true
 	f := strings.Fields(string(bytes.TrimSpace(b)))
@@ -136,7 +143,14 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 		a.other = true
 		return
 	}
-	switch classify(nr) {
+	class := classify(nr)
+	if class >= scRead && !sleeping(task) {
+		// In the call but not asleep in it: its input is there and it is
+		// about to take it (or the state changed under us).
+		a.running = true
+		return
+	}
+	switch class {
 	case scNeutral:
 	case scRead:
 		if isInput(base, int(arg0), input) {
@@ -165,6 +179,16 @@ func isInput(base string, fd int, input string) bool {
 		return false
 	}
 	return link == input || link == "/dev/tty" && strings.HasPrefix(input, "/dev/")
+}
+
+// sleeping reports whether the thread at task is in interruptible sleep.
+func sleeping(task string) bool {
+	b, err := os.ReadFile(task + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'S'
 }
 
 // groupOf returns the process group and session of pid from

@@ -49,7 +49,7 @@ type markState struct {
 // state from before the write for an answer.
 type wrote struct {
 	at       time.Time
-	end      int64 // log position when it was written
+	outputs  uint64 // output reads before it
 	prompts  uint64
 	exits    uint64
 	reader   prompt.Task // the thread that was blocked reading, if any
@@ -189,8 +189,19 @@ func (p *Process) evalInput(probe bool) InputState {
 // has not read the input yet, so its wait is the old one. Once the output
 // has settled it counts anyway: the input was a partial line, and the
 // program still waits for the rest.
+//
+// A reader that woke up and waits again still needs output after the write
+// (the echo, an answer) before it counts, unless the output has settled:
+// the terminal hands input over asynchronously, so a reader may wait again
+// between two pieces of one write.
 func (p *Process) staleReader(t prompt.Task, v inputView) bool {
-	if v.wrote.at.IsZero() || t != v.wrote.reader || v.quiet >= quietPeriod {
+	if v.wrote.at.IsZero() || v.quiet >= quietPeriod {
+		return false
+	}
+	if v.outputs == v.wrote.outputs {
+		return true
+	}
+	if t != v.wrote.reader {
 		return false
 	}
 	n, ok := prompt.Switches(t)
@@ -221,7 +232,7 @@ func (p *Process) InputState() InputState {
 // beforeWrite records the state a write is about to change.
 func (p *Process) beforeWrite() {
 	p.mu.Lock()
-	w := wrote{at: time.Now(), end: p.log.end, prompts: p.marks.prompts, exits: p.marks.exits, reader: p.reader}
+	w := wrote{at: time.Now(), outputs: p.outputs, prompts: p.marks.prompts, exits: p.marks.exits, reader: p.reader}
 	p.mu.Unlock()
 	if w.reader != (prompt.Task{}) {
 		w.switches, _ = prompt.Switches(w.reader)
