@@ -148,7 +148,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	}
 	reason := session.ReasonYield
 	if yield > 0 {
+		stopProgress := h.progress(ctx, req, p)
 		reason = p.WaitEnd(ctx, start.Add(yield))
+		stopProgress()
 		if reason == session.ReasonDeadline {
 			reason = session.ReasonYield
 		}

@@ -16,6 +16,9 @@ import (
 type handlers struct {
 	m   *session.Manager
 	cfg *policy.Config
+	// progressEvery overrides how often blocking calls report progress
+	// (tests); zero means progressEvery.
+	progressEvery time.Duration
 }
 
 // Register adds the tool surface to s, in the order clients list it: the
