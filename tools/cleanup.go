@@ -15,7 +15,7 @@ type CleanupIn struct {
 
 // CleanupOut is cleanup's answer.
 type CleanupOut struct {
-	Removed int `json:"removed"`
+	Removed int `json:"removed" jsonschema:"how many finished processes were forgotten"`
 }
 
 func cleanupTool() *mcp.Tool {

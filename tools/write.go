@@ -25,9 +25,9 @@ type WriteIn struct {
 
 // WriteOut is write's answer.
 type WriteOut struct {
-	ProcessID string `json:"process_id"`
-	OK        bool   `json:"ok"`
-	Error     string `json:"error,omitempty"`
+	ProcessID string `json:"process_id" jsonschema:"the process_id written to"`
+	OK        bool   `json:"ok" jsonschema:"the input was delivered"`
+	Error     string `json:"error,omitempty" jsonschema:"why the input was not delivered and what to do instead"`
 }
 
 func writeTool() *mcp.Tool {
