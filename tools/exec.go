@@ -37,7 +37,7 @@ type ExecOut struct {
 	Status      string     `json:"status" jsonschema:"completed, backgrounded (still running: use process_id), timed_out, stopped, failed or failed_to_start (nothing ran; see error and rule)"`
 	ProcessID   string     `json:"process_id,omitempty" jsonschema:"handle for read, write, wait and stop; set whenever a process started"`
 	Pid         int        `json:"pid,omitempty" jsonschema:"operating-system process id (also the process group and session id)"`
-	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the command ended by itself; null while running or when a signal ended it"`
+	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the command ended (-N when signal N ended it); null while running"`
 	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the command (e.g. SIGTERM), or null"`
 	DurationMs  float64    `json:"duration_ms" jsonschema:"time from start to this answer (or to the end), in ms"`
 	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text: in PTY mode the whole terminal output, cleaned of escape sequences"`

@@ -22,7 +22,7 @@ type PsEntry struct {
 	Command     string   `json:"command" jsonschema:"the command line"`
 	Cwd         string   `json:"cwd" jsonschema:"working directory"`
 	Status      string   `json:"status" jsonschema:"running, completed, stopped, timed_out or failed"`
-	ExitCode    *int     `json:"exit_code" jsonschema:"exit status, or null"`
+	ExitCode    *int     `json:"exit_code" jsonschema:"exit status (-N for signal N), or null while running"`
 	Signal      *string  `json:"signal" jsonschema:"signal that ended it, or null"`
 	StartedAt   float64  `json:"started_at" jsonschema:"start time, seconds since the Unix epoch"`
 	EndedAt     *float64 `json:"ended_at" jsonschema:"end time, seconds since the Unix epoch, or null while running"`

@@ -22,7 +22,7 @@ type ReadIn struct {
 type OutputOut struct {
 	ProcessID   string     `json:"process_id" jsonschema:"the process_id asked about"`
 	Status      string     `json:"status,omitempty" jsonschema:"running, completed, stopped, timed_out or failed"`
-	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the process ended by itself; null while running or when a signal ended it"`
+	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the process ended (-N when signal N ended it); null while running"`
 	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the process, or null"`
 	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: the since_seq of the next read"`
 	StartSeq    *int64     `json:"start_seq,omitempty" jsonschema:"position of the first returned byte"`

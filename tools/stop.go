@@ -23,7 +23,7 @@ type StopOut struct {
 	Signal    string  `json:"signal,omitempty" jsonschema:"the signal sent first"`
 	Forced    bool    `json:"forced,omitempty" jsonschema:"SIGKILL was needed after the grace period"`
 	Status    string  `json:"status,omitempty" jsonschema:"the process status after the stop (stopped once it is gone)"`
-	ExitCode  *int    `json:"exit_code,omitempty" jsonschema:"exit status, if the process exited by itself"`
+	ExitCode  *int    `json:"exit_code,omitempty" jsonschema:"exit status once it ended (-N for signal N)"`
 	Error     *string `json:"error" jsonschema:"why stopping failed, or null"`
 }
 
