@@ -1,13 +1,5 @@
 //go:build unix
 
-// Command yieldshell is an MCP server through which agents run and drive
-// shell commands, each under its own pseudo-terminal.
-//
-// Usage:
-//
-//	yieldshell            serve MCP over stdin/stdout
-//	yieldshell --version  print the version
-//	yieldshell --help     print usage and every environment variable
 package main
 
 import (
@@ -233,14 +225,24 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `yieldshell %s: an MCP server that runs shell commands for agents, each under its own pseudo-terminal.
 
 Usage:
-  yieldshell            serve MCP over stdin/stdout (logs go to stderr)
-  yieldshell --version  print the version
-  yieldshell --help     print this help
+  yieldshell                       serve MCP over stdin/stdout (logs go to stderr)
+  yieldshell --http ADDR           serve MCP over streamable HTTP at http://ADDR/mcp; ADDR is PORT
+                                   (127.0.0.1), or HOST:PORT to listen beyond this machine.
+                                   Requests need "Authorization: Bearer TOKEN"; the token comes from
+                                   --token-file FILE, YIELDSHELL_HTTP_TOKEN_FILE or YIELDSHELL_HTTP_TOKEN
+                                   (required off loopback; generated and printed on loopback)
+  yieldshell call TOOL ['JSON']    run one tool call and print its answer (exit 1 on a tool error)
+  yieldshell tools [--json]        list the tools with their parameters (--json: full schemas)
+  yieldshell --version             print the version
+  yieldshell --help                print this help
 
 Environment variables:
 `, buildVersion())
-	vars := append(policy.Vars(), policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
-		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR."})
+	vars := append(policy.Vars(),
+		policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
+			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
+		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
+		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."})
 	for _, v := range vars {
 		def := v.Default
 		if def == "" {
