@@ -11,7 +11,7 @@ import (
 
 // TestCrossBuild keeps the supported platforms building: the whole module
 // for linux and darwin on amd64 and arm64, and the start-up refusal for
-// windows. It compiles only (the results are discarded); -short skips it.
+// windows. It compiles and vets only (nothing runs); -short skips it.
 func TestCrossBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiling is slow with a cold build cache")
@@ -36,15 +36,21 @@ func TestCrossBuild(t *testing.T) {
 		{"windows", "amd64", "."},
 	} {
 		t.Run(tc.goos+"_"+tc.goarch, func(t *testing.T) {
-			cmd := exec.Command("go", "build", "-o", os.DevNull, tc.pkg)
-			if tc.pkg == "./..." {
-				// Several packages: build and discard.
-				cmd = exec.Command("go", "build", tc.pkg)
-				cmd.Dir = "../.."
+			// Several packages: build and discard, then vet, which also
+			// type-checks the tests.
+			cmds := [][]string{{"build", tc.pkg}, {"vet", tc.pkg}}
+			if tc.pkg == "." {
+				cmds = [][]string{{"build", "-o", os.DevNull, "."}}
 			}
-			cmd.Env = append(os.Environ(), "GOOS="+tc.goos, "GOARCH="+tc.goarch, "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("GOOS=%s GOARCH=%s go build %s: %v\n%s", tc.goos, tc.goarch, tc.pkg, err, out)
+			for _, args := range cmds {
+				cmd := exec.Command("go", args...)
+				if tc.pkg != "." {
+					cmd.Dir = "../.."
+				}
+				cmd.Env = append(os.Environ(), "GOOS="+tc.goos, "GOARCH="+tc.goarch, "CGO_ENABLED=0")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("GOOS=%s GOARCH=%s go %s: %v\n%s", tc.goos, tc.goarch, strings.Join(args, " "), err, out)
+				}
 			}
 		})
 	}
