@@ -306,3 +306,42 @@ func BenchmarkExecTransports(b *testing.B) {
 		run(b, cs)
 	})
 }
+
+// TestCancelledCallKeepsProcess: at every protocol version, cancelling a
+// blocking exec from the Go client leaves the process running and the
+// server answering.
+func TestCancelledCallKeepsProcess(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+				"command": "echo cancel-me; exec sleep 60", "side_effects": []string{"NONE"}, "yield_ms": 50000}})
+			done <- err
+		}()
+		var id string
+		eventually(t, 10*time.Second, "the exec to start", func() bool {
+			for _, p := range s.call("ps", nil).m["processes"].([]any) {
+				if e := p.(map[string]any); strings.Contains(fmt.Sprint(e["command"]), "cancel-me") {
+					id = e["process_id"].(string)
+					return true
+				}
+			}
+			return false
+		})
+		t.Cleanup(func() { s.stopQuietly(id) })
+		cancel()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("a cancelled call returned no error")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancelled call did not return")
+		}
+		r := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 100})
+		if r.str("status") != "running" {
+			t.Errorf("after the cancel the process is %q, want running", r.str("status"))
+		}
+	})
+}
