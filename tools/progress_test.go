@@ -15,8 +15,18 @@ import (
 
 // TestProgress checks that exec and wait report progress while they block,
 // only when the request carries a token, with growing progress values and
-// the newest output line.
+// the newest output line, at today's protocol and the SDK's default.
 func TestProgress(t *testing.T) {
+	for _, v := range []string{"2025-06-18", ""} {
+		name := v
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) { testProgress(t, v) })
+	}
+}
+
+func testProgress(t *testing.T, version string) {
 	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +55,7 @@ func TestProgress(t *testing.T) {
 			defer mu.Unlock()
 			got[r.Params.ProgressToken] = append(got[r.Params.ProgressToken], r.Params)
 		},
-	}).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	}).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
