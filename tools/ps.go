@@ -42,7 +42,7 @@ func psTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "ps",
 		Title: "List processes",
-		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes.
+		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes. Finished processes are listed too unless include_completed is false (until cleanup forgets them); at most limit entries (default 50).
 
 Example: {"include_completed": false}`,
 		Annotations: annotations("List processes", true, false, true, false),
