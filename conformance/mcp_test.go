@@ -221,7 +221,7 @@ func startHTTP(tb testing.TB, ctx context.Context) *httpServer {
 	return nil
 }
 
-func (h *httpServer) connect(tb testing.TB, token string) (*mcp.ClientSession, error) {
+func (h *httpServer) connect(token string) (*mcp.ClientSession, error) {
 	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(token)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -241,7 +241,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestHTTP(t *testing.T) {
 	statSources()
 	h := startHTTP(t, t.Context())
-	if cs, err := h.connect(t, "wrong-token-0123456789"); err == nil {
+	if cs, err := h.connect("wrong-token-0123456789"); err == nil {
 		cs.Close()
 		t.Fatal("connected with a wrong token")
 	}
@@ -254,7 +254,7 @@ func TestHTTP(t *testing.T) {
 		t.Errorf("no token: status %d, want 401", res.StatusCode)
 	}
 
-	cs, err := h.connect(t, httpToken)
+	cs, err := h.connect(httpToken)
 	if err != nil {
 		t.Fatalf("connecting with the token: %v", err)
 	}
@@ -298,7 +298,7 @@ func BenchmarkExecTransports(b *testing.B) {
 	b.Run("stdio", func(b *testing.B) { run(b, benchSession(b, "2025-06-18")) })
 	b.Run("http", func(b *testing.B) {
 		h := startHTTP(b, context.Background())
-		cs, err := h.connect(b, httpToken)
+		cs, err := h.connect(httpToken)
 		if err != nil {
 			b.Fatal(err)
 		}
