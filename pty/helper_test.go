@@ -49,7 +49,7 @@ func runHelper(args []string) int {
 		fmt.Print("partial")
 		return 0
 	case "isatty": // report whether stdin is a terminal, and its size
-		_, err := unix.IoctlGetTermios(0, unix.TCGETS)
+		_, err := unix.IoctlGetTermios(0, ioctlGetTermios)
 		var cols, rows uint16
 		if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil {
 			cols, rows = ws.Col, ws.Row

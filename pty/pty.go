@@ -275,12 +275,8 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		p.inputPath = slave.Name()
 		p.out = eofReader{master}
 		attr.Files = []*os.File{slave, slave, slave}
-		attr.Sys = &syscall.SysProcAttr{
-			Setsid:    true,
-			Setctty:   true,
-			Ctty:      0,
-			Pdeathsig: syscall.SIGKILL,
-		}
+		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		setDeathSignal(attr.Sys)
 	} else {
 		var pipes [3][2]*os.File
 		for i := range pipes {
@@ -304,7 +300,8 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		}
 		p.out, p.errOut = eofReader{p.stdout}, eofReader{p.stderr}
 		attr.Files = []*os.File{pipes[0][0], pipes[1][1], pipes[2][1]}
-		attr.Sys = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+		attr.Sys = &syscall.SysProcAttr{Setsid: true}
+		setDeathSignal(attr.Sys)
 	}
 
 	r.mu.Lock()
@@ -351,12 +348,12 @@ func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
 			return
 		}
 		var t *unix.Termios
-		if t, opErr = unix.IoctlGetTermios(int(fd), unix.TCGETS); opErr != nil {
+		if t, opErr = unix.IoctlGetTermios(int(fd), ioctlGetTermios); opErr != nil {
 			return
 		}
 		t.Iflag |= unix.IUTF8
 		t.Oflag |= unix.OPOST | unix.ONLCR
-		opErr = unix.IoctlSetTermios(int(fd), unix.TCSETS, t)
+		opErr = unix.IoctlSetTermios(int(fd), ioctlSetTermios, t)
 	})
 	if err == nil {
 		err = opErr
@@ -378,18 +375,6 @@ func (r eofReader) Read(b []byte) (int, error) {
 		err = io.EOF
 	}
 	return n, err
-}
-
-// SetChildSubreaper makes the calling process the reaper of its orphaned
-// descendants (Linux PR_SET_CHILD_SUBREAPER).
-//
-// Adopted orphans are reaped silently by the Reaper, so a Reaper should be
-// running whenever this is set.
-func SetChildSubreaper() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("setting child subreaper: %w", err)
-	}
-	return nil
 }
 
 // Pid returns the process id (== pgid == sid).
@@ -584,7 +569,7 @@ func (p *Process) control(fn func(fd int) error) error {
 func (p *Process) termios() (*unix.Termios, error) {
 	var t *unix.Termios
 	err := p.control(func(fd int) (err error) {
-		t, err = unix.IoctlGetTermios(fd, unix.TCGETS)
+		t, err = unix.IoctlGetTermios(fd, ioctlGetTermios)
 		return err
 	})
 	return t, err

@@ -2,10 +2,8 @@ package pty
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // Tagged returns the processes whose environment holds a variable key,
@@ -14,7 +12,8 @@ import (
 //
 // An environment tag is how descendants that left their process group and
 // session (setsid, daemons) are still found: it survives forks and setsid,
-// though not a program that clears its environment.
+// though not a program that clears its environment. It needs Linux's /proc;
+// elsewhere it finds nothing, and only process groups are signalled.
 func Tagged(key string) map[int]string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -39,25 +38,4 @@ func Tagged(key string) map[int]string {
 		}
 	}
 	return found
-}
-
-// StartTime returns when process pid started, in clock ticks since boot:
-// with the pid it identifies a process even after the pid is reused.
-func StartTime(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name may hold spaces and parentheses: fields start after
-	// the last ')'. starttime is field 22, the 20th after the name.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("parsing /proc/%d/stat", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, fmt.Errorf("parsing /proc/%d/stat", pid)
-	}
-	return strconv.ParseUint(f[19], 10, 64)
 }

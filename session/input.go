@@ -36,7 +36,6 @@ type InputState struct {
 
 // markState follows the shell-integration marks of a process.
 type markState struct {
-	seen     bool   // a mark arrived: the program is integrated
 	atPrompt bool   // B seen, no C since
 	running  bool   // C seen, no D since
 	prompts  uint64 // B marks so far
@@ -59,7 +58,6 @@ type wrote struct {
 // markLocked applies one mark.
 func (p *Process) markLocked(m prompt.Mark) {
 	ms := &p.marks
-	ms.seen = true
 	switch m.Kind {
 	case 'A':
 		ms.atPrompt = false
@@ -147,6 +145,11 @@ func (p *Process) evalInput(probe bool) InputState {
 		// A prompt after the last write, or the same prompt still there
 		// once the output has settled (the write was a partial line).
 		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}
+	}
+	if ms.prompts > 0 && !ms.running {
+		// An integrated shell between a command's end and its next prompt:
+		// the B mark, not the shell's own read, says when it is ready.
+		return InputState{}
 	}
 	if !probe || v.quiet < firstProbe {
 		// A program still printing is not waiting.

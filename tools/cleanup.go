@@ -15,14 +15,14 @@ type CleanupIn struct {
 
 // CleanupOut is cleanup's answer.
 type CleanupOut struct {
-	Removed int `json:"removed"`
+	Removed int `json:"removed" jsonschema:"how many finished processes were forgotten"`
 }
 
 func cleanupTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "cleanup",
 		Title: "Forget finished processes",
-		Description: `Remove the records (and retained output) of finished processes older than the thresholds; running processes are never touched. Returns how many were removed.
+		Description: `Remove the records (and retained output) of finished processes older than the thresholds; running processes are never touched. Both thresholds default to one hour (3600000 ms); 0 forgets every finished process of that kind. Returns how many were removed.
 
 Example: {"completed_older_than_ms": 0, "stopped_older_than_ms": 0}`,
 		Annotations: annotations("Forget finished processes", false, true, true, false),

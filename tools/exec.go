@@ -34,25 +34,25 @@ type ExecIn struct {
 
 // ExecOut is exec's answer. Which fields are set depends on status.
 type ExecOut struct {
-	Status      string     `json:"status"`
-	ProcessID   string     `json:"process_id,omitempty"`
-	Pid         int        `json:"pid,omitempty"`
-	ExitCode    *int       `json:"exit_code"`
-	Signal      *string    `json:"signal"`
-	DurationMs  float64    `json:"duration_ms"`
-	Stdout      *string    `json:"stdout,omitempty"`
-	Stderr      *string    `json:"stderr,omitempty"`
-	Truncated   bool       `json:"truncated"`
-	NextSeq     *int64     `json:"next_seq,omitempty"`
-	YieldReason string     `json:"yield_reason,omitempty"`
-	EndedBy     string     `json:"ended_by,omitempty"`
-	TTY         *bool      `json:"tty,omitempty"`
-	Message     string     `json:"message,omitempty"`
-	Error       string     `json:"error,omitempty"`
-	Rule        string     `json:"rule,omitempty"`
-	Screen      *ScreenOut `json:"screen,omitempty"`
+	Status      string     `json:"status" jsonschema:"completed, backgrounded (still running: use process_id), timed_out, stopped, failed or failed_to_start (nothing ran; see error and rule)"`
+	ProcessID   string     `json:"process_id,omitempty" jsonschema:"handle for read, write, wait and stop; set whenever a process started"`
+	Pid         int        `json:"pid,omitempty" jsonschema:"operating-system process id (also the process group and session id)"`
+	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the command ended (-N when signal N ended it); null while running"`
+	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the command (e.g. SIGTERM), or null"`
+	DurationMs  float64    `json:"duration_ms" jsonschema:"time from start to this answer (or to the end), in ms"`
+	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text: in PTY mode the whole terminal output, cleaned of escape sequences"`
+	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode (tty: false); empty in PTY mode"`
+	Truncated   bool       `json:"truncated" jsonschema:"some output was left out: cut by max_output_bytes or no longer retained"`
+	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: pass it as since_seq to read to get only newer output"`
+	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why exec returned: exited, input_wait (the program waits for input), yield_elapsed, timeout or cancelled"`
+	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout or shutdown"`
+	TTY         *bool      `json:"tty,omitempty" jsonschema:"whether the command runs under a pseudo-terminal"`
+	Message     string     `json:"message,omitempty" jsonschema:"what to do next"`
+	Error       string     `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
+	Rule        string     `json:"rule,omitempty" jsonschema:"the policy rule that refused the command"`
+	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal, present while a full-screen program runs"`
 	InputOut
-	Notes []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its input"`
 }
 
 func execTool(cfg *policy.Config) *mcp.Tool {
@@ -151,7 +151,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	}
 	reason, st := session.ReasonYield, session.InputState{}
 	if yield > 0 {
+		stopProgress := h.progress(ctx, req, p)
 		reason, st = p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+		stopProgress()
 		if reason == session.ReasonDeadline {
 			reason = session.ReasonYield
 		}

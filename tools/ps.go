@@ -16,34 +16,34 @@ type PsIn struct {
 
 // PsEntry summarises one process.
 type PsEntry struct {
-	ProcessID   string   `json:"process_id"`
-	Pid         int      `json:"pid"`
-	Name        string   `json:"name"`
-	Command     string   `json:"command"`
-	Cwd         string   `json:"cwd"`
-	Status      string   `json:"status"`
-	ExitCode    *int     `json:"exit_code"`
-	Signal      *string  `json:"signal"`
-	StartedAt   float64  `json:"started_at"`
-	EndedAt     *float64 `json:"ended_at"`
-	DurationMs  float64  `json:"duration_ms"`
-	StdoutBytes int64    `json:"stdout_bytes"`
-	StderrBytes int64    `json:"stderr_bytes"`
-	TTY         bool     `json:"tty"`
-	EndedBy     string   `json:"ended_by,omitempty"`
+	ProcessID   string   `json:"process_id" jsonschema:"handle for read, write, wait and stop"`
+	Pid         int      `json:"pid" jsonschema:"operating-system process id"`
+	Name        string   `json:"name" jsonschema:"the name given at exec, or empty"`
+	Command     string   `json:"command" jsonschema:"the command line"`
+	Cwd         string   `json:"cwd" jsonschema:"working directory"`
+	Status      string   `json:"status" jsonschema:"running, completed, stopped, timed_out or failed"`
+	ExitCode    *int     `json:"exit_code" jsonschema:"exit status (-N for signal N), or null while running"`
+	Signal      *string  `json:"signal" jsonschema:"signal that ended it, or null"`
+	StartedAt   float64  `json:"started_at" jsonschema:"start time, seconds since the Unix epoch"`
+	EndedAt     *float64 `json:"ended_at" jsonschema:"end time, seconds since the Unix epoch, or null while running"`
+	DurationMs  float64  `json:"duration_ms" jsonschema:"run time so far or in total, in ms"`
+	StdoutBytes int64    `json:"stdout_bytes" jsonschema:"bytes of output produced (the terminal output in PTY mode)"`
+	StderrBytes int64    `json:"stderr_bytes" jsonschema:"bytes of standard error produced (pipe mode)"`
+	TTY         bool     `json:"tty" jsonschema:"runs under a pseudo-terminal"`
+	EndedBy     string   `json:"ended_by,omitempty" jsonschema:"who ended it: exit, signal, stop, timeout or shutdown"`
 	InputOut
 }
 
 // PsOut is ps's answer.
 type PsOut struct {
-	Processes []PsEntry `json:"processes"`
+	Processes []PsEntry `json:"processes" jsonschema:"newest first"`
 }
 
 func psTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "ps",
 		Title: "List processes",
-		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes.
+		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes. Finished processes are listed too unless include_completed is false (until cleanup forgets them); at most limit entries (default 50).
 
 Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt).
 

@@ -20,23 +20,23 @@ type ReadIn struct {
 
 // OutputOut is the shape of read and wait answers.
 type OutputOut struct {
-	ProcessID   string     `json:"process_id"`
-	Status      string     `json:"status,omitempty"`
-	ExitCode    *int       `json:"exit_code"`
-	Signal      *string    `json:"signal"`
-	NextSeq     *int64     `json:"next_seq,omitempty"`
-	StartSeq    *int64     `json:"start_seq,omitempty"`
-	Truncated   bool       `json:"truncated"`
-	Evicted     bool       `json:"evicted,omitempty"`
-	Capped      bool       `json:"capped,omitempty"`
-	Stdout      *string    `json:"stdout,omitempty"`
-	Stderr      *string    `json:"stderr,omitempty"`
-	EndedBy     string     `json:"ended_by,omitempty"`
-	YieldReason string     `json:"yield_reason,omitempty"`
-	Screen      *ScreenOut `json:"screen,omitempty"`
+	ProcessID   string     `json:"process_id" jsonschema:"the process_id asked about"`
+	Status      string     `json:"status,omitempty" jsonschema:"running, completed, stopped, timed_out or failed"`
+	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the process ended (-N when signal N ended it); null while running"`
+	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the process, or null"`
+	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: the since_seq of the next read"`
+	StartSeq    *int64     `json:"start_seq,omitempty" jsonschema:"position of the first returned byte"`
+	Truncated   bool       `json:"truncated" jsonschema:"evicted or capped"`
+	Evicted     bool       `json:"evicted,omitempty" jsonschema:"output asked for is no longer retained; the answer starts at the oldest retained byte"`
+	Capped      bool       `json:"capped,omitempty" jsonschema:"max_output_bytes cut the answer; reading on from next_seq loses nothing"`
+	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text (in PTY mode everything the terminal showed, cleaned)"`
+	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode; empty in PTY mode"`
+	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout or shutdown"`
+	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why wait returned: exited, input_wait (the program waits for input), deadline or cancelled"`
+	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal: with view \"screen\", and while a full-screen program runs"`
 	InputOut
-	Error string   `json:"error,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
+	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process"`
 }
 
 func readTool() *mcp.Tool {

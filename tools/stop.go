@@ -18,13 +18,13 @@ type StopIn struct {
 
 // StopOut is stop's answer.
 type StopOut struct {
-	ProcessID string  `json:"process_id"`
-	Stopped   bool    `json:"stopped"`
-	Signal    string  `json:"signal,omitempty"`
-	Forced    bool    `json:"forced,omitempty"`
-	Status    string  `json:"status,omitempty"`
-	ExitCode  *int    `json:"exit_code,omitempty"`
-	Error     *string `json:"error"`
+	ProcessID string  `json:"process_id" jsonschema:"the process_id stopped"`
+	Stopped   bool    `json:"stopped" jsonschema:"the process and its group are gone"`
+	Signal    string  `json:"signal,omitempty" jsonschema:"the signal sent first"`
+	Forced    bool    `json:"forced,omitempty" jsonschema:"SIGKILL was needed after the grace period"`
+	Status    string  `json:"status,omitempty" jsonschema:"the process status after the stop (stopped once it is gone)"`
+	ExitCode  *int    `json:"exit_code,omitempty" jsonschema:"exit status once it ended (-N for signal N)"`
+	Error     *string `json:"error" jsonschema:"why stopping failed, or null"`
 }
 
 func stopTool() *mcp.Tool {

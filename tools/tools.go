@@ -16,6 +16,9 @@ import (
 type handlers struct {
 	m   *session.Manager
 	cfg *policy.Config
+	// progressEvery overrides how often blocking calls report progress
+	// (tests); zero means progressEvery.
+	progressEvery time.Duration
 }
 
 // Register adds the tool surface to s, in the order clients list it: the
@@ -97,10 +100,10 @@ type ScreenOut struct {
 	Lines         []string `json:"lines" jsonschema:"the visible rows, trailing blanks and empty rows at the bottom left out"`
 	CursorRow     int      `json:"cursor_row" jsonschema:"0-based"`
 	CursorCol     int      `json:"cursor_col" jsonschema:"0-based"`
-	Cols          int      `json:"cols"`
-	Rows          int      `json:"rows"`
+	Cols          int      `json:"cols" jsonschema:"terminal width in columns"`
+	Rows          int      `json:"rows" jsonschema:"terminal height in rows"`
 	AltScreen     bool     `json:"alt_screen" jsonschema:"a full-screen program (vim, less, top) is running"`
-	CursorVisible bool     `json:"cursor_visible"`
+	CursorVisible bool     `json:"cursor_visible" jsonschema:"the program shows the cursor"`
 	Degraded      bool     `json:"degraded,omitempty" jsonschema:"the emulator had to be reset; earlier screen content is lost"`
 }
 

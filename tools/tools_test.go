@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/to
 
 // TestToolGoldens pins each tool's name, description, annotations and
 // schemas: a change to the tool surface shows up as a diff to review.
-// Refresh with go test ./tools -run TestToolGoldens -update.
+// Refresh with go test ./tools -run TestToolGoldens -update, which also
+// regenerates the tools reference in README.md from them.
 func TestToolGoldens(t *testing.T) {
 	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
 	if err != nil {
@@ -77,6 +78,7 @@ func TestToolGoldens(t *testing.T) {
 			t.Errorf("%s differs from %s; if the change is intended, run with -update\ngot:\n%s", tool.Name, path, got)
 		}
 	}
+	checkToolsReference(t)
 }
 
 func connect(t testing.TB, srv *mcp.Server) *mcp.ClientSession {

@@ -44,7 +44,9 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		d = time.Duration(*in.TimeoutMs) * time.Millisecond
 	}
 	d = min(max(d, 0), maxWait)
+	stopProgress := h.progress(ctx, req, p)
 	reason, _ := p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true})
+	stopProgress()
 	out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
 	out.YieldReason = string(reason)
 	return nil, out, nil

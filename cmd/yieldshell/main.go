@@ -1,11 +1,5 @@
-// Command yieldshell is an MCP server through which agents run and drive
-// shell commands, each under its own pseudo-terminal.
-//
-// Usage:
-//
-//	yieldshell            serve MCP over stdin/stdout
-//	yieldshell --version  print the version
-//	yieldshell --help     print usage and every environment variable
+//go:build unix
+
 package main
 
 import (
@@ -44,13 +38,15 @@ const instructions = `yieldshell runs shell commands for you, each under its own
 - ps lists processes; cleanup forgets finished ones.`
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("yieldshell", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address instead of stdio")
+	tokenFile := fs.String("token-file", "", "file holding the bearer token for --http")
 	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,14 +58,22 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "yieldshell", buildVersion())
 		return 0
 	}
+	var cmd string
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", fs.Arg(0))
-		usage(stderr)
-		return 2
+		cmd = fs.Arg(0)
+		if cmd != "call" && cmd != "tools" {
+			fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", cmd)
+			usage(stderr)
+			return 2
+		}
+		if *httpAddr != "" {
+			fmt.Fprintf(stderr, "yieldshell: --http serves clients; it cannot be combined with %q\n", cmd)
+			return 2
+		}
 	}
 
-	level := logLevel()
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	level := logLevel(cmd != "")
+	stderrLog := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
 	// The SDK reports every connection at INFO; keep that for debugging.
 	sdkLog := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}))
 	cwd, err := os.Getwd()
@@ -82,55 +86,94 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
 		return 2
 	}
-	if term.IsTerminal(int(os.Stdin.Fd())) {
-		// A person started it by hand: say what it is waiting for.
-		fmt.Fprintln(stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
+	var hc *httpConfig
+	if *httpAddr != "" {
+		if hc, err = loadHTTPConfig(*httpAddr, *tokenFile, os.Getenv); err != nil {
+			fmt.Fprintln(stderr, "yieldshell:", err)
+			return 2
+		}
 	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	a, err := newApp(cfg, stderrLog, sdkLog, cmd == "")
+	if err != nil {
+		fmt.Fprintln(stderr, "yieldshell:", err)
+		return 1
+	}
+	defer a.shutdown()
 	for _, w := range cfg.Warnings() {
-		log.Warn(w)
+		a.log.Warn(w)
 	}
-	if err := serve(cfg, log, sdkLog); err != nil {
-		log.Error("serving", "error", err)
+	switch {
+	case cmd == "tools":
+		return listTools(ctx, a.srv, fs.Args()[1:], stdout, stderr)
+	case cmd == "call":
+		return callTool(ctx, a.srv, fs.Args()[1:], stdout, stderr)
+	case hc != nil:
+		err = serveHTTP(ctx, a, hc, stderr)
+	default:
+		if term.IsTerminal(int(os.Stdin.Fd())) {
+			// A person started it by hand: say what it is waiting for.
+			fmt.Fprintln(stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
+		}
+		err = a.srv.Run(ctx, &mcp.StdioTransport{})
+		a.log.Debug("transport closed; shutting down", "error", err)
+		if ctx.Err() != nil || errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		a.log.Error("serving", "error", err)
 		return 1
 	}
 	return 0
 }
 
-func serve(cfg *policy.Config, log, sdkLog *slog.Logger) error {
-	// As the child subreaper, descendants that daemonise away from their
-	// process group stay our children: they can be found and reaped.
-	if err := pty.SetChildSubreaper(); err != nil {
-		log.Warn("cannot become child subreaper; escaped descendants will be reaped by init", "error", err)
-	}
-	// A client that goes away closes our stdout; without this the next write
-	// to it would kill the server before it ends its processes. (Notify, not
-	// Ignore: an ignored signal would be inherited by every command.)
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+// app is one server: the MCP surface over the process manager. Every mode
+// (stdio, HTTP, the CLI) serves one app and shuts it down the same way.
+type app struct {
+	srv         *mcp.Server
+	mgr         *session.Manager
+	log         *slog.Logger
+	cancelProcs context.CancelFunc
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-
-	procCtx, cancelProcs := context.WithCancel(context.Background())
-	defer cancelProcs()
-	mgr, err := session.NewManager(procCtx, cfg, log)
-	if err != nil {
-		return err
-	}
-
+// newApp builds the server. subreaper is for the modes that run for long:
+// as the child subreaper, descendants that daemonise away from their
+// process group stay our children and can be found and reaped.
+func newApp(cfg *policy.Config, stderrLog slog.Handler, sdkLog *slog.Logger, subreaper bool) (*app, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
 		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
+	log := slog.New(newTeeHandler(stderrLog, srv))
+	if subreaper {
+		if err := pty.SetChildSubreaper(); err != nil {
+			log.Warn("cannot become child subreaper; escaped descendants will be reaped by init", "error", err)
+		}
+	}
+	// A client that goes away closes our stdout (or connection); without
+	// this the next write to it would kill the server before it ends its
+	// processes. (Notify, not Ignore: an ignored signal would be inherited
+	// by every command.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+
+	procCtx, cancelProcs := context.WithCancel(context.Background())
+	mgr, err := session.NewManager(procCtx, cfg, log)
+	if err != nil {
+		cancelProcs()
+		return nil, err
+	}
 	srv.AddReceivingMiddleware(recoverPanics(log))
 	tools.Register(srv, mgr, cfg)
+	return &app{srv: srv, mgr: mgr, log: log, cancelProcs: cancelProcs}, nil
+}
 
-	err = srv.Run(ctx, &mcp.StdioTransport{})
-	log.Debug("transport closed; shutting down", "error", err)
+// shutdown ends every process the server started.
+func (a *app) shutdown() {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	mgr.Shutdown(sctx)
-	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
+	a.mgr.Shutdown(sctx)
+	a.cancelProcs()
 }
 
 // recoverPanics turns a panic in a handler into an error answer instead of
@@ -155,9 +198,14 @@ func recoverPanics(log *slog.Logger) mcp.Middleware {
 	}
 }
 
-func logLevel() slog.Level {
+// logLevel is YIELDSHELL_LOG_LEVEL; by default INFO for a server and WARN
+// for the CLI, whose answer should stand alone.
+func logLevel(cli bool) slog.Level {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(os.Getenv("YIELDSHELL_LOG_LEVEL"))); err != nil {
+		if cli {
+			return slog.LevelWarn
+		}
 		return slog.LevelInfo
 	}
 	return l
@@ -177,14 +225,24 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `yieldshell %s: an MCP server that runs shell commands for agents, each under its own pseudo-terminal.
 
 Usage:
-  yieldshell            serve MCP over stdin/stdout (logs go to stderr)
-  yieldshell --version  print the version
-  yieldshell --help     print this help
+  yieldshell                       serve MCP over stdin/stdout (logs go to stderr)
+  yieldshell --http ADDR           serve MCP over streamable HTTP at http://ADDR/mcp; ADDR is PORT
+                                   (127.0.0.1), or HOST:PORT to listen beyond this machine.
+                                   Requests need "Authorization: Bearer TOKEN"; the token comes from
+                                   --token-file FILE, YIELDSHELL_HTTP_TOKEN_FILE or YIELDSHELL_HTTP_TOKEN
+                                   (required off loopback; generated and printed on loopback)
+  yieldshell call TOOL ['JSON']    run one tool call and print its answer (exit 1 on a tool error)
+  yieldshell tools [--json]        list the tools with their parameters (--json: full schemas)
+  yieldshell --version             print the version
+  yieldshell --help                print this help
 
 Environment variables:
 `, buildVersion())
-	vars := append(policy.Vars(), policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
-		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR."})
+	vars := append(policy.Vars(),
+		policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
+			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
+		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
+		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."})
 	for _, v := range vars {
 		def := v.Default
 		if def == "" {

@@ -1,0 +1,143 @@
+//go:build unix
+
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
+)
+
+func TestLoadHTTPConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	if err := os.WriteFile(file, []byte("from-the-file-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		addr, file string
+		env        map[string]string
+		wantAddr   string
+		wantToken  string // "generated" for a generated one
+		wantErr    string
+	}{
+		{addr: "8080", wantAddr: "127.0.0.1:8080", wantToken: "generated"},
+		{addr: ":8080", wantAddr: "127.0.0.1:8080", wantToken: "generated"},
+		{addr: "localhost:9", wantAddr: "localhost:9", wantToken: "generated"},
+		{addr: "[::1]:9", wantAddr: "[::1]:9", wantToken: "generated"},
+		{addr: "0.0.0.0:9", wantErr: "needs a bearer token"},
+		{addr: "192.0.2.1:9", wantErr: "needs a bearer token"},
+		{addr: "0.0.0.0:9", env: map[string]string{tokenEnv: "env-token-0123456789"}, wantAddr: "0.0.0.0:9", wantToken: "env-token-0123456789"},
+		{addr: "0.0.0.0:9", file: file, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
+		{addr: "0.0.0.0:9", env: map[string]string{tokenFileEnv: file, tokenEnv: "ignored-env-token-0123"}, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
+		{addr: "9", file: empty, wantErr: "is empty"},
+		{addr: "9", file: filepath.Join(dir, "missing"), wantErr: "reading the bearer token"},
+		{addr: "9", env: map[string]string{tokenEnv: "short"}, wantErr: "too short"},
+		{addr: "a:b:c", wantErr: "invalid --http address"},
+	} {
+		hc, err := loadHTTPConfig(tc.addr, tc.file, func(k string) string { return tc.env[k] })
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s %v: error %v, want %q", tc.addr, tc.env, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s %v: %v", tc.addr, tc.env, err)
+			continue
+		}
+		if hc.addr != tc.wantAddr {
+			t.Errorf("%s: addr %q, want %q", tc.addr, hc.addr, tc.wantAddr)
+		}
+		if tc.wantToken == "generated" {
+			if !hc.generated || len(hc.token) < 16 {
+				t.Errorf("%s: want a generated token, got %+v", tc.addr, hc)
+			}
+		} else if hc.token != tc.wantToken || hc.generated {
+			t.Errorf("%s: token %q (generated %v), want %q", tc.addr, hc.token, hc.generated, tc.wantToken)
+		}
+	}
+}
+
+// TestHTTPAuth: a request without the right token gets 401 and reaches
+// nothing; with it, a session can start.
+func TestHTTPAuth(t *testing.T) {
+	const token = "right-token-0123456789"
+	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	ts := httptest.NewServer(httpHandler(a.srv, token))
+	t.Cleanup(ts.Close)
+
+	// A raw tools/call, as an attacker would send it: it must not run.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo pwned","side_effects":["NONE"]}}}`
+	for _, auth := range []string{"", "Bearer wrong-token-0123456789", "Basic " + token, "Bearer " + token + "x"} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+httpPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: status %d, want 401", auth, res.StatusCode)
+		}
+	}
+	if n := len(a.mgr.List()); n != 0 {
+		t.Errorf("%d processes started by unauthorised requests", n)
+	}
+
+	connect := func(tok string) (*mcp.ClientSession, error) {
+		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath,
+			HTTPClient: &http.Client{Transport: bearer{tok}}}
+		return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr, nil)
+	}
+	if cs, err := connect("wrong-token-0123456789"); err == nil {
+		cs.Close()
+		t.Error("a client with the wrong token connected")
+	}
+	cs, err := connect(token)
+	if err != nil {
+		t.Fatalf("connecting with the token: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "exec",
+		Arguments: map[string]any{"command": "echo over-http", "side_effects": []string{"NONE"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("exec over http: %v %+v", err, res)
+	}
+	if out := res.StructuredContent.(map[string]any); out["stdout"] != "over-http\n" {
+		t.Errorf("exec over http: %v", out)
+	}
+}
+
+// bearer adds the token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}

@@ -1,0 +1,347 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// wire is a client speaking raw JSON-RPC lines to the binary over stdio,
+// for what the SDK client hides (the answer to a cancelled request).
+type wire struct {
+	t     *testing.T
+	stdin io.WriteCloser
+	lines chan map[string]any
+}
+
+func startWire(t *testing.T) *wire {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := newCmd(t)
+	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0")
+	cmd.Stderr = testWriter{t}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{t: t, stdin: stdin, lines: make(chan map[string]any, 100)}
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer close(w.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				w.lines <- m
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close() // the server ends every process and exits
+		for range w.lines {
+		}
+		<-readerDone
+		_ = cmd.Wait()
+	})
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"0"}}}`)
+	w.next(func(m map[string]any) bool { return m["id"] == 1.0 })
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return w
+}
+
+func (w *wire) send(line string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.stdin, line+"\n"); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// next returns the first message that matches, dropping the others.
+func (w *wire) next(match func(map[string]any) bool) map[string]any {
+	w.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case m, ok := <-w.lines:
+			if !ok {
+				w.t.Fatal("the server closed its output")
+			}
+			if match(m) {
+				return m
+			}
+		case <-deadline:
+			w.t.Fatal("timed out waiting for a message from the server")
+		}
+	}
+}
+
+// callTool sends tools/call and returns the structured answer.
+func (w *wire) callTool(id int, tool string, args map[string]any, token string) {
+	w.t.Helper()
+	p := map[string]any{"name": tool, "arguments": args}
+	if token != "" {
+		p["_meta"] = map[string]any{"progressToken": token}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p})
+	w.send(string(b))
+}
+
+func (w *wire) answer(id int) map[string]any {
+	w.t.Helper()
+	m := w.next(func(m map[string]any) bool { return m["id"] == float64(id) })
+	res, _ := m["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	if sc == nil {
+		w.t.Fatalf("answer %d has no structured content: %v", id, m)
+	}
+	return sc
+}
+
+func (w *wire) progress(token string) map[string]any {
+	w.t.Helper()
+	m := w.next(func(m map[string]any) bool {
+		p, _ := m["params"].(map[string]any)
+		return m["method"] == "notifications/progress" && p["progressToken"] == token
+	})
+	return m["params"].(map[string]any)
+}
+
+// TestCancelLeavesProcessRunning: a cancelled exec or wait returns at once
+// (go-sdk v1.8.0 still answers a cancelled request, which shows when the
+// handler returned) and the process carries on; progress arrives while the
+// call blocks, with the newest output line.
+func TestCancelLeavesProcessRunning(t *testing.T) {
+	w := startWire(t)
+	w.callTool(2, "exec", map[string]any{"command": "echo started; exec sleep 60", "side_effects": []string{"NONE"},
+		"yield_ms": 50000}, "exec-tok")
+	if p := w.progress("exec-tok"); !strings.Contains(fmt.Sprint(p["message"]), ": started") {
+		t.Errorf("progress message %q lacks the newest output line", p["message"])
+	}
+	start := time.Now()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
+	out := w.answer(2)
+	t.Logf("exec returned %v after the cancel", time.Since(start))
+	if out["status"] != "backgrounded" || out["yield_reason"] != "cancelled" {
+		t.Errorf("cancelled exec answered %v", out)
+	}
+	id, _ := out["process_id"].(string)
+
+	w.callTool(3, "wait", map[string]any{"process_id": id, "timeout_ms": 50000}, "wait-tok")
+	w.progress("wait-tok")
+	start = time.Now()
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+	out = w.answer(3)
+	t.Logf("wait returned %v after the cancel", time.Since(start))
+	if out["status"] != "running" || out["yield_reason"] != "cancelled" {
+		t.Errorf("cancelled wait answered %v", out)
+	}
+
+	w.callTool(4, "read", map[string]any{"process_id": id}, "")
+	if out := w.answer(4); out["status"] != "running" {
+		t.Errorf("after two cancelled calls the process is %v, want running", out["status"])
+	}
+}
+
+// httpServer is the binary serving --http, and the URL it listens on.
+type httpServer struct {
+	cmd *exec.Cmd
+	url string
+}
+
+const httpToken = "conformance-token-0123456789"
+
+func startHTTP(tb testing.TB, ctx context.Context) *httpServer {
+	tb.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, binPath, "--http", "127.0.0.1:0")
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0",
+		"YIELDSHELL_HTTP_TOKEN="+httpToken, "YIELDSHELL_LOG_LEVEL=INFO")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if _, u, ok := strings.Cut(line, "url="); ok && len(urls) == 0 {
+				urls <- strings.Fields(u)[0]
+			}
+			if strings.Contains(line, "DATA RACE") {
+				tb.Errorf("the server has a data race")
+			}
+		}
+	}()
+	tb.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		<-logged
+	})
+	select {
+	case u := <-urls:
+		return &httpServer{cmd: cmd, url: u}
+	case <-logged:
+		tb.Fatal("the server exited before it listened")
+	case <-time.After(20 * time.Second):
+		tb.Fatal("the server did not say where it listens")
+	}
+	return nil
+}
+
+func (h *httpServer) connect(token string) (*mcp.ClientSession, error) {
+	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(token)}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil).Connect(ctx, tr, nil)
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHTTP drives the binary over streamable HTTP: the token is required,
+// exec round-trips, and SIGTERM ends every process before the server exits.
+func TestHTTP(t *testing.T) {
+	statSources()
+	h := startHTTP(t, t.Context())
+	if cs, err := h.connect("wrong-token-0123456789"); err == nil {
+		cs.Close()
+		t.Fatal("connected with a wrong token")
+	}
+	res, err := http.Post(h.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo no","side_effects":["NONE"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: status %d, want 401", res.StatusCode)
+	}
+
+	cs, err := h.connect(httpToken)
+	if err != nil {
+		t.Fatalf("connecting with the token: %v", err)
+	}
+	defer cs.Close()
+	s := &server{t: t, cs: cs}
+	s.exec("echo over http", nil).mustStatus(t, "completed")
+	if r := s.call("ps", nil); !strings.Contains(r.text, "echo over http") {
+		t.Errorf("ps over http: %s", r.text)
+	}
+	r := s.exec(helper("ignore-term"), map[string]any{"yield_ms": 0})
+	pid := int(r.num("pid"))
+	s.readUntil(r.str("process_id"), "ready")
+
+	start := time.Now()
+	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Wait(); err != nil {
+		t.Errorf("server exit after SIGTERM: %v", err)
+	}
+	if el := time.Since(start); el > 4*time.Second {
+		t.Errorf("server took %v to exit", el)
+	}
+	if alive(pid) || len(groupMembers(pid)) > 0 {
+		t.Errorf("process %d survived the server", pid)
+	}
+}
+
+// BenchmarkExecTransports compares an exec round trip over stdio and over
+// streamable HTTP (loopback, bearer token) on the same binary.
+func BenchmarkExecTransports(b *testing.B) {
+	args := map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}}
+	run := func(b *testing.B, cs *mcp.ClientSession) {
+		for b.Loop() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "exec", Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatalf("exec: %v %v", err, res)
+			}
+		}
+	}
+	b.Run("stdio", func(b *testing.B) { run(b, benchSession(b, "2025-06-18")) })
+	b.Run("http", func(b *testing.B) {
+		h := startHTTP(b, context.Background())
+		cs, err := h.connect(httpToken)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		run(b, cs)
+	})
+}
+
+// TestCancelledCallKeepsProcess: at every protocol version, cancelling a
+// blocking exec from the Go client leaves the process running and the
+// server answering.
+func TestCancelledCallKeepsProcess(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+				"command": "echo cancel-me; exec sleep 60", "side_effects": []string{"NONE"}, "yield_ms": 50000}})
+			done <- err
+		}()
+		var id string
+		eventually(t, 10*time.Second, "the exec to start", func() bool {
+			for _, p := range s.call("ps", nil).m["processes"].([]any) {
+				if e := p.(map[string]any); strings.Contains(fmt.Sprint(e["command"]), "cancel-me") {
+					id = e["process_id"].(string)
+					return true
+				}
+			}
+			return false
+		})
+		t.Cleanup(func() { s.stopQuietly(id) })
+		cancel()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("a cancelled call returned no error")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancelled call did not return")
+		}
+		r := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 100})
+		if r.str("status") != "running" {
+			t.Errorf("after the cancel the process is %q, want running", r.str("status"))
+		}
+	})
+}

@@ -1,0 +1,10 @@
+//go:build unix && !linux && !darwin
+
+package pty
+
+import "errors"
+
+// StartTime is implemented for Linux and macOS only.
+func StartTime(pid int) (uint64, error) {
+	return 0, errors.New("reading a process start time: not supported on this system")
+}
