@@ -64,6 +64,8 @@ type startSpec struct {
 	tag       string // value of tagKey for this process and its descendants
 	timeout   time.Duration
 	startedAt time.Time
+	// releaseSlot frees the process's place under the process limit.
+	releaseSlot func()
 }
 
 // Manager is the registry of processes. It is safe for concurrent use.
@@ -153,7 +155,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	if spec.Rows == 0 {
 		spec.Rows = DefaultRows
 	}
-	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now()}
+	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release}
 	id := newID()
 	ss.tag = m.tag + id
 	line, env := spec.Command, m.environ(spec, ss.tag)
@@ -190,7 +192,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 		m.order = append(m.order, p)
 	}
 	m.mu.Unlock()
-	reserved = false // the slot now belongs to p and is released by m.ended
+	reserved = false // the slot now belongs to p, which releases it when it ends
 	if late {
 		// Shutdown began while this one was starting and will not see it.
 		_, _ = p.Stop(ctx, syscall.SIGKILL, 0, EndedByShutdown)
@@ -242,7 +244,6 @@ func (m *Manager) release() {
 
 // ended is each process's end callback.
 func (m *Manager) ended(p *Process) {
-	m.release()
 	m.log.Debug("ended", "process_id", p.ID)
 }
 

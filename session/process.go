@@ -64,18 +64,21 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag       string // tagKey value of the process and its descendants
-	proc      *pty.Process
-	onEnd     func(*Process) // called once, without p.mu, when the process ends
-	timeout   time.Duration
-	readers   sync.WaitGroup
-	waiterEnd chan struct{}   // closed when the waiter goroutine returns
-	eof       chan struct{}   // closed when every output stream reached EOF
-	stopWait  chan struct{}   // closed by Close to release the waiter early
-	kick      chan struct{}   // tells the waiter that killAt changed
-	life      context.Context // done once the process ended or was closed
-	endLife   context.CancelFunc
-	closeOnce sync.Once
+	tag   string // tagKey value of the process and its descendants
+	proc  *pty.Process
+	onEnd func(*Process) // called once, without p.mu, when the process ends
+	// releaseSlot frees its place under the process limit; called once,
+	// without p.mu, just before the end becomes visible.
+	releaseSlot func()
+	timeout     time.Duration
+	readers     sync.WaitGroup
+	waiterEnd   chan struct{}   // closed when the waiter goroutine returns
+	eof         chan struct{}   // closed when every output stream reached EOF
+	stopWait    chan struct{}   // closed by Close to release the waiter early
+	kick        chan struct{}   // tells the waiter that killAt changed
+	life        context.Context // done once the process ended or was closed
+	endLife     context.CancelFunc
+	closeOnce   sync.Once
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
@@ -91,6 +94,7 @@ type Process struct {
 	exit      pty.ExitStatus
 	exited    bool // the direct child has been reaped
 	ended     bool // status is final
+	finishing bool // finish is under way
 	endedAt   time.Time
 	openEOF   int  // streams not yet at EOF
 	leftOpen  bool // output was still open when the process was reported ended
@@ -111,25 +115,26 @@ type Process struct {
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
 	p := &Process{
-		ID:        id,
-		Name:      spec.Name,
-		Command:   spec.Command,
-		Cwd:       spec.cwd,
-		Pid:       proc.Pid(),
-		TTY:       proc.TTY(),
-		StartedAt: spec.startedAt,
-		tag:       spec.tag,
-		proc:      proc,
-		onEnd:     onEnd,
-		timeout:   spec.timeout,
-		waiterEnd: make(chan struct{}),
-		eof:       make(chan struct{}),
-		stopWait:  make(chan struct{}),
-		kick:      make(chan struct{}, 1),
-		changed:   make(chan struct{}),
-		log:       newOutputLog(capacity),
-		status:    Running,
-		feeding:   spec.Stdin != "" || spec.CloseStdin,
+		ID:          id,
+		Name:        spec.Name,
+		Command:     spec.Command,
+		Cwd:         spec.cwd,
+		Pid:         proc.Pid(),
+		TTY:         proc.TTY(),
+		StartedAt:   spec.startedAt,
+		tag:         spec.tag,
+		proc:        proc,
+		onEnd:       onEnd,
+		releaseSlot: spec.releaseSlot,
+		timeout:     spec.timeout,
+		waiterEnd:   make(chan struct{}),
+		eof:         make(chan struct{}),
+		stopWait:    make(chan struct{}),
+		kick:        make(chan struct{}, 1),
+		changed:     make(chan struct{}),
+		log:         newOutputLog(capacity),
+		status:      Running,
+		feeding:     spec.Stdin != "" || spec.CloseStdin,
 	}
 	p.life, p.endLife = context.WithCancel(parent)
 	if p.TTY {
@@ -385,10 +390,18 @@ func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
 // finish makes the status final.
 func (p *Process) finish(leftOpen bool) {
 	p.mu.Lock()
-	if p.ended {
+	if p.ended || p.finishing {
 		p.mu.Unlock()
 		return
 	}
+	p.finishing = true
+	p.mu.Unlock()
+	// The slot under the process limit is free before anyone can see the
+	// end: an exec right after a stop must not be refused for it.
+	if p.releaseSlot != nil {
+		p.releaseSlot()
+	}
+	p.mu.Lock()
 	p.flushLocked()
 	p.ended = true
 	p.leftOpen = leftOpen
