@@ -1,0 +1,161 @@
+package prompt
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	cpty "github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// childEnv makes the test binary play a child process (see TestMain).
+const childEnv = "PROMPT_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if role := os.Getenv(childEnv); role != "" {
+		os.Exit(child(role))
+	}
+	os.Exit(m.Run())
+}
+
+// child does one kind of waiting, forever (the test kills it).
+func child(role string) int {
+	fmt.Print("ready\n")
+	switch role {
+	case "read":
+		b := make([]byte, 1)
+		for {
+			_, _ = os.Stdin.Read(b)
+		}
+	case "spin":
+		for {
+		}
+	case "poll":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}, {Fd: int32(r.Fd()), Events: unix.POLLIN}}
+		for {
+			_, _ = unix.Poll(fds, -1)
+		}
+	case "select1":
+		for {
+			var set unix.FdSet
+			set.Set(0)
+			_, _ = unix.Pselect(1, &set, nil, nil, nil, nil)
+		}
+	}
+	return 0
+}
+
+func TestInspect(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A role is played by the test binary; a shell line by sh. (A Go
+	// program that sleeps looks like polling: its runtime waits in epoll.)
+	tests := []struct {
+		role string
+		tty  bool
+		want Activity
+	}{
+		{"read", true, Reading},
+		{"read", false, Reading},
+		{"select1", true, Reading},
+		{"poll", true, Polling},
+		{"spin", true, Busy},
+		{"echo ready; exec sleep 3600", true, Busy},
+		{"echo ready; exec sleep 3600", false, Busy},
+		{"echo ready; sleep 3600 | cat", true, Busy},
+		{"echo ready; exec cat", true, Reading},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), childEnv+"="+tt.role)
+		if strings.Contains(tt.role, " ") {
+			cmd = exec.Command("/bin/sh", "-c", tt.role)
+		}
+		in := Input{}
+		var out *os.File
+		if tt.tty {
+			master, slave, err := cpty.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer master.Close()
+			defer slave.Close()
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+			in.Path, out = slave.Name(), master
+		} else {
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			cmd.Stdout = pw
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			out = pr
+			defer pw.Close()
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		in.Session = cmd.Process.Pid
+		if tt.tty {
+			in.Pgrp = cmd.Process.Pid
+		} else {
+			in.Path = pipeInput(t, cmd.Process.Pid)
+		}
+		buf := make([]byte, 16)
+		if n, err := out.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "ready") {
+			t.Fatalf("%s: child did not start: %q %v", tt.role, buf[:n], err)
+		}
+		// The child blocks right after "ready"; give the kernel a moment by
+		// asking until the answer is the wanted one or a deadline passes.
+		var got Probe
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+			if got = Inspect(in); got.Activity == tt.want {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // the kernel has no event for "now blocked"
+		}
+		if got.Activity != tt.want {
+			t.Errorf("%s (tty %v): %s, want %s", tt.role, tt.tty, got.Activity, tt.want)
+		}
+		if tt.want == Reading {
+			if got.Reader.Pid != cmd.Process.Pid {
+				t.Errorf("%s: reader %+v, want pid %d", tt.role, got.Reader, cmd.Process.Pid)
+			}
+			if _, ok := Switches(got.Reader); !ok {
+				t.Errorf("%s: no context-switch count for %+v", tt.role, got.Reader)
+			}
+		}
+	}
+}
+
+// pipeInput returns how /proc names fd 0 of pid.
+func pipeInput(t *testing.T, pid int) string {
+	link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+func TestInspectGone(t *testing.T) {
+	if got := Inspect(Input{Session: 1 << 22, Pgrp: 1 << 22, Path: "/dev/pts/999"}); got.Activity != Busy {
+		t.Errorf("a process that does not exist: %s, want busy (nothing can read)", got.Activity)
+	}
+}
