@@ -177,7 +177,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		if reason != session.ReasonInputWait {
 			st = p.InputState()
 		}
-		out.InputOut = inputOut(true, st)
+		out.InputOut = inputOut(st)
 		out.Message = "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
 		if st.Waiting {
 			out.Message = "The command is waiting for input (" + string(st.Kind) + "). Answer it with write (input, newline: true; yield_ms to get the reply), or end it with stop."

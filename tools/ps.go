@@ -79,7 +79,7 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		}
 		e.ExitCode, e.Signal = exitFields(info)
 		if info.Status == session.Running {
-			e.InputOut = inputOut(true, p.InputState())
+			e.InputOut = inputOut(p.InputState())
 		}
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = ptr(epoch(info.EndedAt))

@@ -113,7 +113,7 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 	}
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
-		out.InputOut = inputOut(true, p.InputState())
+		out.InputOut = inputOut(p.InputState())
 	}
 	if q.Streams&session.Stdout != 0 {
 		out.Stdout = ptr(text(o.Stdout))

@@ -130,12 +130,8 @@ type InputOut struct {
 	Prompt          string `json:"prompt,omitempty" jsonschema:"the prompt text: the line the cursor is on"`
 }
 
-// inputOut describes st for a process that is running; nothing for one
-// that ended.
-func inputOut(running bool, st session.InputState) InputOut {
-	if !running {
-		return InputOut{}
-	}
+// inputOut describes st; only answers about a running process carry it.
+func inputOut(st session.InputState) InputOut {
 	return InputOut{WaitingForInput: ptr(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt}
 }
 

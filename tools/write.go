@@ -111,7 +111,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
 	}
 	if reason == session.ReasonInputWait {
-		out.InputOut = inputOut(true, st)
+		out.InputOut = inputOut(st)
 	}
 	if code, ok := p.CommandExit(); ok {
 		out.CommandExitCode = &code
