@@ -102,14 +102,13 @@ func (p *Process) trackLineLocked(b []byte) {
 
 // inputView is what evaluating the input state needs, taken under p.mu.
 type inputView struct {
-	over     bool // ended, exited, or still being fed exec's stdin
-	marks    markState
-	quiet    time.Duration // since the newest output
-	line     string
-	atEnd    bool
-	wrote    wrote
-	outputs  uint64
-	canProbe bool
+	over    bool // ended, exited, or still being fed exec's stdin
+	marks   markState
+	quiet   time.Duration // since the newest output or write
+	line    string
+	atEnd   bool
+	wrote   wrote
+	outputs uint64
 }
 
 func (p *Process) inputViewLocked(now time.Time) inputView {
