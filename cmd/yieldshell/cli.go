@@ -60,12 +60,10 @@ func callTool(ctx context.Context, srv *mcp.Server, args []string, stdout, stder
 		return 2
 	}
 	if res.StructuredContent != nil {
-		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
-		if err != nil {
+		if err := printJSON(stdout, res.StructuredContent); err != nil {
 			fmt.Fprintln(stderr, "yieldshell: printing the answer:", err)
 			return 2
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		for _, c := range res.Content {
 			if t, ok := c.(*mcp.TextContent); ok {
@@ -99,12 +97,10 @@ func listTools(ctx context.Context, srv *mcp.Server, args []string, stdout, stde
 		return 2
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(res.Tools, "", "  ")
-		if err != nil {
+		if err := printJSON(stdout, res.Tools); err != nil {
 			fmt.Fprintln(stderr, "yieldshell: printing tools:", err)
 			return 2
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
 		return 0
 	}
 	for _, t := range res.Tools {
@@ -174,4 +170,13 @@ func sortedKeys[V any](m map[string]V, required []string) []string {
 	}
 	slices.Sort(rest)
 	return append(keys, rest...)
+}
+
+// printJSON writes v indented, with <, > and & as they are: the output is
+// for people and scripts, not for embedding in HTML.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
