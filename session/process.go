@@ -97,6 +97,7 @@ type Process struct {
 	killAt    time.Time // when the group gets SIGKILL; zero if not ending
 	killed    bool      // SIGKILL was sent
 	released  bool      // the descriptors are closed
+	urls      urlSet    // URLs printed so far (urls.go)
 }
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
@@ -369,7 +370,7 @@ func (p *Process) finish(leftOpen bool) {
 	p.releaseLocked()
 	p.endedAt = time.Now()
 	switch p.ending {
-	case EndedByStop, EndedByShutdown:
+	case EndedByStop, EndedByShutdown, EndedByRestart:
 		p.status = Stopped
 	case EndedByTimeout:
 		p.status = TimedOut

@@ -1,0 +1,162 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+)
+
+// EndedByRestart marks a run that the restart tool stopped.
+const EndedByRestart Ending = "restart"
+
+// Crash restarts: a run that lived this long counts as healthy, and the
+// retry count of its successors starts over.
+const healthyRun = time.Minute
+
+// DefaultMaxRestartDelay caps the exponential back-off between crash
+// restarts when the policy gives no cap.
+const DefaultMaxRestartDelay = 30 * time.Second
+
+// RestartPolicy restarts a process that crashes: it exits with a non-zero
+// code, or a signal that neither stop, restart, a timeout nor shutdown sent
+// killed it. The n-th restart in a row waits Delay * 2^(n-1), at most
+// MaxDelay.
+type RestartPolicy struct {
+	MaxRetries int           // 0: never restart
+	Delay      time.Duration // before the first restart
+	MaxDelay   time.Duration // cap of the back-off; 0 means DefaultMaxRestartDelay
+}
+
+// runRecord is what the Manager keeps about one run to start it again.
+type runRecord struct {
+	spec    Spec
+	attempt int // crash restarts in a row that led to this run
+}
+
+// pendingRestart is a crash restart waiting for its delay.
+type pendingRestart struct {
+	cancel chan struct{}
+	at     time.Time
+}
+
+var errRestartCancelled = errors.New("restart cancelled")
+
+// crashed reports whether a run's end calls for a crash restart.
+func crashed(in Info) bool {
+	switch in.EndedBy {
+	case EndedBySignal:
+		return true
+	case EndedByExit:
+		return in.ExitCode != nil && *in.ExitCode != 0
+	}
+	return false
+}
+
+// backoff is the delay before the restart that follows attempt earlier ones.
+func (rp RestartPolicy) backoff(attempt int) time.Duration {
+	cap := rp.MaxDelay
+	if cap <= 0 {
+		cap = DefaultMaxRestartDelay
+	}
+	d := max(rp.Delay, 0)
+	for range attempt {
+		if d >= cap {
+			break
+		}
+		d *= 2
+	}
+	return min(d, max(cap, rp.Delay))
+}
+
+// afterEnd records how a named run ended and schedules a crash restart when
+// its policy calls for one. It runs in the ended process's waiter, without
+// the process's lock.
+func (m *Manager) afterEnd(p *Process) {
+	in := p.Info()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns := m.names[p.Name]
+	if p.Name == "" || ns == nil {
+		return
+	}
+	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
+	r := m.runs[p.ID]
+	if r == nil || m.shutdown || !crashed(in) || m.byNameLocked(p.Name) != p {
+		return
+	}
+	attempt := r.attempt
+	if in.Duration >= healthyRun {
+		attempt = 0
+	}
+	rp := r.spec.Restart
+	if attempt >= rp.MaxRetries || ns.pending != nil || ns.starting {
+		return
+	}
+	delay := rp.backoff(attempt)
+	pr := &pendingRestart{cancel: make(chan struct{}), at: time.Now().Add(delay)}
+	ns.pending = pr
+	spec := r.spec
+	m.restarts.Go(func() {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-pr.cancel:
+			return
+		case <-m.quit:
+			return
+		}
+		np, err := m.start(m.ctx, spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
+		if err != nil {
+			if !errors.Is(err, errRestartCancelled) {
+				m.log.Warn("crash restart failed", "name", spec.Name, "error", err)
+			}
+			return
+		}
+		m.log.Info("restarted after a crash", "name", spec.Name, "process_id", np.ID, "attempt", attempt+1)
+	})
+}
+
+// CancelRestart cancels a pending crash restart of p's name and reports
+// whether there was one.
+func (m *Manager) CancelRestart(p *Process) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cancelRestartLocked(p.Name)
+}
+
+func (m *Manager) cancelRestartLocked(name string) bool {
+	ns := m.names[name]
+	if name == "" || ns == nil || ns.pending == nil {
+		return false
+	}
+	close(ns.pending.cancel)
+	ns.pending = nil
+	return true
+}
+
+// Restart stops p if it is running (SIGTERM, SIGKILL after grace; ended_by
+// "restart") and starts its command again as a new run, with the original
+// command, cwd, env, terminal size, mode and options, under the same name.
+// A pending crash restart of the name is cancelled.
+func (m *Manager) Restart(ctx context.Context, p *Process, grace time.Duration) (*Process, error) {
+	m.mu.Lock()
+	r := m.runs[p.ID]
+	m.cancelRestartLocked(p.Name)
+	m.mu.Unlock()
+	if r == nil {
+		return nil, fmt.Errorf("restarting %s: %w", p.ID, ErrUnknownProcess)
+	}
+	if !p.Ended() {
+		res, err := p.Stop(ctx, syscall.SIGTERM, grace, EndedByRestart)
+		if err != nil && !errors.Is(err, ErrNotRunning) {
+			return nil, fmt.Errorf("restarting %s: %w", p.ID, err)
+		}
+		if err == nil && !res.Gone {
+			return nil, fmt.Errorf("restarting %s: the process group did not end even after SIGKILL", p.ID)
+		}
+	}
+	return m.start(ctx, r.spec, startOpts{restart: true})
+}
