@@ -245,3 +245,13 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 	}
 	return buf, pos, lost, p.ended
 }
+
+// TailCommand returns a shell command that follows p's log file as it
+// grows (across rotations), or "" when logs are not written to disk.
+func (m *Manager) TailCommand(p *Process) string {
+	path := m.LogPath(p)
+	if path == "" {
+		return ""
+	}
+	return "tail -n 100 -F '" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+}

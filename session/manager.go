@@ -456,3 +456,22 @@ func sweepOrphans() int {
 	}
 	return n
 }
+
+// Stats is the Manager's own state.
+type Stats struct {
+	StartedAt      time.Time
+	Running, Total int
+}
+
+// Stats returns the Manager's own state.
+func (m *Manager) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := Stats{StartedAt: m.startedAt, Total: len(m.order)}
+	for _, p := range m.order {
+		if !p.Ended() {
+			st.Running++
+		}
+	}
+	return st
+}

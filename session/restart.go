@@ -70,6 +70,29 @@ func (rp RestartPolicy) backoff(attempt int) time.Duration {
 	return min(d, max(cap, rp.Delay))
 }
 
+// restartDue says whether the policy of an ended run calls for a crash
+// restart, and how many came before it in a row.
+func restartDue(r *runRecord, in Info) (int, bool) {
+	if r == nil || !crashed(in) {
+		return 0, false
+	}
+	attempt := r.attempt
+	if in.Duration >= healthyRun {
+		attempt = 0
+	}
+	return attempt, attempt < r.spec.Restart.MaxRetries
+}
+
+// WillRestart reports whether p ended in a crash that its restart policy
+// answers with a restart (pending, or already done).
+func (m *Manager) WillRestart(p *Process) bool {
+	in := p.Info()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, due := restartDue(m.runs[p.ID], in)
+	return due && in.Status != Running && !m.shutdown
+}
+
 // afterEnd records how a named run ended and schedules a crash restart when
 // its policy calls for one. It runs in the ended process's waiter, without
 // the process's lock.
@@ -83,18 +106,11 @@ func (m *Manager) afterEnd(p *Process) {
 	}
 	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
 	r := m.runs[p.ID]
-	if r == nil || m.shutdown || !crashed(in) || m.byNameLocked(p.Name) != p {
+	attempt, due := restartDue(r, in)
+	if !due || m.shutdown || m.byNameLocked(p.Name) != p || ns.pending != nil || ns.starting {
 		return
 	}
-	attempt := r.attempt
-	if in.Duration >= healthyRun {
-		attempt = 0
-	}
-	rp := r.spec.Restart
-	if attempt >= rp.MaxRetries || ns.pending != nil || ns.starting {
-		return
-	}
-	delay := rp.backoff(attempt)
+	delay := r.spec.Restart.backoff(attempt)
 	pr := &pendingRestart{cancel: make(chan struct{}), at: time.Now().Add(delay)}
 	ns.pending = pr
 	spec := r.spec

@@ -31,18 +31,21 @@ type PsEntry struct {
 	StderrBytes int64    `json:"stderr_bytes"`
 	TTY         bool     `json:"tty"`
 	EndedBy     string   `json:"ended_by,omitempty"`
+	runHistory
+	longFields
 }
 
 // PsOut is ps's answer.
 type PsOut struct {
 	Processes []PsEntry `json:"processes"`
+	Server    *Health   `json:"server,omitempty"`
 }
 
 func psTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "ps",
 		Title: "List processes",
-		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes.
+		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times, output sizes, URLs they printed, restarts and the last exit under their name; and the server's own health (version, uptime, running and total counts, limits, the blocklist in force).
 
 Example: {"include_completed": false}`,
 		Annotations: annotations("List processes", true, false, true, false),
@@ -78,7 +81,10 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = ptr(epoch(info.EndedAt))
 		}
+		e.runHistory = h.history(p)
+		e.longFields = h.long(p)
 		out.Processes = append(out.Processes, e)
 	}
+	out.Server = h.health()
 	return nil, out, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // ReadIn is read's input.
 type ReadIn struct {
-	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec"`
+	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec, or the process's name"`
 	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position: pass the next_seq of the previous answer; omitted returns the newest output"`
 	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
 	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
@@ -36,6 +36,9 @@ type OutputOut struct {
 	Screen      *ScreenOut `json:"screen,omitempty"`
 	Error       string     `json:"error,omitempty"`
 	Notes       []string   `json:"notes,omitempty"`
+	Name        string     `json:"name,omitempty"`
+	patternFields
+	longFields
 }
 
 func readTool() *mcp.Tool {
@@ -109,7 +112,9 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 		EndedBy:   string(info.EndedBy),
 		Notes:     endNotes(info),
 		Screen:    screenOut(o),
+		Name:      p.Name,
 	}
+	out.longFields = h.long(p)
 	out.ExitCode, out.Signal = exitFields(info)
 	if q.Streams&session.Stdout != 0 {
 		out.Stdout = ptr(text(o.Stdout))

@@ -31,14 +31,14 @@ func TestToolGoldens(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
-	Register(srv, m, cfg)
+	Register(srv, m, cfg, "test")
 	cs := connect(t, srv)
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The SDK lists tools sorted by name.
-	want := []string{"cleanup", "exec", "ps", "read", "stop", "wait", "write"}
+	want := []string{"cleanup", "exec", "ps", "read", "restart", "stop", "wait", "write"}
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)

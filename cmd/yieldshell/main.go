@@ -120,7 +120,7 @@ func serve(cfg *policy.Config, log, sdkLog *slog.Logger) error {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
 		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
 	srv.AddReceivingMiddleware(recoverPanics(log))
-	tools.Register(srv, mgr, cfg)
+	tools.Register(srv, mgr, cfg, buildVersion())
 
 	err = srv.Run(ctx, &mcp.StdioTransport{})
 	log.Debug("transport closed; shutting down", "error", err)
