@@ -61,7 +61,7 @@ func BenchmarkDrain(b *testing.B) {
 			p.Close()
 		}
 	})
-	b.Run("log", func(b *testing.B) {
+	drainLog := func(b *testing.B, m *Manager) {
 		b.SetBytes(drainBytes)
 		for b.Loop() {
 			p, err := m.Start(b.Context(), spec(drainCommand, true))
@@ -75,5 +75,16 @@ func BenchmarkDrain(b *testing.B) {
 				b.Fatalf("log has %d bytes", in.StdoutBytes)
 			}
 		}
+	}
+	b.Run("log", func(b *testing.B) { drainLog(b, m) })
+	// The same with YIELDSHELL_LOG_DIR set: the disk copy follows the log.
+	// (The same Manager: a second one's reaper would steal its children.)
+	b.Run("log+disk", func(b *testing.B) {
+		m.disk = newDiskLog(b.TempDir(), 10<<20)
+		defer func() {
+			m.writers.Wait() // the copies finish before the next run
+			m.disk = nil
+		}()
+		drainLog(b, m)
 	})
 }

@@ -149,10 +149,9 @@ func (m *Manager) LogPath(p *Process) string {
 // followToDiskLocked starts the writer that copies p's log to disk. Called
 // with m.mu held, before shutdown began.
 func (m *Manager) followToDiskLocked(p *Process) {
-	if m.disk == nil {
-		return
+	if d := m.disk; d != nil {
+		m.writers.Go(func() { m.copyToDisk(d, p) })
 	}
-	m.writers.Go(func() { m.copyToDisk(p) })
 }
 
 // copyToDisk follows p's log from its first byte and appends it to p's
@@ -160,16 +159,16 @@ func (m *Manager) followToDiskLocked(p *Process) {
 // way a reader does, outside the output path, so a slow disk never holds up
 // the program; if it falls behind by more than the log retains, the file
 // says how much is missing.
-func (m *Manager) copyToDisk(p *Process) {
-	path := m.disk.path(p)
-	lf, err := m.disk.open(path)
+func (m *Manager) copyToDisk(d *diskLog, p *Process) {
+	path := d.path(p)
+	lf, err := d.open(path)
 	if err != nil {
 		m.log.Warn("log file", "process_id", p.ID, "error", err)
 		return
 	}
-	defer m.disk.close(path, lf)
+	defer d.close(path, lf)
 	write := func(b []byte) bool {
-		if err := m.disk.write(path, lf, b); err != nil {
+		if err := d.write(path, lf, b); err != nil {
 			m.log.Warn("log file", "process_id", p.ID, "path", path, "error", err)
 			return false
 		}

@@ -41,7 +41,8 @@ const instructions = `yieldshell runs shell commands for you, each under its own
 - exec runs a command. Declare its side_effects honestly (["NONE"] for read-only). A fast command answers "completed" with its output; a slow one answers "backgrounded" with a process_id after yield_ms.
 - For a backgrounded process: read with since_seq set to the last next_seq to get only new output; wait to block until it finishes (at most 55 s per call); write to answer its prompts (newline: true presses Enter); stop to end it and its children.
 - Output is the terminal's text, cleaned of escape codes. For full-screen programs (vim, less, top) answers carry the rendered screen; read with view "screen" shows it any time.
-- ps lists processes; cleanup forgets finished ones.`
+- ps lists processes; cleanup forgets finished ones.
+- For servers and watchers: exec with a name (a handle every tool accepts in place of process_id) and wait_for (a regex such as "Local:.*http") to answer once it is up; restart restarts it; stop with all: true stops everything.`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))

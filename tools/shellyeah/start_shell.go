@@ -106,6 +106,11 @@ func (h *handlers) start(ctx context.Context, in StartShellIn, v verification) (
 		return fail(out)
 	}
 	h.mu.Lock()
+	for label := range h.started { // forget labels whose runs were purged
+		if _, err := h.m.Get(label); err != nil {
+			delete(h.started, label)
+		}
+	}
 	h.started[p.Name] = startArgs{Command: in.Command, Args: nonNil(in.Args), Host: host, Verify: v}
 	h.mu.Unlock()
 	return nil, h.startAnswer(ctx, p, host, v), nil
