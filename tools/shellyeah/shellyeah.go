@@ -163,13 +163,6 @@ func (h *handlers) lines(p *session.Process, n int) ([]string, bool) {
 	return all, o.Evicted
 }
 
-// errorOut is the shape of every refusal.
-type errorOut struct {
-	Label  string `json:"label,omitempty"`
-	Status string `json:"status,omitempty"`
-	Error  string `json:"error"`
-}
-
 func sentence(err error) string {
 	s := err.Error()
 	if s == "" {
