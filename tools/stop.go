@@ -60,8 +60,8 @@ func (h *handlers) stop(ctx context.Context, req *mcp.CallToolRequest, in StopIn
 	fail := func(msg string) (*mcp.CallToolResult, StopOut, error) {
 		return toolError(StopOut{ProcessID: in.ProcessID, Signal: in.Signal, Error: &msg})
 	}
-	if in.All && in.ProcessID != "" {
-		return fail("give either process_id or all, not both")
+	if in.All == (in.ProcessID != "") {
+		return fail("give either process_id (or a name) or all: true")
 	}
 	var p *session.Process
 	if !in.All {
