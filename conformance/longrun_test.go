@@ -164,6 +164,13 @@ func TestCrashRestartsAndRestart(t *testing.T) {
 		if b, _ := os.ReadFile(counter); string(b) != "5" {
 			t.Errorf("runs counted %q, want 5", b)
 		}
+		// wait_for follows a server that crashes twice before it stays up.
+		counter2 := filepath.Join(t.TempDir(), "runs")
+		r = s.exec(helper("devserver", "0", devURL, "crash-runs=2", "counter="+counter2),
+			map[string]any{"name": "flaky2", "max_retries": 3, "retry_delay_ms": 20, "wait_for": `run \d+: up`})
+		if r.m["verified"] != true || r.str("matched") != "run 3: up" || !strings.Contains(r.text, "restarted 2 time") {
+			t.Errorf("wait_for across restarts: %s", r.text)
+		}
 		if r := s.exec("true", map[string]any{"max_retries": 1}); !r.isError || !strings.Contains(r.str("error"), "name") {
 			t.Errorf("restart policy without name: %s", r.text)
 		}

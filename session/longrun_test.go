@@ -135,6 +135,35 @@ func TestCrashRestartsWithBackoffAndHistory(t *testing.T) {
 	}
 }
 
+// A start verification follows the process through crash restarts.
+func TestWaitPatternFollowsRestarts(t *testing.T) {
+	m := newTestManager(t, nil)
+	counter := filepath.Join(t.TempDir(), "n")
+	s := named(`n=$(cat `+counter+` 2>/dev/null || echo 0); n=$((n+1)); echo $n > `+counter+`; echo "run $n"; [ $n -ge 3 ] && echo up && sleep 30; exit 5`, "flaky")
+	s.Restart = RestartPolicy{MaxRetries: 5, Delay: time.Millisecond}
+	p, err := m.Start(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, r, n := m.WaitPatternFollowing(t.Context(), p, time.Now().Add(20*time.Second), regexp.MustCompile(`^up$`))
+	if r.Reason != ReasonPattern || n != 2 || q == p || q.Name != "flaky" {
+		t.Errorf("followed %d restarts to %s: %+v", n, q.ID, r)
+	}
+	if m.WillRestart(p) || m.NextRun(t.Context(), q, time.Now()) != nil {
+		t.Error("a running process is not being restarted")
+	}
+	_, _ = q.Stop(t.Context(), syscall.SIGKILL, 0, EndedByStop)
+	// Without retries left, the wait ends with the exit.
+	s = named("echo nope; exit 1", "once")
+	p, err = m.Start(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q, r, n := m.WaitPatternFollowing(t.Context(), p, time.Now().Add(20*time.Second), regexp.MustCompile(`up`)); r.Reason != ReasonExited || n != 0 || q != p {
+		t.Errorf("no policy: %d restarts, %+v", n, r)
+	}
+}
+
 func TestStopNeverTriggersCrashRestart(t *testing.T) {
 	m := newTestManager(t, nil)
 	s := named("sleep 30", "server")

@@ -217,7 +217,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 	if !late {
 		m.procs[p.ID] = p
 		m.order = append(m.order, p)
-		m.runs[p.ID] = &runRecord{spec: orig, attempt: o.attempt}
+		m.runs[p.ID] = &runRecord{spec: orig, attempt: o.attempt, settled: make(chan struct{})}
 		m.followToDiskLocked(p)
 	}
 	m.releaseNameLocked(spec.Name, !late, o.restart)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // ErrNameNeeded refuses a restart policy on a process without a name: its
@@ -53,7 +52,6 @@ type History struct {
 	Restarts       int   // runs started by a restart since the name was last started fresh
 	LastExit       *Exit // the most recent ended run under the name
 	RestartPending bool  // a crash restart is scheduled
-	RestartAt      time.Time
 }
 
 // History returns the restart history of a process's name (zero for a
@@ -65,11 +63,7 @@ func (m *Manager) History(p *Process) History {
 	if p.Name == "" || ns == nil {
 		return History{}
 	}
-	h := History{Restarts: ns.restarts, LastExit: ns.last}
-	if ns.pending != nil {
-		h.RestartPending, h.RestartAt = true, ns.pending.at
-	}
-	return h
+	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil}
 }
 
 // byNameLocked returns the newest run under name, or nil.

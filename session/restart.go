@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"syscall"
 	"time"
 )
@@ -33,12 +34,17 @@ type RestartPolicy struct {
 type runRecord struct {
 	spec    Spec
 	attempt int // crash restarts in a row that led to this run
+	// settled is closed once the run ended and its end was handled; restart
+	// is then the crash restart it led to, if any.
+	settled chan struct{}
+	restart *pendingRestart
 }
 
 // pendingRestart is a crash restart waiting for its delay.
 type pendingRestart struct {
 	cancel chan struct{}
-	at     time.Time
+	done   chan struct{} // closed once the restart was tried (or given up)
+	next   *Process      // the new run, if it started; read after done
 }
 
 var errRestartCancelled = errors.New("restart cancelled")
@@ -84,13 +90,24 @@ func restartDue(r *runRecord, in Info) (int, bool) {
 }
 
 // WillRestart reports whether p ended in a crash that its restart policy
-// answers with a restart (pending, or already done).
+// answers with a restart that has not happened yet: pending, or about to be
+// scheduled.
 func (m *Manager) WillRestart(p *Process) bool {
 	in := p.Info()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	_, due := restartDue(m.runs[p.ID], in)
-	return due && in.Status != Running && !m.shutdown
+	r := m.runs[p.ID]
+	if r == nil || in.Status == Running || m.shutdown {
+		return false
+	}
+	select {
+	case <-r.settled:
+		ns := m.names[p.Name]
+		return r.restart != nil && ns != nil && ns.pending == r.restart
+	default:
+		_, due := restartDue(r, in)
+		return due
+	}
 }
 
 // afterEnd records how a named run ended and schedules a crash restart when
@@ -100,21 +117,27 @@ func (m *Manager) afterEnd(p *Process) {
 	in := p.Info()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	r := m.runs[p.ID]
+	if r == nil {
+		return
+	}
+	defer close(r.settled)
 	ns := m.names[p.Name]
 	if p.Name == "" || ns == nil {
 		return
 	}
 	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
-	r := m.runs[p.ID]
 	attempt, due := restartDue(r, in)
 	if !due || m.shutdown || m.byNameLocked(p.Name) != p || ns.pending != nil || ns.starting {
 		return
 	}
 	delay := r.spec.Restart.backoff(attempt)
-	pr := &pendingRestart{cancel: make(chan struct{}), at: time.Now().Add(delay)}
+	pr := &pendingRestart{cancel: make(chan struct{}), done: make(chan struct{})}
 	ns.pending = pr
+	r.restart = pr
 	spec := r.spec
 	m.restarts.Go(func() {
+		defer close(pr.done)
 		t := time.NewTimer(delay)
 		defer t.Stop()
 		select {
@@ -131,8 +154,58 @@ func (m *Manager) afterEnd(p *Process) {
 			}
 			return
 		}
+		pr.next = np
 		m.log.Info("restarted after a crash", "name", spec.Name, "process_id", np.ID, "attempt", attempt+1)
 	})
+}
+
+// NextRun waits until p, which has ended, has been restarted after a crash
+// by its policy, and returns the new run; nil if p is not being restarted
+// (or the restart failed or was cancelled), or the deadline passed or ctx
+// is done first.
+func (m *Manager) NextRun(ctx context.Context, p *Process, deadline time.Time) *Process {
+	m.mu.Lock()
+	r := m.runs[p.ID]
+	m.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	wait := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return false
+	}
+	// r.restart is set before settled is closed.
+	if !wait(r.settled) || r.restart == nil || !wait(r.restart.done) {
+		return nil
+	}
+	return r.restart.next
+}
+
+// WaitPatternFollowing is WaitPattern from the first byte that follows p
+// through crash restarts: when p crashes and its policy restarts it, the
+// wait goes on over the new run's output until the one deadline. It returns
+// the run it ended on and how many restarts it followed.
+func (m *Manager) WaitPatternFollowing(ctx context.Context, p *Process, deadline time.Time, re *regexp.Regexp) (*Process, PatternResult, int) {
+	followed := 0
+	for {
+		r := p.WaitPattern(ctx, deadline, re, 0)
+		if r.Reason != ReasonExited {
+			return p, r, followed
+		}
+		next := m.NextRun(ctx, p, deadline)
+		if next == nil {
+			return p, r, followed
+		}
+		p = next
+		followed++
+	}
 }
 
 // CancelRestart cancels a pending crash restart of p's name and reports

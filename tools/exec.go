@@ -178,12 +178,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	}
 	reason := session.ReasonYield
 	var pf patternFields
+	restarts := 0
 	if waitFor != nil {
-		limit := time.Duration(min(max(deref(in.WaitForTimeoutMs), 0), h.cfg.MaxYieldMs)) * time.Millisecond
-		if in.WaitForTimeoutMs == nil {
-			limit = time.Duration(min(defaultWaitForMs, h.cfg.MaxYieldMs)) * time.Millisecond
-		}
-		reason, pf = waitPattern(ctx, p, waitFor, 0, limit)
+		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	} else if yield > 0 {
 		reason = p.WaitEnd(ctx, start.Add(yield))
 		if reason == session.ReasonDeadline {
@@ -221,7 +218,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if info.StdinError != "" {
 		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
 	}
-	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, info)...)
+	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, info, restarts)...)
 	return nil, out, nil
 }
 

@@ -40,9 +40,28 @@ func compilePattern(param, s string) (*regexp.Regexp, error) {
 
 // waitPattern waits for re from position from and fills the pattern fields.
 func waitPattern(ctx context.Context, p *session.Process, re *regexp.Regexp, from int64, limit time.Duration) (session.Reason, patternFields) {
-	r := p.WaitPattern(ctx, time.Now().Add(limit), re, from)
-	f := patternFields{Verified: ptr(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
-	return r.Reason, f
+	return patternAnswer(p.WaitPattern(ctx, time.Now().Add(limit), re, from))
+}
+
+// verifyStart waits for a start's wait_for from the first byte, following
+// the process through crash restarts; it returns the run it ended on.
+func (h *handlers) verifyStart(ctx context.Context, p *session.Process, re *regexp.Regexp, limit time.Duration) (*session.Process, session.Reason, patternFields, int) {
+	p, r, restarts := h.m.WaitPatternFollowing(ctx, p, time.Now().Add(limit), re)
+	reason, f := patternAnswer(r)
+	return p, reason, f, restarts
+}
+
+func patternAnswer(r session.PatternResult) (session.Reason, patternFields) {
+	return r.Reason, patternFields{Verified: ptr(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
+}
+
+// waitForLimit is a start's time limit for wait_for.
+func (h *handlers) waitForLimit(req *int) time.Duration {
+	ms := defaultWaitForMs
+	if req != nil {
+		ms = max(*req, 0)
+	}
+	return time.Duration(min(ms, h.cfg.MaxYieldMs)) * time.Millisecond
 }
 
 // nameInUse builds the refusal of a duplicate name.
@@ -70,10 +89,13 @@ func restartPolicy(in ExecIn) session.RestartPolicy {
 	return rp
 }
 
-// verifyNotes says plainly what happened to a wait_for, and whether a crash
-// restart is on its way.
-func (h *handlers) verifyNotes(p *session.Process, waitFor *regexp.Regexp, reason session.Reason, in session.Info) []string {
+// verifyNotes says plainly what happened to a wait_for, how many crash
+// restarts it followed, and whether one is on its way.
+func (h *handlers) verifyNotes(p *session.Process, waitFor *regexp.Regexp, reason session.Reason, in session.Info, restarts int) []string {
 	var notes []string
+	if restarts > 0 {
+		notes = append(notes, fmt.Sprintf("the process crashed and was restarted %d time(s) while waiting for wait_for; this answer is about the newest run", restarts))
+	}
 	if waitFor != nil {
 		switch reason {
 		case session.ReasonExited:

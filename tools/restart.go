@@ -68,12 +68,9 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in Res
 	}
 	var reason session.Reason
 	var pf patternFields
+	restarts := 0
 	if waitFor != nil {
-		limit := time.Duration(min(defaultWaitForMs, h.cfg.MaxYieldMs)) * time.Millisecond
-		if in.WaitForTimeoutMs != nil {
-			limit = time.Duration(min(max(*in.WaitForTimeoutMs, 0), h.cfg.MaxYieldMs)) * time.Millisecond
-		}
-		reason, pf = waitPattern(ctx, p, waitFor, 0, limit)
+		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	}
 	out := RestartOut{
 		OutputOut:     h.output(p, session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both}),
@@ -83,7 +80,7 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in Res
 	out.YieldReason = string(reason)
 	out.patternFields = pf
 	if waitFor != nil {
-		out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, p.Info())...)
+		out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, p.Info(), restarts)...)
 	}
 	return nil, out, nil
 }

@@ -1,7 +1,6 @@
 package shellyeah
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -101,7 +100,7 @@ func (h *handlers) status(p *session.Process, in session.Info) string {
 	switch {
 	case in.Status == session.Running:
 		return "running"
-	case h.m.History(p).RestartPending, h.m.WillRestart(p) && h.newest(p):
+	case h.m.WillRestart(p):
 		return "restarting"
 	case in.EndedBy == session.EndedBySignal, in.EndedBy == session.EndedByExit && in.ExitCode != nil && *in.ExitCode != 0:
 		return "crashed"
@@ -130,12 +129,6 @@ func (h *handlers) shell(p *session.Process) Shell {
 		sh.Signal = ptr(in.Signal)
 	}
 	return sh
-}
-
-// newest reports whether p is the newest run of its label.
-func (h *handlers) newest(p *session.Process) bool {
-	q, err := h.m.Get(p.Name)
-	return err == nil && q == p
 }
 
 // lookup resolves a label to its newest run.
@@ -169,33 +162,4 @@ func sentence(err error) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// waitNewRun waits (bounded by the deadline) for a pending crash restart of
-// label to have started, and returns the newest run.
-func (h *handlers) waitNewRun(ctx context.Context, p *session.Process, deadline time.Time) *session.Process {
-	for {
-		hist := h.m.History(p)
-		if !hist.RestartPending {
-			if q, err := h.m.Get(p.Name); err == nil {
-				return q
-			}
-			return p
-		}
-		at := hist.RestartAt
-		if deadline.Before(at) {
-			at = deadline
-		}
-		// The restart starts at RestartAt; look again just after.
-		t := time.NewTimer(max(time.Until(at), 0) + 10*time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return p
-		}
-		if time.Now().After(deadline) {
-			return p
-		}
-	}
 }

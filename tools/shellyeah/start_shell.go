@@ -144,7 +144,12 @@ func (h *handlers) startLabelled(ctx context.Context, spec session.Spec, label s
 func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host string, v verification) StartOut {
 	var out StartOut
 	if v.pattern != nil {
-		r := p.WaitPattern(ctx, time.Now().Add(v.timeout), v.pattern, 0)
+		var r session.PatternResult
+		var restarts int
+		p, r, restarts = h.m.WaitPatternFollowing(ctx, p, time.Now().Add(v.timeout), v.pattern)
+		if restarts > 0 {
+			out.Message = fmt.Sprintf("It crashed and was restarted %d time(s) on the way. ", restarts)
+		}
 		out.IsVerificationEnabled = true
 		out.VerificationPattern = v.pattern.String()
 		out.VerificationTimeoutMs = ptr(int(v.timeout / time.Millisecond))
@@ -152,11 +157,11 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 		out.MatchedLine = r.Line
 		switch r.Reason {
 		case session.ReasonPattern:
-			out.Message = fmt.Sprintf("Verified: %q appeared in the output. ", r.Line)
+			out.Message += fmt.Sprintf("Verified: %q appeared in the output. ", r.Line)
 		case session.ReasonExited:
-			out.Message = "Not verified: the shell ended before the pattern appeared. "
+			out.Message += "Not verified: the shell ended before the pattern appeared. "
 		default:
-			out.Message = fmt.Sprintf("Not verified: the pattern did not appear within %d ms; the shell is still running. ", v.timeout/time.Millisecond)
+			out.Message += fmt.Sprintf("Not verified: the pattern did not appear within %d ms; the shell is still running. ", v.timeout/time.Millisecond)
 		}
 	} else {
 		p.WaitQuiet(ctx, time.Now().Add(settleMax), settleQuiet)

@@ -76,7 +76,7 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 			out.Message = fmt.Sprintf("The shell is still %s after %.1f s.", st, elapsed)
 			return nil, out, nil
 		case st == "restarting":
-			h.waitNewRun(ctx, p, deadline)
+			h.m.NextRun(ctx, p, deadline)
 		default: // running, waiting for an end
 			p.WaitEnd(ctx, deadline)
 		}
