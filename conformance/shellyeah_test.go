@@ -33,10 +33,10 @@ func TestShellYeahToolset(t *testing.T) {
 			t.Errorf("health: %s", h.text)
 		}
 
-		// Verification sees the URL line printed after 200 ms.
+		// Verification sees the line printed after 200 ms (after the URL).
 		st := s.call("start_shell_with_verification", map[string]any{
 			"command": `"$YS_HELPER_BIN"`, "args": helperArgs("200", devURL), "workingDirectory": wd,
-			"label": "Web Server", "host": "cursor", "verification_pattern": `Local:\s+http`, "verification_timeout_ms": 20000,
+			"label": "Web Server", "host": "cursor", "verification_pattern": `^ready$`, "verification_timeout_ms": 20000,
 		})
 		if st.isError || st.str("label") != "web-server" || st.str("status") != "running" || st.m["verified"] != true ||
 			st.m["isVerificationEnabled"] != true || st.num("pid") <= 0 {

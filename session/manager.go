@@ -210,7 +210,13 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 	// curl header): ps and every answer show it redacted.
 	ss.Command = redact(secrets, spec.Command)
 	ss.Name = redact(secrets, spec.Name)
-	p := newProcess(m.ctx, id, ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
+	// A fast command can end before it is registered: its end is handled
+	// (slot, history, crash restart) only once it is.
+	registered := make(chan struct{})
+	p := newProcess(m.ctx, id, ss, proc, m.cfg.MaxBufferBytes, secrets, func(p *Process) {
+		<-registered
+		m.ended(p)
+	})
 
 	m.mu.Lock()
 	late := m.shutdown
@@ -222,6 +228,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 	}
 	m.releaseNameLocked(spec.Name, !late, o.restart)
 	m.mu.Unlock()
+	close(registered)
 	reserved = false // the slot now belongs to p and is released by m.ended
 	if late {
 		// Shutdown began while this one was starting and will not see it.
