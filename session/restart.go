@@ -49,8 +49,9 @@ type pendingRestart struct {
 
 var errRestartCancelled = errors.New("restart cancelled")
 
-// crashed reports whether a run's end calls for a crash restart.
-func crashed(in Info) bool {
+// Crashed reports whether a run ended in a crash: a non-zero exit code, or
+// a signal that nobody at this end sent.
+func (in Info) Crashed() bool {
 	switch in.EndedBy {
 	case EndedBySignal:
 		return true
@@ -62,24 +63,24 @@ func crashed(in Info) bool {
 
 // backoff is the delay before the restart that follows attempt earlier ones.
 func (rp RestartPolicy) backoff(attempt int) time.Duration {
-	cap := rp.MaxDelay
-	if cap <= 0 {
-		cap = DefaultMaxRestartDelay
+	limit := rp.MaxDelay
+	if limit <= 0 {
+		limit = DefaultMaxRestartDelay
 	}
 	d := max(rp.Delay, 0)
 	for range attempt {
-		if d >= cap {
+		if d >= limit {
 			break
 		}
 		d *= 2
 	}
-	return min(d, max(cap, rp.Delay))
+	return min(d, max(limit, rp.Delay))
 }
 
 // restartDue says whether the policy of an ended run calls for a crash
 // restart, and how many came before it in a row.
 func restartDue(r *runRecord, in Info) (int, bool) {
-	if r == nil || !crashed(in) {
+	if r == nil || !in.Crashed() {
 		return 0, false
 	}
 	attempt := r.attempt
@@ -188,10 +189,11 @@ func (m *Manager) NextRun(ctx context.Context, p *Process, deadline time.Time) *
 	return r.restart.next
 }
 
-// WaitPatternFollowing is WaitPattern from the first byte that follows p
-// through crash restarts: when p crashes and its policy restarts it, the
-// wait goes on over the new run's output until the one deadline. It returns
-// the run it ended on and how many restarts it followed.
+// WaitPatternFollowing waits for re in p's output from its first byte and
+// follows p through crash restarts: when p crashes and its policy restarts
+// it, the wait goes on over the new run's output, all within the one
+// deadline. It returns the run it ended on and how many restarts it
+// followed.
 func (m *Manager) WaitPatternFollowing(ctx context.Context, p *Process, deadline time.Time, re *regexp.Regexp) (*Process, PatternResult, int) {
 	followed := 0
 	for {

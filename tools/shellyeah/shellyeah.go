@@ -102,7 +102,7 @@ func (h *handlers) status(p *session.Process, in session.Info) string {
 		return "running"
 	case h.m.WillRestart(p):
 		return "restarting"
-	case in.EndedBy == session.EndedBySignal, in.EndedBy == session.EndedByExit && in.ExitCode != nil && *in.ExitCode != 0:
+	case in.Crashed():
 		return "crashed"
 	}
 	return "stopped"
