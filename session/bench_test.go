@@ -1,6 +1,7 @@
 package session
 
 import (
+	"regexp"
 	"testing"
 	"time"
 
@@ -77,6 +78,21 @@ func BenchmarkDrain(b *testing.B) {
 		}
 	}
 	b.Run("log", func(b *testing.B) { drainLog(b, m) })
+	// The same while an exec waits for a wait_for pattern that never
+	// matches: every line is scanned as it arrives, under the log's lock.
+	b.Run("log+pattern", func(b *testing.B) {
+		b.SetBytes(drainBytes)
+		re := regexp.MustCompile(`Local:\s+https?://\S+`)
+		for b.Loop() {
+			p, err := m.Start(b.Context(), spec(drainCommand, true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r := p.WaitPattern(b.Context(), time.Now().Add(time.Minute), re, 0); r.Reason != ReasonExited {
+				b.Fatal(r.Reason)
+			}
+		}
+	})
 	// The same with YIELDSHELL_LOG_DIR set: the disk copy follows the log.
 	// (The same Manager: a second one's reaper would steal its children.)
 	b.Run("log+disk", func(b *testing.B) {
