@@ -283,9 +283,15 @@ func TestUnreadOutputNeverBlocksTheChild(t *testing.T) {
 func TestWriteToANonReaderIsBounded(t *testing.T) {
 	m := newTestManager(t, nil)
 	for _, tty := range []bool{true, false} {
-		p, err := m.Start(t.Context(), spec("sleep 30", tty))
+		// In canonical mode the terminal throws away input past a full
+		// line buffer, so such a write can succeed; without it the input
+		// backs up as it would in a pipe.
+		p, err := m.Start(t.Context(), spec("stty -icanon -echo 2>/dev/null; echo ready; sleep 30", tty))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { return p.log.end > 0 }); !ok {
+			t.Fatal("no output")
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		start := time.Now()
