@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +93,50 @@ func benchSession(b *testing.B, version string) *mcp.ClientSession {
 	}
 	b.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// BenchmarkWaitFor measures, over stdio, the time from a dev server printing
+// its URL to the client holding exec's answer (wait_for matched), next to a
+// whole exec of echo as the baseline round-trip.
+func BenchmarkWaitFor(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), helperEnv+"="+self)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	ctx := context.Background()
+	b.Run("url_to_answer", func(b *testing.B) {
+		var total time.Duration
+		for b.Loop() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+				"command": helper("devserver", "50", devURL), "side_effects": []string{"NONE"}, "wait_for": `Local:\s+http`}})
+			got := time.Now()
+			if err != nil || res.IsError {
+				b.Fatalf("exec: %v %v", err, res)
+			}
+			out := res.StructuredContent.(map[string]any)
+			_, after, _ := strings.Cut(out["matched_line"].(string), "printed at ")
+			ns, _ := strconv.ParseInt(strings.TrimRight(after, ")"), 10, 64)
+			total += got.Sub(time.Unix(0, ns))
+			b.StopTimer()
+			_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "stop", Arguments: map[string]any{"process_id": out["process_id"], "signal": "SIGKILL"}})
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-url-to-answer")
+	})
+	b.Run("baseline_exec_echo", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+				"command": "echo hello", "side_effects": []string{"NONE"}}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -133,8 +133,9 @@ func TestExecBackgrounds(t *testing.T) {
 		if !strings.Contains(r.str("stdout"), "started") {
 			t.Errorf("snapshot stdout = %q, want the initial output", r.str("stdout"))
 		}
-		// yield_ms 0 backgrounds even a fast command.
-		r = s.exec("echo quick", map[string]any{"yield_ms": 0}).mustStatus(t, "backgrounded")
+		// yield_ms 0 backgrounds even a fast command (the short sleep keeps
+		// a loaded machine from finishing it before exec takes its snapshot).
+		r = s.exec("echo quick; sleep 0.2", map[string]any{"yield_ms": 0}).mustStatus(t, "backgrounded")
 		w := s.call("wait", map[string]any{"process_id": r.str("process_id"), "timeout_ms": 5000}).mustStatus(t, "completed")
 		if !strings.Contains(w.str("stdout"), "quick") {
 			t.Errorf("wait stdout = %q, want quick", w.str("stdout"))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -45,11 +46,63 @@ func runHelper(args []string) int {
 		os.Stdout.WriteString(args[1][:half])
 		time.Sleep(50 * time.Millisecond)
 		os.Stdout.WriteString(args[1][half:] + "\n")
+	case "devserver":
+		return devServer(args[1:])
 	case "invalid-utf8":
 		os.Stdout.Write([]byte("bad:\xff\xfe\xc3(end\n"))
 	default:
 		fmt.Fprintf(os.Stderr, "ys-helper: unknown helper %q\n", args[0])
 		return 2
+	}
+	return 0
+}
+
+// devServer plays a development server: it prints a banner at once, and
+// after delay_ms its URL (with the time it printed it, in Unix
+// nanoseconds, for latency measurements) and "ready". Then it answers its
+// input: "crash" exits 3, "quit" exits 0, "say X" prints X.
+//
+// Arguments: delay_ms url [crash-runs=N counter=FILE]: with a counter file,
+// each run adds one to it, and the first N runs crash (exit 3) right after
+// "ready", as a server that fails until something is fixed.
+func devServer(args []string) int {
+	delay, _ := strconv.Atoi(args[0])
+	url := args[1]
+	crashRuns, counter := 0, ""
+	for _, a := range args[2:] {
+		if v, ok := strings.CutPrefix(a, "crash-runs="); ok {
+			crashRuns, _ = strconv.Atoi(v)
+		}
+		if v, ok := strings.CutPrefix(a, "counter="); ok {
+			counter = v
+		}
+	}
+	fmt.Println("dev server starting")
+	time.Sleep(time.Duration(delay) * time.Millisecond)
+	fmt.Printf("  Local:   %s  (printed at %d)\n", url, time.Now().UnixNano())
+	fmt.Println("ready")
+	if counter != "" {
+		b, _ := os.ReadFile(counter)
+		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		n++
+		_ = os.WriteFile(counter, []byte(strconv.Itoa(n)), 0o600)
+		if n <= crashRuns {
+			fmt.Printf("run %d: crashing\n", n)
+			return 3
+		}
+		fmt.Printf("run %d: up\n", n)
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		switch line := strings.TrimSpace(sc.Text()); {
+		case line == "crash":
+			fmt.Println("crashing")
+			return 3
+		case line == "quit":
+			return 0
+		case strings.HasPrefix(line, "say "):
+			fmt.Println(strings.TrimPrefix(line, "say "))
+		}
 	}
 	return 0
 }

@@ -28,6 +28,10 @@ const (
 	envBlocked          = "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS"
 	envMaxBufferBytes   = "YIELDSHELL_MAX_BUFFER_BYTES" // extension
 	envTTY              = "YIELDSHELL_TTY"              // extension
+	envLogDir           = "YIELDSHELL_LOG_DIR"          // extension
+	envLogMaxBytes      = "YIELDSHELL_LOG_MAX_BYTES"    // extension
+	envPurgeAfterMs     = "YIELDSHELL_PURGE_AFTER_MS"   // extension
+	envToolset          = "YIELDSHELL_TOOLSET"          // extension
 )
 
 // Defaults. The numeric ones match 0.4.0.
@@ -40,6 +44,15 @@ const (
 	defaultDefaultTimeoutMs = 0
 	defaultRedactEnv        = `TOKEN|KEY|SECRET|PASSWORD`
 	defaultTTY              = true
+	defaultLogMaxBytes      = 10 << 20
+	defaultPurgeAfterMs     = 3600000
+)
+
+// Toolsets: which tool names the server exposes.
+const (
+	ToolsetDefault   = "default"    // the seven tools of mcp-yieldshell plus restart
+	ToolsetShellYeah = "shell-yeah" // the eleven tools of mcp-shell-yeah
+	ToolsetAll       = "all"        // both
 )
 
 // Vars lists every variable Load reads, in documentation order: the spec's
@@ -73,6 +86,14 @@ func Vars() []Var {
 			"yieldshell extension: output bytes retained per process for later reads; at least " + envMaxOutputBytes + " (raised to it when unset)."},
 		{envTTY, strconv.FormatBool(defaultTTY),
 			"yieldshell extension: run commands under a pseudo-terminal unless exec says otherwise (1/true/yes/on or 0/false/no/off)."},
+		{envLogDir, "(none: no log files)",
+			"yieldshell extension: directory (created 0700) where every process's clean, redacted output is also appended to a file (0600), kept after the process is forgotten; answers then carry log_path and tail_command."},
+		{envLogMaxBytes, strconv.Itoa(defaultLogMaxBytes),
+			"yieldshell extension: size at which a log file is rotated (the previous one is kept as <file>.1). At least 4096."},
+		{envPurgeAfterMs, strconv.Itoa(defaultPurgeAfterMs),
+			"yieldshell extension: records of finished processes are forgotten this long after they ended, as cleanup would; 0 keeps them until cleanup."},
+		{envToolset, ToolsetDefault,
+			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
 	}
 }
 
@@ -119,7 +140,11 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 		RedactEnv:        l.regexp(envRedactEnv, defaultRedactEnv),
 		Blocked:          l.blocked(),
 		TTY:              l.bool(envTTY, defaultTTY),
+		LogMaxBytes:      int64(l.int(envLogMaxBytes, defaultLogMaxBytes, 4096)),
+		PurgeAfterMs:     l.int(envPurgeAfterMs, defaultPurgeAfterMs, 0),
+		Toolset:          l.toolset(),
 	}
+	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()
 	c.AllowedCwds = l.allowedCwds()
 	c.MaxBufferBytes = l.maxBuffer(c.MaxOutputBytes)
@@ -440,4 +465,35 @@ func (l *loader) dir(p string) (string, error) {
 		return "", errors.New("is not a directory")
 	}
 	return resolved, nil
+}
+
+func (l *loader) toolset() string {
+	v, ok := l.value(envToolset)
+	if !ok {
+		return ToolsetDefault
+	}
+	switch t := strings.ToLower(v); t {
+	case ToolsetDefault, ToolsetShellYeah, ToolsetAll:
+		return t
+	}
+	l.fail(envToolset, v, "want %s, %s or %s (default %s)", ToolsetDefault, ToolsetShellYeah, ToolsetAll, ToolsetDefault)
+	return ToolsetDefault
+}
+
+// logDir reads YIELDSHELL_LOG_DIR: made absolute against the server's cwd.
+// The directory is created (0700) when the first log is written, so a
+// missing directory is not an error here.
+func (l *loader) logDir() string {
+	v, ok := l.value(envLogDir)
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(l.base, v)
+	}
+	if fi, err := os.Stat(v); err == nil && !fi.IsDir() {
+		l.fail(envLogDir, v, "is not a directory")
+		return ""
+	}
+	return filepath.Clean(v)
 }

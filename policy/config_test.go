@@ -298,7 +298,7 @@ func TestVars(t *testing.T) {
 			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
 		}
 	}
-	if len(vars) != 13 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+	if len(vars) != 17 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
 		t.Errorf("unexpected order: %v", vars)
 	}
 }
@@ -316,5 +316,28 @@ func TestWarnings(t *testing.T) {
 	c = mustLoad(t, map[string]string{envAllowedCwds: dir}, root)
 	if w := c.Warnings(); len(w) != 0 {
 		t.Errorf("Warnings() = %q, want none", w)
+	}
+}
+
+func TestLoadLongRunningSettings(t *testing.T) {
+	dir := tempDir(t)
+	c := mustLoad(t, nil, dir)
+	if c.LogDir != "" || c.LogMaxBytes != defaultLogMaxBytes || c.PurgeAfterMs != 3600000 || c.Toolset != ToolsetDefault {
+		t.Errorf("defaults: %+v", c)
+	}
+	c = mustLoad(t, map[string]string{envLogDir: "logs", envLogMaxBytes: "8192", envPurgeAfterMs: "0", envToolset: "Shell-Yeah"}, dir)
+	if c.LogDir != filepath.Join(dir, "logs") || c.LogMaxBytes != 8192 || c.PurgeAfterMs != 0 || c.Toolset != ToolsetShellYeah {
+		t.Errorf("values: %+v", c)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []map[string]string{
+		{envToolset: "both"}, {envLogMaxBytes: "100"}, {envPurgeAfterMs: "-1"}, {envLogDir: file},
+	} {
+		if _, err := Load(func(k string) string { return bad[k] }, dir); err == nil {
+			t.Errorf("Load(%v) accepted it", bad)
+		}
 	}
 }

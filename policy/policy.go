@@ -20,6 +20,10 @@ type Config struct {
 	RedactEnv        *regexp.Regexp
 	Blocked          []SideEffect // sorted
 	TTY              bool         // default for exec's tty (true)
+	LogDir           string       // where process logs are also written; "" = nowhere
+	LogMaxBytes      int64        // a log file is rotated at this size
+	PurgeAfterMs     int          // finished records are forgotten after this; 0 = never
+	Toolset          string       // ToolsetDefault, ToolsetShellYeah or ToolsetAll
 }
 
 // Var documents one configuration variable.

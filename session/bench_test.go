@@ -2,6 +2,7 @@ package session
 
 import (
 	"os/exec"
+	"regexp"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func BenchmarkDrain(b *testing.B) {
 			p.Close()
 		}
 	})
-	b.Run("log", func(b *testing.B) {
+	drainLog := func(b *testing.B, m *Manager) {
 		b.SetBytes(drainBytes)
 		for b.Loop() {
 			p, err := m.Start(b.Context(), spec(drainCommand, true))
@@ -76,6 +77,32 @@ func BenchmarkDrain(b *testing.B) {
 				b.Fatalf("log has %d bytes", in.StdoutBytes)
 			}
 		}
+	}
+	b.Run("log", func(b *testing.B) { drainLog(b, m) })
+	// The same while an exec waits for a wait_for pattern that never
+	// matches: every line is scanned as it arrives, under the log's lock.
+	b.Run("log+pattern", func(b *testing.B) {
+		b.SetBytes(drainBytes)
+		re := regexp.MustCompile(`Local:\s+https?://\S+`)
+		for b.Loop() {
+			p, err := m.Start(b.Context(), spec(drainCommand, true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r := p.WaitPattern(b.Context(), time.Now().Add(time.Minute), re, 0); r.Reason != ReasonExited {
+				b.Fatal(r.Reason)
+			}
+		}
+	})
+	// The same with YIELDSHELL_LOG_DIR set: the disk copy follows the log.
+	// (The same Manager: a second one's reaper would steal its children.)
+	b.Run("log+disk", func(b *testing.B) {
+		m.disk = newDiskLog(b.TempDir(), 10<<20)
+		defer func() {
+			m.writers.Wait() // the copies finish before the next run
+			m.disk = nil
+		}()
+		drainLog(b, m)
 	})
 }
 

@@ -10,5 +10,16 @@
 // through a channel that is closed and replaced, so exec, wait and write block
 // on one primitive with no polling.
 //
-// Concurrency: Manager and Process are safe for concurrent use.
+// For long-running processes the Manager also keeps, per name, the run
+// history and a pending crash restart (names.go, restart.go), and owns three
+// kinds of goroutine, all joined by Shutdown: one per pending crash restart
+// (ended early by Shutdown, which waits for them before it ends processes,
+// so none can start one behind its back), the janitor that purges old
+// records (purge.go), and, with a log directory, one writer per process
+// that copies its clean log to disk (disklog.go) and returns once the
+// process has ended and everything is written.
+//
+// Concurrency: Manager and Process are safe for concurrent use. Lock order:
+// Manager.mu before Process.mu; a Process calls back into the Manager (its
+// end callback) without its own lock.
 package session

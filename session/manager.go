@@ -51,7 +51,8 @@ type Spec struct {
 	Shell       string // program that runs Command with -c; "" means /bin/sh
 	Stdin       string
 	CloseStdin  bool
-	Name        string
+	Name        string        // normalised by Start (NormalizeName)
+	Restart     RestartPolicy // crash restarts; needs a Name
 	Timeout     time.Duration // 0 means none
 	TTY         bool
 	Cols, Rows  uint16
@@ -77,12 +78,21 @@ type Manager struct {
 	baseEnv []string
 	tag     string // this server's tag prefix, "<pid>:<start>:"
 
+	startedAt time.Time
+	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
+	quit      chan struct{}
+	restarts  sync.WaitGroup // pending crash restarts (restart.go)
+	janitor   sync.WaitGroup // purges old records (purge.go)
+	writers   sync.WaitGroup // copy logs to disk (disklog.go)
+
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
 	procs    map[string]*Process
 	order    []*Process // in start order
 	running  int        // started and not yet ended, including reservations
 	shutdown bool
+	runs     map[string]*runRecord // by process id: how to start it again
+	names    map[string]*nameState // by name
 }
 
 // NewManager returns a Manager and starts its reaper: from then on it reaps
@@ -105,21 +115,45 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 	if n := sweepOrphans(); n > 0 {
 		log.Info("ended processes left behind by a server that is gone", "count", n)
 	}
-	return &Manager{
-		tag:     fmt.Sprintf("%d:%d:", os.Getpid(), self),
-		cfg:     cfg,
-		reaper:  reaper,
-		log:     log,
-		ctx:     ctx,
-		baseEnv: env,
-		procs:   make(map[string]*Process),
-	}, nil
+	m := &Manager{
+		tag:       fmt.Sprintf("%d:%d:", os.Getpid(), self),
+		cfg:       cfg,
+		reaper:    reaper,
+		log:       log,
+		ctx:       ctx,
+		baseEnv:   env,
+		startedAt: time.Now(),
+		quit:      make(chan struct{}),
+		procs:     make(map[string]*Process),
+		runs:      make(map[string]*runRecord),
+		names:     make(map[string]*nameState),
+	}
+	if cfg.LogDir != "" {
+		m.disk = newDiskLog(cfg.LogDir, cfg.LogMaxBytes)
+	}
+	m.startJanitor()
+	return m, nil
+}
+
+// startOpts says how a run comes about.
+type startOpts struct {
+	restart bool            // by the restart tool or a crash restart
+	attempt int             // crash restarts in a row before this run
+	pending *pendingRestart // the crash restart this start carries out
 }
 
 // Start applies policy in the spec's order (side effects, command regexes,
 // cwd, process limit) and starts the command. A policy refusal is a
 // *policy.Refusal; nothing was started then.
 func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
+	spec.Name = NormalizeName(spec.Name)
+	if spec.Restart.MaxRetries > 0 && spec.Name == "" {
+		return nil, ErrNameNeeded
+	}
+	return m.start(ctx, spec, startOpts{})
+}
+
+func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, error) {
 	if err := m.cfg.CheckSideEffects(spec.SideEffects); err != nil {
 		return nil, err
 	}
@@ -136,13 +170,16 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 			return nil, fmt.Errorf("finding shell %q: %w", s, err)
 		}
 	}
-	if err := m.reserve(); err != nil {
+	if err := m.reserve(spec.Name, o.pending); err != nil {
 		return nil, err
 	}
 	reserved := true
 	defer func() {
 		if reserved {
-			m.release()
+			m.mu.Lock()
+			m.running--
+			m.releaseNameLocked(spec.Name, false, false)
+			m.mu.Unlock()
 		}
 	}()
 
@@ -155,6 +192,7 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	if spec.Rows == 0 {
 		spec.Rows = DefaultRows
 	}
+	orig := spec
 	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release}
 	id := newID()
 	ss.tag = m.tag + id
@@ -183,15 +221,25 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	// curl header): ps and every answer show it redacted.
 	ss.Command = redact(secrets, spec.Command)
 	ss.Name = redact(secrets, spec.Name)
-	p := newProcess(m.ctx, id, ss, proc, m.cfg.MaxBufferBytes, secrets, m.ended)
+	// A fast command can end before it is registered: its end is handled
+	// (slot, history, crash restart) only once it is.
+	registered := make(chan struct{})
+	p := newProcess(m.ctx, id, ss, proc, m.cfg.MaxBufferBytes, secrets, func(p *Process) {
+		<-registered
+		m.ended(p)
+	})
 
 	m.mu.Lock()
 	late := m.shutdown
 	if !late {
 		m.procs[p.ID] = p
 		m.order = append(m.order, p)
+		m.runs[p.ID] = &runRecord{spec: orig, attempt: o.attempt, settled: make(chan struct{})}
+		m.followToDiskLocked(p)
 	}
+	m.releaseNameLocked(spec.Name, !late, o.restart)
 	m.mu.Unlock()
+	close(registered)
 	reserved = false // the slot now belongs to p, which releases it when it ends
 	if late {
 		// Shutdown began while this one was starting and will not see it.
@@ -222,14 +270,19 @@ func (m *Manager) integrateShell(command string) (string, []string, bool, error)
 }
 
 // reserve takes a slot under the process limit, so that concurrent starts can
-// never exceed it.
-func (m *Manager) reserve() error {
+// never exceed it, and claims the name, so that no two runs of one name
+// live at once.
+func (m *Manager) reserve(name string, pending *pendingRestart) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.shutdown {
 		return ErrShuttingDown
 	}
+	if err := m.claimNameLocked(name, pending); err != nil {
+		return err
+	}
 	if err := m.cfg.CheckProcessLimit(m.running); err != nil {
+		m.releaseNameLocked(name, false, false)
 		return err
 	}
 	m.running++
@@ -245,6 +298,7 @@ func (m *Manager) release() {
 // ended is each process's end callback.
 func (m *Manager) ended(p *Process) {
 	m.log.Debug("ended", "process_id", p.ID)
+	m.afterEnd(p)
 }
 
 // environ builds the child's environment: the server's, then what makes a
@@ -302,11 +356,15 @@ func newID() string {
 	return "proc_" + hex.EncodeToString(b[:])
 }
 
-// Get returns the process with this id.
+// Get returns the process with this id or, failing that, the newest run
+// under this name.
 func (m *Manager) Get(id string) (*Process, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.procs[id]; ok {
+		return p, nil
+	}
+	if p := m.byNameLocked(NormalizeName(id)); p != nil {
 		return p, nil
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnknownProcess, id)
@@ -343,6 +401,9 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 	}
 	clear(m.order[len(keep):])
 	m.order = keep
+	for _, p := range removed {
+		m.forgetLocked(p)
+	}
 	m.mu.Unlock()
 	for _, p := range removed {
 		p.Close()
@@ -356,7 +417,15 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 // ctx is done.
 func (m *Manager) Shutdown(ctx context.Context) {
 	m.mu.Lock()
-	m.shutdown = true
+	if !m.shutdown {
+		m.shutdown = true
+		close(m.quit)
+	}
+	m.mu.Unlock()
+	// No crash restart can start after this, and none is half-way.
+	m.restarts.Wait()
+	m.janitor.Wait()
+	m.mu.Lock()
 	procs := slices.Clone(m.order)
 	m.mu.Unlock()
 	var wg sync.WaitGroup
@@ -369,6 +438,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	m.writers.Wait() // every process ended, so every writer finishes
 	// Descendants that escaped processes which had already ended.
 	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, shutdownGrace)
 	m.mu.Lock()
@@ -425,4 +495,23 @@ func sweepOrphans() int {
 		}
 	}
 	return n
+}
+
+// Stats is the Manager's own state.
+type Stats struct {
+	StartedAt      time.Time
+	Running, Total int
+}
+
+// Stats returns the Manager's own state.
+func (m *Manager) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := Stats{StartedAt: m.startedAt, Total: len(m.order)}
+	for _, p := range m.order {
+		if !p.Ended() {
+			st.Running++
+		}
+	}
+	return st
 }

@@ -102,6 +102,7 @@ type Process struct {
 	killAt    time.Time // when the group gets SIGKILL; zero if not ending
 	killed    bool      // SIGKILL was sent
 	released  bool      // the descriptors are closed
+	urls      urlSet    // URLs printed so far (urls.go)
 
 	// Input-wait detection (input.go).
 	outputs    uint64    // appends so far
@@ -408,7 +409,7 @@ func (p *Process) finish(leftOpen bool) {
 	p.releaseLocked()
 	p.endedAt = time.Now()
 	switch p.ending {
-	case EndedByStop, EndedByShutdown:
+	case EndedByStop, EndedByShutdown, EndedByRestart:
 		p.status = Stopped
 	case EndedByTimeout:
 		p.status = TimedOut

@@ -23,7 +23,7 @@ func BenchmarkExecInMemory(b *testing.B) {
 	}
 	defer m.Shutdown(b.Context())
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	Register(srv, m, cfg)
+	Register(srv, m, cfg, "test")
 	cs := connect(b, srv)
 	for _, tc := range []struct {
 		name string

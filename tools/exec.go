@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -30,6 +31,12 @@ type ExecIn struct {
 	TTY            *bool             `json:"tty,omitempty"`
 	Cols           *int              `json:"cols,omitempty"`
 	Rows           *int              `json:"rows,omitempty"`
+	// Long-running processes (longrun.go).
+	WaitFor          *string `json:"wait_for,omitempty"`
+	WaitForTimeoutMs *int    `json:"wait_for_timeout_ms,omitempty"`
+	MaxRetries       *int    `json:"max_retries,omitempty"`
+	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty"`
+	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty"`
 }
 
 // ExecOut is exec's answer. Which fields are set depends on status.
@@ -53,6 +60,12 @@ type ExecOut struct {
 	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal, present while a full-screen program runs"`
 	InputOut
 	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its input"`
+	Name  string   `json:"name,omitempty" jsonschema:"the process's name, normalised"`
+	// ExistingProcessID is the running process that holds the name, when
+	// the start was refused for that.
+	ExistingProcessID string `json:"existing_process_id,omitempty" jsonschema:"when the name is taken: the running process that holds it (use restart or stop)"`
+	patternFields
+	longFields
 }
 
 func execTool(cfg *policy.Config) *mcp.Tool {
@@ -105,7 +118,12 @@ func execSchema() json.RawMessage {
     "shell": {"type": ["string", "null"], "description": "Program that runs the command with -c instead of /bin/sh, e.g. \"bash\"."},
     "stdin": {"type": ["string", "null"], "description": "Text written to the command's input right after it starts."},
     "close_stdin": {"type": ["boolean", "null"], "description": "End the input after stdin is written (EOF), for commands that read to end of input. Default false."},
-    "name": {"type": ["string", "null"], "description": "A label for the process, shown by ps."},
+    "name": {"type": ["string", "null"], "description": "A stable handle for the process (e.g. \"web\"): read, write, wait, stop and restart accept it in place of process_id, meaning the newest run under it. Compared case-insensitively, blanks as \"-\". Starting a second process under the name of one that is running is refused (use restart)."},
+    "wait_for": {"type": ["string", "null"], "description": "Regex (Go RE2) that means the command is up, e.g. \"Local:.*http\" for a dev server. exec answers as soon as a line of output matches (output from the very start counts), with yield_reason \"pattern\", verified true and the matched text; if the process exits first or wait_for_timeout_ms passes, verified is false and the process keeps running unless it exited. Replaces yield_ms."},
+    "wait_for_timeout_ms": {"type": ["integer", "null"], "minimum": 0, "description": "How long to wait for wait_for (default 30000, capped like yield_ms)."},
+    "max_retries": {"type": ["integer", "null"], "minimum": 0, "description": "Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."},
+    "retry_delay_ms": {"type": ["integer", "null"], "minimum": 0, "description": "Delay before the first crash restart (default 1000); it doubles for each further restart in a row."},
+    "retry_max_delay_ms": {"type": ["integer", "null"], "minimum": 0, "description": "Cap of the doubling delay (default 30000)."},
     "yield_ms": {"type": ["integer", "null"], "description": "How long to wait for the command to finish before leaving it in the background."},
     "timeout_ms": {"type": ["integer", "null"], "description": "Kill the command (its whole process group) after this long; 0 means no limit."},
     "max_output_bytes": {"type": ["integer", "null"], "description": "Most output bytes to return in this answer (capped by YIELDSHELL_MAX_OUTPUT_BYTES)."},
@@ -139,6 +157,15 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		TTY:         tty,
 		Cols:        uint16(deref(in.Cols)),
 		Rows:        uint16(deref(in.Rows)),
+		Restart:     restartPolicy(in),
+	}
+	var waitFor *regexp.Regexp
+	if in.WaitFor != nil && *in.WaitFor != "" {
+		re, err := compilePattern("wait_for", *in.WaitFor)
+		if err != nil {
+			return toolError(ExecOut{Status: "failed_to_start", Error: err.Error() + "; nothing was started"})
+		}
+		waitFor = re
 	}
 	start := time.Now()
 	p, err := h.m.Start(ctx, spec)
@@ -147,17 +174,24 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		if r, ok := errors.AsType[*policy.Refusal](err); ok {
 			out.Rule = r.Rule
 		}
+		if id, ok := nameInUse(err); ok {
+			out.Rule, out.ExistingProcessID = "name", id
+		}
 		return toolError(out)
 	}
 	reason, st := session.ReasonYield, session.InputState{}
-	if yield > 0 {
-		stopProgress := h.progress(ctx, req, p)
+	var pf patternFields
+	restarts := 0
+	stopProgress := h.progress(ctx, req, p)
+	if waitFor != nil {
+		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
+	} else if yield > 0 {
 		reason, st = p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
-		stopProgress()
 		if reason == session.ReasonDeadline {
 			reason = session.ReasonYield
 		}
 	}
+	stopProgress()
 	info, o := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
 	out := ExecOut{
 		ProcessID:   p.ID,
@@ -170,7 +204,10 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		YieldReason: string(reason),
 		TTY:         ptr(p.TTY),
 		Screen:      screenOut(o),
+		Name:        p.Name,
 	}
+	out.patternFields = pf
+	out.longFields = h.long(p)
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
 		out.Status = "backgrounded"
@@ -193,6 +230,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if info.StdinError != "" {
 		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
 	}
+	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, info, restarts)...)
 	return nil, out, nil
 }
 

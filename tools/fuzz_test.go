@@ -61,7 +61,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 		m.Shutdown(ctx)
 	})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "fuzz", Version: "0"}, nil)
-	Register(srv, m, cfg)
+	Register(srv, m, cfg, "test")
 	return &fuzzHarness{m: m, cs: connect(f, srv)}
 }
 

@@ -32,18 +32,21 @@ type PsEntry struct {
 	TTY         bool     `json:"tty" jsonschema:"runs under a pseudo-terminal"`
 	EndedBy     string   `json:"ended_by,omitempty" jsonschema:"who ended it: exit, signal, stop, timeout or shutdown"`
 	InputOut
+	runHistory
+	longFields
 }
 
 // PsOut is ps's answer.
 type PsOut struct {
 	Processes []PsEntry `json:"processes" jsonschema:"newest first"`
+	Server    *Health   `json:"server,omitempty" jsonschema:"the server's own health"`
 }
 
 func psTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "ps",
 		Title: "List processes",
-		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times and output sizes. Finished processes are listed too unless include_completed is false (until cleanup forgets them); at most limit entries (default 50).
+		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times, output sizes, URLs they printed, restarts and the last exit under their name; and the server's own health (version, uptime, running and total counts, limits, the blocklist in force).
 
 Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt).
 
@@ -84,7 +87,10 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = ptr(epoch(info.EndedAt))
 		}
+		e.runHistory = h.history(p)
+		e.longFields = h.long(p)
 		out.Processes = append(out.Processes, e)
 	}
+	out.Server = h.health()
 	return nil, out, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // ReadIn is read's input.
 type ReadIn struct {
-	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec"`
+	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec, or the process's name"`
 	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position: pass the next_seq of the previous answer; omitted returns the newest output"`
 	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
 	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
@@ -37,6 +37,9 @@ type OutputOut struct {
 	InputOut
 	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
 	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process"`
+	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
+	patternFields
+	longFields
 }
 
 func readTool() *mcp.Tool {
@@ -110,7 +113,9 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 		EndedBy:   string(info.EndedBy),
 		Notes:     endNotes(info),
 		Screen:    screenOut(o),
+		Name:      p.Name,
 	}
+	out.longFields = h.long(p)
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
 		out.InputOut = inputOut(p.InputState())

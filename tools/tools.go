@@ -10,21 +10,31 @@ import (
 
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/shellyeah"
 )
 
 // handlers holds what every tool handler needs.
 type handlers struct {
-	m   *session.Manager
-	cfg *policy.Config
+	m       *session.Manager
+	cfg     *policy.Config
+	version string
 	// progressEvery overrides how often blocking calls report progress
 	// (tests); zero means progressEvery.
 	progressEvery time.Duration
 }
 
-// Register adds the tool surface to s, in the order clients list it: the
-// seven tools of mcp-yieldshell 0.4.0.
-func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config) {
-	h := &handlers{m: m, cfg: cfg}
+// Register adds the tool surface that cfg.Toolset selects to s: by default
+// the seven tools of mcp-yieldshell 0.4.0 plus restart; the mcp-shell-yeah
+// tools (package shellyeah) for "shell-yeah"; both for "all". version is the
+// server's, reported by ps and health_check.
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
+	if cfg.Toolset == policy.ToolsetShellYeah || cfg.Toolset == policy.ToolsetAll {
+		shellyeah.Register(s, m, cfg, version)
+	}
+	if cfg.Toolset == policy.ToolsetShellYeah {
+		return
+	}
+	h := &handlers{m: m, cfg: cfg, version: version}
 	mcp.AddTool(s, execTool(cfg), h.exec)
 	mcp.AddTool(s, readTool(), h.read)
 	mcp.AddTool(s, writeTool(), h.write)
@@ -32,6 +42,7 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config) {
 	mcp.AddTool(s, stopTool(), h.stop)
 	mcp.AddTool(s, psTool(), h.ps)
 	mcp.AddTool(s, cleanupTool(), h.cleanup)
+	mcp.AddTool(s, restartTool(), h.restart)
 }
 
 // annotations builds a tool's hints. Every hint is an argument, so none can

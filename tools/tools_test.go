@@ -22,31 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/to
 // Refresh with go test ./tools -run TestToolGoldens -update, which also
 // regenerates the tools reference in README.md from them.
 func TestToolGoldens(t *testing.T) {
-	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	m, err := session.NewManager(t.Context(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Shutdown(context.Background()) })
-	Register(srv, m, cfg)
-	cs := connect(t, srv)
-	res, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The SDK lists tools sorted by name.
-	want := []string{"cleanup", "exec", "ps", "read", "stop", "wait", "write"}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	if !slices.Equal(names, want) {
-		t.Fatalf("tools = %v, want %v", names, want)
-	}
+	res := listTools(t, policy.ToolsetAll)
 	for _, tool := range res.Tools {
 		a := tool.Annotations
 		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil || a.Title == "" {
@@ -79,6 +55,54 @@ func TestToolGoldens(t *testing.T) {
 		}
 	}
 	checkToolsReference(t)
+}
+
+// The toolsets: the SDK lists tools sorted by name.
+var (
+	defaultTools   = []string{"cleanup", "exec", "ps", "read", "restart", "stop", "wait", "write"}
+	shellYeahTools = []string{"check_shell", "get_all_loglines", "health_check", "list_shells", "restart_shell", "send_input",
+		"start_shell", "start_shell_with_verification", "stop_all_shells", "stop_shell", "wait_for_shell"}
+)
+
+func TestToolsets(t *testing.T) {
+	for toolset, want := range map[string][]string{
+		policy.ToolsetDefault:   defaultTools,
+		policy.ToolsetShellYeah: shellYeahTools,
+		policy.ToolsetAll:       slices.Sorted(slices.Values(slices.Concat(defaultTools, shellYeahTools))),
+	} {
+		var names []string
+		for _, tool := range listTools(t, toolset).Tools {
+			names = append(names, tool.Name)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: tools = %v, want %v", toolset, names, want)
+		}
+	}
+}
+
+// listTools lists the tools of a server with the given toolset.
+func listTools(t *testing.T, toolset string) *mcp.ListToolsResult {
+	cfg, err := policy.Load(func(k string) string {
+		if k == "YIELDSHELL_TOOLSET" {
+			return toolset
+		}
+		return ""
+	}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	m, err := session.NewManager(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	Register(srv, m, cfg, "test")
+	res, err := connect(t, srv).ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func connect(t testing.TB, srv *mcp.Server) *mcp.ClientSession {

@@ -14,13 +14,14 @@ import (
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
-		"pty":         {},
-		"screen":      {},
-		"policy":      {},
-		"prompt":      {"screen"},
-		"session":     {"pty", "screen", "prompt", "policy"},
-		"tools":       {"session", "policy"},
-		"conformance": {},
+		"pty":             {},
+		"screen":          {},
+		"policy":          {},
+		"prompt":          {"screen"},
+		"session":         {"pty", "screen", "prompt", "policy"},
+		"tools":           {"session", "policy", "tools/shellyeah"},
+		"tools/shellyeah": {"session", "policy"},
+		"conformance":     {},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

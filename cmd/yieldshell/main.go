@@ -36,7 +36,8 @@ const instructions = `yieldshell runs shell commands for you, each under its own
 - exec and wait answer at once when the program waits for input (waiting_for_input, input_kind, prompt). Answer with write (newline: true presses Enter; keys for Tab, arrows, C-c; yield_ms returns the reply in the same call). Drive REPLs, debuggers and an interactive bash this way; in bash each command written with yield_ms answers when it finishes, with command_exit_code.
 - For a backgrounded process: read with since_seq set to the last next_seq to get only new output; wait to block until it finishes or asks for input (at most 55 s per call); stop to end it and its children.
 - Output is the terminal's text, cleaned of escape codes. For full-screen programs (vim, less, top) answers carry the rendered screen; read with view "screen" shows it any time.
-- ps lists processes; cleanup forgets finished ones.`
+- ps lists processes; cleanup forgets finished ones.
+- For servers and watchers: exec with a name (a handle every tool accepts in place of process_id) and wait_for (a regex such as "Local:.*http") to answer once it is up; restart restarts it; stop with all: true stops everything.`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -165,7 +166,7 @@ func newApp(cfg *policy.Config, stderrLog slog.Handler, sdkLog *slog.Logger, sub
 		return nil, err
 	}
 	srv.AddReceivingMiddleware(recoverPanics(log))
-	tools.Register(srv, mgr, cfg)
+	tools.Register(srv, mgr, cfg, buildVersion())
 	return &app{srv: srv, mgr: mgr, log: log, cancelProcs: cancelProcs}, nil
 }
 

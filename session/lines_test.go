@@ -1,0 +1,75 @@
+package session
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Whatever the chunking of the log and the timing of the scans, a lineScan
+// sees each complete line exactly once, whole, in order, per stream.
+func TestLineScanSeesWholeLinesOnce(t *testing.T) {
+	text := "first line\nsecond, a bit longer line\n\nhttp://x/ fourth\nlast without newline"
+	want := []string{"first line", "second, a bit longer line", "", "http://x/ fourth"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		l := newOutputLog(1 << 20)
+		var s lineScan
+		var got []string
+		scan := func() {
+			s.scan(l, false, func(b []byte) bool {
+				if string(b) != "e" { // stderr's lines
+					got = append(got, string(b))
+				}
+				return false
+			})
+		}
+		rest := text
+		for rest != "" {
+			n := min(1+rng.IntN(12), len(rest))
+			// Interleave stderr noise: it must not mix into stdout lines.
+			l.append(Stdout, []byte(rest[:n]))
+			l.append(Stderr, []byte("e\n"))
+			rest = rest[n:]
+			if rng.IntN(3) == 0 {
+				scan()
+			}
+		}
+		scan()
+		if !slices.Equal(got, want) {
+			t.Fatalf("lines %q, want %q", got, want)
+		}
+		if string(s.partial[0]) != "last without newline" {
+			t.Fatalf("partial %q", s.partial[0])
+		}
+	}
+}
+
+// A match stops the scan after the matching line; the next scan goes on
+// from there.
+func TestLineScanResumesAfterMatch(t *testing.T) {
+	l := newOutputLog(1 << 20)
+	l.append(Stdout, []byte("a\nmatch\nb\nc\n"))
+	var s lineScan
+	var seen []string
+	if !s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return string(b) == "match" }) {
+		t.Fatal("no match")
+	}
+	s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return false })
+	if strings.Join(seen, ",") != "a,match,b,c" {
+		t.Errorf("seen %q", seen)
+	}
+}
+
+// Output evicted before it was scanned is skipped, not misread.
+func TestLineScanAfterEviction(t *testing.T) {
+	l := newOutputLog(16)
+	var s lineScan
+	l.append(Stdout, []byte("0123456789abcdef\nkept line\n"))
+	var seen []string
+	s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return false })
+	if len(seen) == 0 || seen[len(seen)-1] != "kept line" {
+		t.Errorf("seen %q", seen)
+	}
+}

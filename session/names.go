@@ -1,0 +1,138 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNameNeeded refuses a restart policy on a process without a name: its
+// later runs could not be found.
+var ErrNameNeeded = errors.New("a restart policy needs a name, so that the process can be found after a restart")
+
+// NormalizeName is how every tool compares names: surrounding blanks
+// dropped, each run of blanks inside turned into "-", lower case. So "My Dev
+// Server" and "my-dev-server" are the same process.
+func NormalizeName(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), "-"))
+}
+
+// NameInUseError refuses to start a second process under a name whose
+// process is running (or about to be restarted after a crash).
+type NameInUseError struct {
+	Name      string
+	ProcessID string // the running process; "" while a restart is pending
+}
+
+func (e *NameInUseError) Error() string {
+	if e.ProcessID == "" {
+		return fmt.Sprintf("starting %q: a process of that name crashed and is about to be restarted; use restart to restart it now or stop to cancel the restart", e.Name)
+	}
+	return fmt.Sprintf("starting %q: a process of that name is already running (%s); use restart to restart it, or stop it first", e.Name, e.ProcessID)
+}
+
+// nameState is what the Manager knows about a name beyond its runs.
+type nameState struct {
+	starting bool            // a Start under this name is under way
+	pending  *pendingRestart // a crash restart is scheduled
+	restarts int             // runs started by restart (the tool or the policy) since the last fresh start
+	last     *Exit           // how the most recent ended run under this name ended
+}
+
+// Exit is how a run ended, kept in a name's history.
+type Exit struct {
+	ProcessID string
+	Code      *int
+	Signal    string
+	EndedBy   Ending
+}
+
+// History is a name's restart history.
+type History struct {
+	Restarts       int   // runs started by a restart since the name was last started fresh
+	LastExit       *Exit // the most recent ended run under the name
+	RestartPending bool  // a crash restart is scheduled
+}
+
+// History returns the restart history of a process's name (zero for a
+// process without a name).
+func (m *Manager) History(p *Process) History {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns := m.names[p.Name]
+	if p.Name == "" || ns == nil {
+		return History{}
+	}
+	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil}
+}
+
+// byNameLocked returns the newest run under name, or nil.
+func (m *Manager) byNameLocked(name string) *Process {
+	if name == "" {
+		return nil
+	}
+	for i := len(m.order) - 1; i >= 0; i-- {
+		if m.order[i].Name == name {
+			return m.order[i]
+		}
+	}
+	return nil
+}
+
+// claimNameLocked checks that name is free and marks it as starting. A crash
+// restart passes the pending restart it carries out; it fails if that was
+// cancelled meanwhile.
+func (m *Manager) claimNameLocked(name string, pending *pendingRestart) error {
+	if name == "" {
+		return nil
+	}
+	ns := m.names[name]
+	if ns == nil {
+		ns = &nameState{}
+		m.names[name] = ns
+	}
+	if pending != nil {
+		if ns.pending != pending {
+			return errRestartCancelled
+		}
+		ns.pending = nil
+	}
+	if ns.pending != nil {
+		return &NameInUseError{Name: name}
+	}
+	if ns.starting {
+		return &NameInUseError{Name: name, ProcessID: "starting"}
+	}
+	if p := m.byNameLocked(name); p != nil && !p.Ended() {
+		return &NameInUseError{Name: name, ProcessID: p.ID}
+	}
+	ns.starting = true
+	return nil
+}
+
+// releaseNameLocked ends a claim; restart says whether the run that started
+// (if any) is a restart of the name.
+func (m *Manager) releaseNameLocked(name string, started, restart bool) {
+	ns := m.names[name]
+	if name == "" || ns == nil {
+		return
+	}
+	ns.starting = false
+	switch {
+	case started && restart:
+		ns.restarts++
+	case started:
+		ns.restarts = 0
+	}
+}
+
+// forgetLocked drops what the Manager keeps about a purged run, and about
+// its name once no run, claim or pending restart is left under it.
+func (m *Manager) forgetLocked(p *Process) {
+	delete(m.runs, p.ID)
+	ns := m.names[p.Name]
+	if ns == nil || ns.starting || ns.pending != nil || m.byNameLocked(p.Name) != nil {
+		return
+	}
+	delete(m.names, p.Name)
+}

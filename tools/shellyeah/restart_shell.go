@@ -1,0 +1,45 @@
+package shellyeah
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RestartShellIn is restart_shell's input.
+type RestartShellIn struct {
+	Label string `json:"label" jsonschema:"the shell's label"`
+}
+
+func restartShellTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  "restart_shell",
+		Title: "Restart a background shell",
+		Description: `Stop a shell if it is running (SIGTERM, SIGKILL after 3 s) and start it again with its original command, args, directory and options (verification pattern and restart policy included). The answer is start_shell's, with the new pid.
+
+Example: {"label": "web"}`,
+		Annotations: annotations("Restart a background shell", false, true, false, true),
+	}
+}
+
+func (h *handlers) restartShell(ctx context.Context, req *mcp.CallToolRequest, in RestartShellIn) (*mcp.CallToolResult, StartOut, error) {
+	fail := func(msg string) (*mcp.CallToolResult, StartOut, error) {
+		return toolError(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{}, Error: msg, Message: msg})
+	}
+	old, err := h.lookup(in.Label)
+	if err != nil {
+		return fail(sentence(err))
+	}
+	p, err := h.m.Restart(ctx, old, stopGrace)
+	if err != nil {
+		return fail(sentence(err))
+	}
+	h.mu.Lock()
+	sa := h.started[p.Name]
+	h.mu.Unlock()
+	host := sa.Host
+	if host == "" {
+		host = "unknown"
+	}
+	return nil, h.startAnswer(ctx, p, host, sa.Verify), nil
+}

@@ -1,0 +1,165 @@
+package shellyeah
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// Timings of the answers. They are bounds: each wait returns as soon as its
+// condition holds.
+const (
+	settleQuiet   = 300 * time.Millisecond // start_shell: output quiet this long
+	settleMax     = 3 * time.Second        // start_shell: at most this long
+	inputQuiet    = 200 * time.Millisecond // send_input: reaction quiet this long
+	inputMax      = 2 * time.Second
+	stopGrace     = 3 * time.Second
+	maxWait       = 55 * time.Second
+	defaultLines  = 20
+	maxLines      = 1000
+	defaultVerify = 30 * time.Second
+)
+
+// handlers holds what every tool needs, and the command and args each
+// label was started with (the engine only knows the joined command line).
+type handlers struct {
+	m       *session.Manager
+	cfg     *policy.Config
+	version string
+
+	mu      sync.Mutex
+	started map[string]startArgs // by label
+}
+
+// startArgs is how a label was started.
+type startArgs struct {
+	Command string
+	Args    []string
+	Host    string
+	Verify  verification
+}
+
+// Register adds the eleven mcp-shell-yeah tools to s.
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
+	h := &handlers{m: m, cfg: cfg, version: version, started: make(map[string]startArgs)}
+	mcp.AddTool(s, startShellTool(), h.startShell)
+	mcp.AddTool(s, startShellWithVerificationTool(), h.startShellWithVerification)
+	mcp.AddTool(s, checkShellTool(), h.checkShell)
+	mcp.AddTool(s, stopShellTool(), h.stopShell)
+	mcp.AddTool(s, listShellsTool(), h.listShells)
+	mcp.AddTool(s, stopAllShellsTool(), h.stopAllShells)
+	mcp.AddTool(s, restartShellTool(), h.restartShell)
+	mcp.AddTool(s, waitForShellTool(), h.waitForShell)
+	mcp.AddTool(s, getAllLoglinesTool(), h.getAllLoglines)
+	mcp.AddTool(s, sendInputTool(), h.sendInput)
+	mcp.AddTool(s, healthCheckTool(), h.healthCheck)
+}
+
+func annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    readOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  idempotent,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+func toolError[Out any](out Out) (*mcp.CallToolResult, Out, error) {
+	return &mcp.CallToolResult{IsError: true}, out, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Shell is a shell's state as check_shell, list_shells and the start tools
+// report it.
+type Shell struct {
+	Label        string   `json:"label"`
+	ProcessID    string   `json:"process_id,omitempty" jsonschema:"the run's id in yieldshell's own tools"`
+	Status       string   `json:"status" jsonschema:"running, restarting (after a crash, under its restart policy), crashed (non-zero exit, or killed by a signal nobody sent), or stopped (exit code 0, or stopped)"`
+	Pid          int      `json:"pid,omitempty"`
+	Command      string   `json:"command"`
+	Args         []string `json:"args"`
+	Cwd          string   `json:"cwd"`
+	ExitCode     *int     `json:"exitCode"`
+	Signal       *string  `json:"signal"`
+	Restarts     int      `json:"restarts,omitempty"`
+	LogFilePath  string   `json:"log_file_path,omitempty"`
+	TailCommand  string   `json:"tail_command,omitempty"`
+	DetectedURLs []string `json:"detected_urls,omitempty" jsonschema:"http(s) URLs the shell printed, in order"`
+}
+
+// status maps a run onto shell-yeah's statuses.
+func (h *handlers) status(p *session.Process, in session.Info) string {
+	switch {
+	case in.Status == session.Running:
+		return "running"
+	case h.m.WillRestart(p):
+		return "restarting"
+	case in.Crashed():
+		return "crashed"
+	}
+	return "stopped"
+}
+
+func (h *handlers) shell(p *session.Process) Shell {
+	in := p.Info()
+	h.mu.Lock()
+	sa, ok := h.started[p.Name]
+	h.mu.Unlock()
+	if !ok {
+		sa = startArgs{Command: in.Command}
+	}
+	sh := Shell{
+		Label: p.Name, ProcessID: p.ID, Status: h.status(p, in), Pid: p.Pid,
+		Command: sa.Command, Args: append([]string{}, sa.Args...), Cwd: in.Cwd,
+		ExitCode:     in.ExitCode,
+		Restarts:     h.m.History(p).Restarts,
+		LogFilePath:  h.m.LogPath(p),
+		TailCommand:  h.m.TailCommand(p),
+		DetectedURLs: p.URLs(),
+	}
+	if in.Signal != "" {
+		sh.Signal = ptr(in.Signal)
+	}
+	return sh
+}
+
+// lookup resolves a label to its newest run.
+func (h *handlers) lookup(label string) (*session.Process, error) {
+	p, err := h.m.Get(label)
+	if err != nil {
+		return nil, fmt.Errorf("no shell with label %q (it never existed, or it ended long enough ago to be forgotten); list_shells shows the labels this server knows", label)
+	}
+	return p, nil
+}
+
+// lines returns the newest n lines of the clean log (all retained when n
+// is negative) and whether older output was dropped.
+func (h *handlers) lines(p *session.Process, n int) ([]string, bool) {
+	_, o := p.Snapshot(session.Query{MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
+	text := strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD")
+	text = strings.TrimRight(text, "\n")
+	if text == "" || n == 0 {
+		return []string{}, o.Evicted
+	}
+	all := strings.Split(text, "\n")
+	if n > 0 && len(all) > n {
+		return all[len(all)-n:], true
+	}
+	return all, o.Evicted
+}
+
+func sentence(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

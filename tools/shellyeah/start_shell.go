@@ -1,0 +1,218 @@
+package shellyeah
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/session"
+)
+
+// StartShellIn is start_shell's input.
+type StartShellIn struct {
+	Command          string   `json:"command" jsonschema:"the command to run, e.g. npm; it runs through /bin/sh -c, so a whole command line (npm run dev) works too"`
+	WorkingDirectory string   `json:"workingDirectory" jsonschema:"absolute directory to run it in"`
+	Label            string   `json:"label,omitempty" jsonschema:"a name for the shell (e.g. dev-server), compared case-insensitively with blanks as -; generated from the command when omitted. A label whose shell is running cannot be started again: use restart_shell"`
+	Args             []string `json:"args,omitempty" jsonschema:"arguments, each passed to the command as one word (quoted for the shell)"`
+	Host             string   `json:"host,omitempty" jsonschema:"the client: cursor, claude, chatgpt, vscode, windsurf or unknown (default); for cursor the answer suggests how to follow the log"`
+	SideEffects      []string `json:"side_effects,omitempty" jsonschema:"yieldshell extension: side-effect categories of the command, as exec takes them (default [\"UNKNOWN\"])"`
+}
+
+// StartOut is the answer of start_shell, start_shell_with_verification and
+// restart_shell.
+type StartOut struct {
+	Shell
+	WorkingDirectory      string   `json:"workingDirectory"`
+	Host                  string   `json:"host"`
+	Message               string   `json:"message"`
+	ShellLogs             []string `json:"shellLogs" jsonschema:"the shell's output so far, as clean lines"`
+	AIInstructions        string   `json:"ai_instructions,omitempty" jsonschema:"for host cursor: a suggestion, not an order"`
+	UserHint              string   `json:"user_hint,omitempty"`
+	IsVerificationEnabled bool     `json:"isVerificationEnabled,omitempty"`
+	VerificationPattern   string   `json:"verificationPattern,omitempty"`
+	VerificationTimeoutMs *int     `json:"verificationTimeoutMs,omitempty"`
+	Verified              *bool    `json:"verified,omitempty" jsonschema:"whether verification_pattern appeared before the shell ended or the timeout passed"`
+	MatchedLine           string   `json:"matched_line,omitempty"`
+	Error                 string   `json:"error,omitempty"`
+	Rule                  string   `json:"rule,omitempty" jsonschema:"the policy rule that refused the start, or name when the label's shell is running"`
+}
+
+func startShellTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  "start_shell",
+		Title: "Start a background shell",
+		Description: `Start a long-running command (dev server, watcher, test runner) in the background under a label, and answer with its first output once it goes quiet (at most 3 s). Check it later with check_shell, send it input with send_input, stop it with stop_shell. URLs it prints are in detected_urls.
+
+Example: {"command": "npm", "args": ["run", "dev"], "workingDirectory": "/home/me/app", "label": "web"}`,
+		Annotations: annotations("Start a background shell", false, true, false, true),
+	}
+}
+
+func (h *handlers) startShell(ctx context.Context, req *mcp.CallToolRequest, in StartShellIn) (*mcp.CallToolResult, StartOut, error) {
+	return h.start(ctx, in, verification{})
+}
+
+// verification is start_shell_with_verification's part of a start.
+type verification struct {
+	pattern *regexp.Regexp
+	timeout time.Duration
+	restart session.RestartPolicy
+}
+
+// start starts a shell and builds the start answer.
+func (h *handlers) start(ctx context.Context, in StartShellIn, v verification) (*mcp.CallToolResult, StartOut, error) {
+	host := in.Host
+	if host == "" {
+		host = "unknown"
+	}
+	fail := func(out StartOut) (*mcp.CallToolResult, StartOut, error) {
+		out.Label, out.Command, out.Args, out.WorkingDirectory, out.Host = session.NormalizeName(in.Label), in.Command, nonNil(in.Args), in.WorkingDirectory, host
+		out.Status, out.ShellLogs = "error", []string{}
+		out.Message = out.Error
+		return toolError(out)
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return fail(StartOut{Error: "command is empty: give the program to run (and its args)"})
+	}
+	if in.WorkingDirectory == "" {
+		return fail(StartOut{Error: "workingDirectory is required: give the absolute directory to run the command in"})
+	}
+	effects := in.SideEffects
+	if len(effects) == 0 {
+		effects = []string{"UNKNOWN"}
+	}
+	spec := session.Spec{
+		Command:     joinCommand(in.Command, in.Args),
+		SideEffects: effects,
+		Cwd:         in.WorkingDirectory,
+		TTY:         true,
+		Restart:     v.restart,
+	}
+	p, err := h.startLabelled(ctx, spec, in.Label)
+	if err != nil {
+		out := StartOut{Error: sentence(err)}
+		if r, ok := errors.AsType[*policy.Refusal](err); ok {
+			out.Rule = r.Rule
+		}
+		if _, ok := errors.AsType[*session.NameInUseError](err); ok {
+			out.Rule = "name"
+		}
+		return fail(out)
+	}
+	h.mu.Lock()
+	for label := range h.started { // forget labels whose runs were purged
+		if _, err := h.m.Get(label); err != nil {
+			delete(h.started, label)
+		}
+	}
+	h.started[p.Name] = startArgs{Command: in.Command, Args: nonNil(in.Args), Host: host, Verify: v}
+	h.mu.Unlock()
+	return nil, h.startAnswer(ctx, p, host, v), nil
+}
+
+// startLabelled starts spec under label, or under a label made from the
+// command (with -2, -3, ... while that one is running) when none is given.
+func (h *handlers) startLabelled(ctx context.Context, spec session.Spec, label string) (*session.Process, error) {
+	if session.NormalizeName(label) != "" {
+		spec.Name = label
+		return h.m.Start(ctx, spec)
+	}
+	base := session.NormalizeName(spec.Command)
+	if len(base) > 48 {
+		base = strings.TrimRight(base[:48], "-")
+	}
+	for i := 1; ; i++ {
+		spec.Name = base
+		if i > 1 {
+			spec.Name = fmt.Sprintf("%s-%d", base, i)
+		}
+		p, err := h.m.Start(ctx, spec)
+		if _, inUse := errors.AsType[*session.NameInUseError](err); !inUse || i >= 100 {
+			return p, err
+		}
+	}
+}
+
+// startAnswer waits for the start to show (the pattern, or quiet output)
+// and describes the shell.
+func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host string, v verification) StartOut {
+	var out StartOut
+	if v.pattern != nil {
+		var r session.PatternResult
+		var restarts int
+		p, r, restarts = h.m.WaitPatternFollowing(ctx, p, time.Now().Add(v.timeout), v.pattern)
+		if restarts > 0 {
+			out.Message = fmt.Sprintf("It crashed and was restarted %d time(s) on the way. ", restarts)
+		}
+		out.IsVerificationEnabled = true
+		out.VerificationPattern = v.pattern.String()
+		out.VerificationTimeoutMs = ptr(int(v.timeout / time.Millisecond))
+		out.Verified = ptr(r.Reason == session.ReasonPattern)
+		out.MatchedLine = r.Line
+		switch r.Reason {
+		case session.ReasonPattern:
+			out.Message += fmt.Sprintf("Verified: %q appeared in the output. ", r.Line)
+		case session.ReasonExited:
+			out.Message += "Not verified: the shell ended before the pattern appeared. "
+		default:
+			out.Message += fmt.Sprintf("Not verified: the pattern did not appear within %d ms; the shell is still running. ", v.timeout/time.Millisecond)
+		}
+	} else {
+		p.WaitQuiet(ctx, time.Now().Add(settleMax), settleQuiet)
+	}
+	out.Shell = h.shell(p)
+	out.WorkingDirectory = out.Cwd
+	out.Host = host
+	out.ShellLogs, _ = h.lines(p, -1)
+	out.Message = fmt.Sprintf("Shell %q started. %sStatus: %s.", p.Name, out.Message, out.Status)
+	if out.ExitCode != nil {
+		out.Message += fmt.Sprintf(" Exit code: %d.", *out.ExitCode)
+	}
+	if out.TailCommand != "" {
+		out.UserHint = "Follow its output with: " + out.TailCommand
+	}
+	if host == "cursor" {
+		var hint []string
+		if out.TailCommand != "" {
+			hint = append(hint, "If you want to watch this shell's output live, you can run its tail_command in a background terminal (it keeps running).")
+		}
+		if len(out.DetectedURLs) > 0 {
+			hint = append(hint, "It printed URLs (detected_urls) that the user may want as links.")
+		}
+		out.AIInstructions = strings.Join(hint, " ")
+	}
+	return out
+}
+
+// joinCommand appends args to command, each quoted as one shell word.
+func joinCommand(command string, args []string) string {
+	var b strings.Builder
+	b.WriteString(command)
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(shellQuote(a))
+	}
+	return b.String()
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
