@@ -140,7 +140,7 @@ while True:
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r, _ := p.Await(b.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}); r != ReasonInputWait {
+		if r := p.Await(b.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}).Reason; r != ReasonInputWait {
 			b.Fatalf("%s: no first prompt: %s", c.name, r)
 		}
 		b.Run(c.name+"/baseline", func(b *testing.B) {
@@ -166,7 +166,7 @@ while True:
 				if err := p.Type(b.Context(), c.input, nil, true, false); err != nil {
 					b.Fatal(err)
 				}
-				if r, _ := p.Await(b.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}); r != ReasonInputWait {
+				if r := p.Await(b.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}).Reason; r != ReasonInputWait {
 					b.Fatal(r)
 				}
 			}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"regexp"
 	"time"
 
 	"github.com/yieldshell/yieldshell/prompt"
@@ -259,13 +260,34 @@ func (p *Process) CommandExit() (int, bool) {
 type Until struct {
 	// InputWait ends the wait when the program waits for input.
 	InputWait bool
+	// Pattern ends the wait when it matches a line of the clean log at or
+	// after position From (0: everything the process printed, so output of
+	// its first milliseconds is never missed).
+	Pattern *regexp.Regexp
+	From    int64
 }
 
-// Await blocks until the process has ended (exited and its output
-// drained), a condition of u holds, the deadline passes, or ctx is done.
-// With InputWait the kernel is asked about the program on a schedule that
-// starts firstProbe after each output and backs off while nothing changes.
-func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) (Reason, InputState) {
+// Outcome says why a wait returned, with what it found.
+type Outcome struct {
+	Reason Reason
+	Input  InputState // with ReasonInputWait
+	// With ReasonPattern: the text the pattern matched and its whole line.
+	Matched, Line string
+}
+
+// Await is the one blocking primitive behind exec, wait and write: it
+// returns when the process has ended (exited and its output drained), a
+// condition of u holds, the deadline passes, or ctx is done. Every state
+// change wakes it; nothing polls, except that with InputWait the kernel is
+// asked about the program on a schedule that starts firstProbe after each
+// output and backs off while nothing changes.
+//
+// A pattern is looked for line by line, each byte once: only what was
+// appended since the previous wake-up is scanned, a line split across
+// chunks is seen whole, and the line still being written is tried as it
+// grows. Output that arrived before the end is looked at before the end is
+// reported.
+func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcome {
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
 		t := time.NewTimer(time.Until(deadline))
@@ -281,18 +303,33 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) (Reaso
 	backoff := firstProbe
 	probe := false
 	var seen uint64
+	scan := lineScan{pos: u.From}
+	var out Outcome
+	match := func(b []byte) bool {
+		loc := u.Pattern.FindIndex(b)
+		if loc == nil {
+			return false
+		}
+		out.Matched, out.Line = string(b[loc[0]:loc[1]]), string(b)
+		return true
+	}
 	for {
 		p.mu.Lock()
+		matched := u.Pattern != nil && scan.scan(p.log, true, match)
 		ended := p.ended
 		ch := p.changed
 		outputs, last := p.outputs, p.lastOutput
 		p.mu.Unlock()
-		if ended {
-			return ReasonExited, InputState{}
+		switch {
+		case matched:
+			out.Reason = ReasonPattern
+			return out
+		case ended:
+			return Outcome{Reason: ReasonExited}
 		}
 		if u.InputWait {
 			if st := p.evalInput(probe); st.Waiting {
-				return ReasonInputWait, st
+				return Outcome{Reason: ReasonInputWait, Input: st}
 			}
 			now := time.Now()
 			if outputs != seen {
@@ -314,9 +351,9 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) (Reaso
 		case <-probeC:
 			probe = true
 		case <-timeout:
-			return ReasonDeadline, InputState{}
+			return Outcome{Reason: ReasonDeadline}
 		case <-ctx.Done():
-			return ReasonCancelled, InputState{}
+			return Outcome{Reason: ReasonCancelled}
 		}
 	}
 }

@@ -86,15 +86,15 @@ func TestWriteWaitsForTheNextPrompt(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { p.Close() })
-		if r, st := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}); r != ReasonInputWait || st.Prompt != "1? " {
-			t.Fatalf("tty=%v first prompt: %s %+v", tty, r, st)
+		if o := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true}); o.Reason != ReasonInputWait || o.Input.Prompt != "1? " {
+			t.Fatalf("tty=%v first prompt: %+v", tty, o)
 		}
 		if err := p.Type(t.Context(), "x", nil, true, false); err != nil {
 			t.Fatal(err)
 		}
-		r, st := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true})
-		if r != ReasonInputWait || !strings.HasSuffix(st.Prompt, "2? ") {
-			t.Errorf("tty=%v after the write: %s %+v, want the second prompt", tty, r, st)
+		o := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true})
+		if o.Reason != ReasonInputWait || !strings.HasSuffix(o.Input.Prompt, "2? ") {
+			t.Errorf("tty=%v after the write: %+v, want the second prompt", tty, o)
 		}
 		if err := p.Type(t.Context(), "y", nil, true, false); err != nil {
 			t.Fatal(err)

@@ -459,8 +459,7 @@ const (
 // WaitEnd blocks until the process has ended (exited and its output drained),
 // the deadline passes, or ctx is done.
 func (p *Process) WaitEnd(ctx context.Context, deadline time.Time) Reason {
-	r, _ := p.Await(ctx, deadline, Until{})
-	return r
+	return p.Await(ctx, deadline, Until{}).Reason
 }
 
 // await blocks until cond, evaluated under p.mu after every state change,

@@ -186,7 +186,8 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if waitFor != nil {
 		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	} else if yield > 0 {
-		reason, st = p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+		reason, st = o.Reason, o.Input
 		if reason == session.ReasonDeadline {
 			reason = session.ReasonYield
 		}

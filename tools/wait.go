@@ -61,7 +61,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		reason, pf = waitPattern(ctx, p, re, from, d)
 		pf.Verified = nil
 	} else {
-		reason, _ = p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true})
+		reason = p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true}).Reason
 	}
 	stopProgress()
 	out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})

@@ -99,7 +99,8 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
 	}
 	stopProgress := h.progress(ctx, req, p)
-	reason, st := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+	reason, st := w.Reason, w.Input
 	stopProgress()
 	if reason == session.ReasonDeadline {
 		reason = session.ReasonYield
