@@ -38,6 +38,23 @@ func (s *server) reply(id, line string) result {
 	return s.call("write", map[string]any{"process_id": id, "input": line, "newline": true, "yield_ms": longYield})
 }
 
+// step is one line typed into an interactive program and text its answer
+// must contain.
+type step struct{ in, want string }
+
+// session types each step's line and checks the answer, which must end at
+// the program's next prompt.
+func (s *server) session(t *testing.T, id string, steps []step) {
+	t.Helper()
+	for _, st := range steps {
+		a := s.reply(id, st.in)
+		if !strings.Contains(a.str("stdout"), st.want) {
+			t.Fatalf("%q answered %s", st.in, a.text)
+		}
+		waiting(t, a, "line")
+	}
+}
+
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -136,7 +153,7 @@ func TestPromptPdb(t *testing.T) {
 			t.Fatalf("exec pdb: %s", r.text)
 		}
 		id := r.str("process_id")
-		steps := []struct{ in, want string }{
+		steps := []step{
 			{"break 4", "Breakpoint 1"},
 			{"continue", "-> s += x"},
 			{"p xs, s", "([3, 4, 5], 0)"},
@@ -145,13 +162,7 @@ func TestPromptPdb(t *testing.T) {
 			{"clear 1", "Deleted breakpoint 1"},
 			{"continue", "total 12"},
 		}
-		for _, st := range steps {
-			a := s.reply(id, st.in)
-			if !strings.Contains(a.str("stdout"), st.want) {
-				t.Fatalf("%q answered %s", st.in, a.text)
-			}
-			waiting(t, a, "line")
-		}
+		s.session(t, id, steps)
 	})
 }
 
@@ -169,7 +180,7 @@ func TestPromptGdb(t *testing.T) {
 			t.Fatalf("exec gdb: %s", r.text)
 		}
 		id := r.str("process_id")
-		steps := []struct{ in, want string }{
+		steps := []step{
 			{"break 4", "Breakpoint 1"},
 			{"run", "x = x * 7;"},
 			{"print x", "= 6"},
@@ -177,13 +188,7 @@ func TestPromptGdb(t *testing.T) {
 			{"print x", "= 42"},
 			{"continue", "x=42"},
 		}
-		for _, st := range steps {
-			a := s.reply(id, st.in)
-			if !strings.Contains(a.str("stdout"), st.want) {
-				t.Fatalf("%q answered %s", st.in, a.text)
-			}
-			waiting(t, a, "line")
-		}
+		s.session(t, id, steps)
 		end := s.reply(id, "quit")
 		if end.str("status") != "completed" {
 			t.Errorf("quit: %s", end.text)
