@@ -162,20 +162,21 @@ func (p *Process) broadcast() {
 func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	defer p.readers.Done()
 	buf := make([]byte, 32<<10)
-	var redacted, clean []byte
+	var redacted []byte
+	var sc scratch
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			redacted = red.Write(redacted[:0], buf[:n])
 			p.mu.Lock()
-			p.appendLocked(s, redacted, &clean, false)
+			p.appendLocked(s, redacted, &sc, false)
 			p.broadcast()
 			p.mu.Unlock()
 		}
 		if err != nil {
 			redacted = red.Flush(redacted[:0])
 			p.mu.Lock()
-			p.appendLocked(s, redacted, &clean, true)
+			p.appendLocked(s, redacted, &sc, true)
 			p.openEOF--
 			if p.openEOF == 0 {
 				close(p.eof)
@@ -188,23 +189,29 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	}
 }
 
+// scratch holds a reader's buffers for the PTY-mode steps after redaction,
+// reused from read to read so that a busy reader allocates nothing.
+type scratch struct {
+	clean, redacted []byte
+}
+
 // appendLocked adds redacted output to the log, through the cleaner in PTY
 // mode. last marks the end of the stream.
-func (p *Process) appendLocked(s Stream, b []byte, scratch *[]byte, last bool) {
+func (p *Process) appendLocked(s Stream, b []byte, sc *scratch, last bool) {
 	if p.cleaner == nil {
 		p.log.append(s, b)
 		return
 	}
 	p.view.add(b)
-	*scratch = p.cleaner.Write((*scratch)[:0], b)
+	sc.clean = p.cleaner.Write(sc.clean[:0], b)
 	if last {
-		*scratch = p.cleaner.Close(*scratch)
+		sc.clean = p.cleaner.Close(sc.clean)
 	}
-	clean := p.logRedact.Write(nil, *scratch)
+	sc.redacted = p.logRedact.Write(sc.redacted[:0], sc.clean)
 	if last {
-		clean = p.logRedact.Flush(clean)
+		sc.redacted = p.logRedact.Flush(sc.redacted)
 	}
-	p.log.append(s, clean)
+	p.log.append(s, sc.redacted)
 }
 
 // flushLocked makes a pending partial line (a prompt) visible in the log.
