@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -172,6 +173,10 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			p.appendLocked(s, redacted, &sc, false)
 			p.broadcast()
 			p.mu.Unlock()
+			// A busy terminal always has more to read: without yielding, a
+			// reader would run until Go preempts it (10 ms), and with many
+			// busy processes a tool call would wait behind all of them.
+			runtime.Gosched()
 		}
 		if err != nil {
 			redacted = red.Flush(redacted[:0])
