@@ -97,6 +97,14 @@ func run(args []string, stderr io.Writer) int {
 }
 
 func serve(cfg *policy.Config, log, sdkLog *slog.Logger) error {
+	// Most of the heap is long-lived: the retained output and unread screen
+	// of every process. Collecting once garbage reaches half of it, instead
+	// of all of it, keeps resident memory close to what is retained; with
+	// little garbage made, the extra collections cost little. GOGC, when
+	// set, still decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	// As the child subreaper, descendants that daemonise away from their
 	// process group stay our children: they can be found and reaped.
 	if err := pty.SetChildSubreaper(); err != nil {
