@@ -384,7 +384,7 @@ func TestIdleServerUsesNoCPU(t *testing.T) {
 // BenchmarkPsUnderFlood times ps. Reduce floodBytes for a quicker run.
 const (
 	floodProcs = 50
-	floodBytes = 20 << 20
+	floodBytes = 100 << 20
 )
 
 // BenchmarkPsUnderFlood: a client's ps must stay quick while many processes
