@@ -33,7 +33,8 @@ const minRing = 1 << 10
 // The bytes live in a ring that grows (doubling) up to capacity and is then
 // reused in place, so a busy process's appends allocate nothing. The byte at
 // position p is at buf[p%len(buf)]. Which stream each byte came from is kept
-// as runs, one per change of stream: PTY mode has a single run.
+// as runs, one per change of stream (PTY mode has a single run; at worst
+// there is one per retained byte).
 //
 // Not safe for concurrent use: the owning Process locks around it.
 type outputLog struct {
