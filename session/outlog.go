@@ -1,6 +1,7 @@
 package session
 
 import (
+	"iter"
 	"sort"
 	"unicode/utf8"
 )
@@ -137,6 +138,40 @@ func (l *outputLog) copyTo(dst []byte, from, to int64) []byte {
 	return dst
 }
 
+// chunk is a run of retained bytes of one stream, contiguous in the ring,
+// starting at log position pos.
+type chunk struct {
+	pos    int64
+	stream Stream
+	data   []byte
+}
+
+// chunks returns the retained bytes from position from on (or from the
+// first retained byte, if from was evicted), in position order, as chunks of
+// one stream each. The data points into the log: use it before the log
+// changes.
+func (l *outputLog) chunks(from int64) iter.Seq[chunk] {
+	return func(yield func(chunk) bool) {
+		from := max(from, l.start)
+		for i := l.runAt(from); i < len(l.runs); i++ {
+			rs, re := l.runBounds(i)
+			for p := max(rs, from); p < re; {
+				seg := segment(l.buf, p, re)
+				if !yield(chunk{pos: p, stream: l.runs[i].stream, data: seg}) {
+					return
+				}
+				p += int64(len(seg))
+			}
+		}
+	}
+}
+
+// runAt returns the index of the run holding position p: the last one that
+// begins at or before it.
+func (l *outputLog) runAt(p int64) int {
+	return max(sort.Search(len(l.runs), func(i int) bool { return l.runs[i].pos > p })-1, 0)
+}
+
 // runBounds returns the retained part [from, to) of run i.
 func (l *outputLog) runBounds(i int) (from, to int64) {
 	from, to = max(l.runs[i].pos, l.start), l.end
@@ -172,9 +207,7 @@ func (l *outputLog) readFrom(from int64, limit int, streams Stream) readResult {
 		r.start = from
 	}
 	budget := limit
-	// The run holding from: the last one that begins at or before it.
-	first := sort.Search(len(l.runs), func(i int) bool { return l.runs[i].pos > from }) - 1
-	for i := max(first, 0); i < len(l.runs); i++ {
+	for i := l.runAt(from); i < len(l.runs); i++ {
 		rs, re := l.runBounds(i)
 		rs = max(rs, from)
 		s := l.runs[i].stream

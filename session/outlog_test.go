@@ -140,7 +140,14 @@ func TestOutputLogPaging(t *testing.T) {
 
 // merged returns the log bytes in [from, to) in position order.
 func (l *outputLog) merged(from, to int64) []byte {
-	return l.copyTo(nil, from, to)
+	var out []byte
+	for c := range l.chunks(from) {
+		if c.pos >= to {
+			break
+		}
+		out = append(out, c.data[:min(int64(len(c.data)), to-c.pos)]...)
+	}
+	return out
 }
 
 // logModel is the obvious, slow log: every byte with its stream, and the
@@ -208,6 +215,24 @@ func TestOutputLogModel(t *testing.T) {
 			where := func() string { return fmt.Sprintf("trial %d step %d (capacity %d)", trial, step, capacity) }
 			if l.start != int64(m.start) || l.end != int64(len(m.data)) {
 				t.Fatalf("%s: log holds [%d, %d), model [%d, %d)", where(), l.start, l.end, m.start, len(m.data))
+			}
+			// chunks gives every retained byte once, in order, with its
+			// stream, from any position on.
+			from := rng.IntN(len(m.data) + 2)
+			next := int64(max(from, m.start))
+			for c := range l.chunks(int64(from)) {
+				if c.pos != next || len(c.data) == 0 {
+					t.Fatalf("%s: chunk at %d (%d bytes), want one at %d", where(), c.pos, len(c.data), next)
+				}
+				for k, b := range c.data {
+					if p := int(c.pos) + k; b != m.data[p] || c.stream != m.streams[p] {
+						t.Fatalf("%s: chunk byte at %d is %q of %d, model %q of %d", where(), p, b, c.stream, m.data[p], m.streams[p])
+					}
+				}
+				next += int64(len(c.data))
+			}
+			if next < l.end {
+				t.Fatalf("%s: chunks stopped at %d, log ends at %d", where(), next, l.end)
 			}
 			for _, streams := range []Stream{Both, Stdout, Stderr} {
 				from := rng.IntN(len(m.data) + 2)
