@@ -234,7 +234,7 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 		lost = p.log.start - pos
 		pos = p.log.start
 	}
-	for _, c := range p.log.chunks {
+	for c := range p.log.chunks(pos) {
 		end := c.pos + int64(len(c.data))
 		if end <= pos {
 			continue

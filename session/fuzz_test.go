@@ -55,8 +55,9 @@ func FuzzOutputPath(f *testing.F) {
 		p := newFuzzProcess(capacity, cols, rows)
 		red := policy.NewRedactor(fuzzSecrets)
 
-		var redacted, clean, stream []byte // stream: all the redactor let through
-		var follow, lastTail int64         // the cursor of a reader that follows next_seq
+		var redacted, stream []byte // stream: all the redactor let through
+		var sc scratch
+		var follow, lastTail int64 // the cursor of a reader that follows next_seq
 		check := func(what string, q Query) Output {
 			t.Helper()
 			_, out := p.Snapshot(q)
@@ -82,7 +83,7 @@ func FuzzOutputPath(f *testing.F) {
 			stream = append(stream, redacted...)
 			rest = rest[n:]
 			p.mu.Lock()
-			p.appendLocked(Stdout, redacted, &clean, false)
+			p.appendLocked(Stdout, redacted, &sc, false)
 			p.mu.Unlock()
 
 			switch op {
@@ -112,7 +113,7 @@ func FuzzOutputPath(f *testing.F) {
 			}
 		}
 		p.mu.Lock()
-		p.appendLocked(Stdout, redacted, &clean, true)
+		p.appendLocked(Stdout, redacted, &sc, true)
 		p.mu.Unlock()
 
 		// One big read, then the same from 0 in pages of 7 bytes.

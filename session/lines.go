@@ -25,7 +25,7 @@ func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bo
 		s.partial = [2][]byte{}
 	}
 	var touched [2]bool
-	for _, c := range l.chunks {
+	for c := range l.chunks(s.pos) {
 		end := c.pos + int64(len(c.data))
 		if end <= s.pos {
 			continue

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,5 +314,52 @@ func TestTagIsTheProcesssOwn(t *testing.T) {
 	p, _, out := run(t, m, s)
 	if want := "1\n" + m.tag + p.ID + "\n"; string(out.Stdout) != want {
 		t.Errorf("child sees %q, want %q", out.Stdout, want)
+	}
+}
+
+// Finished processes hold no goroutines: after 1000 commands, kept and
+// then cleaned up, the count is back where it started.
+func TestNoGoroutineGrowth(t *testing.T) {
+	m := newTestManager(t, nil)
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	cycle := func(i int) {
+		_, info, out := run(t, m, spec("printf x; exit 3", i%2 == 0))
+		if string(out.Stdout) != "x" || *info.ExitCode != 3 {
+			t.Fatalf("run %d: stdout %q, exit %d", i, out.Stdout, *info.ExitCode)
+		}
+	}
+	for i := range 20 { // warm-up: what the Manager keeps for its life starts here
+		cycle(i)
+	}
+	m.Cleanup(0, 0)
+	// A few goroutines of the last command may still be returning; a leak
+	// would be one or more per command.
+	limit := runtime.NumGoroutine() + 5
+	for i := range n {
+		cycle(i)
+	}
+	if got := goroutinesFallTo(limit); got > limit {
+		t.Errorf("%d goroutines after %d commands whose records are kept, want at most %d", got, n, limit)
+	}
+	if removed := m.Cleanup(0, 0); removed != n {
+		t.Errorf("cleanup removed %d of %d records", removed, n)
+	}
+	if got := goroutinesFallTo(limit); got > limit {
+		t.Errorf("%d goroutines after %d commands cleaned up, want at most %d", got, n, limit)
+	}
+}
+
+// goroutinesFallTo waits up to 5 s for the goroutine count to fall to limit
+// and returns the count.
+func goroutinesFallTo(limit int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if got := runtime.NumGoroutine(); got <= limit || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(pause) // polling interval of a condition wait
 	}
 }

@@ -1,8 +1,11 @@
 package session
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 type logWrite struct {
@@ -48,6 +51,26 @@ func TestOutputLogReadFrom(t *testing.T) {
 			max: 100, streams: Both, stdout: "€d", next: 6, evicted: true},
 		{name: "since within retained", capacity: 10, writes: []logWrite{{Stdout, "0123456789"}, {Stdout, "abcde"}},
 			from: 12, max: 100, streams: Both, stdout: "cde", next: 15},
+		{name: "read across the wrap of the ring", capacity: 8, writes: []logWrite{{Stdout, "abcdef"}, {Stdout, "ghij"}},
+			from: 6, max: 100, streams: Both, stdout: "ghij", next: 10},
+		{name: "capped read across the wrap", capacity: 8, writes: []logWrite{{Stdout, "abcdef"}, {Stdout, "ghij"}},
+			from: 5, max: 4, streams: Both, stdout: "fghi", next: 9, capped: true},
+		{name: "wrapped log keeps the streams apart", capacity: 8, writes: []logWrite{{Stdout, "abcd"}, {Stderr, "efgh"}, {Stdout, "ijkl"}},
+			max: 100, streams: Both, stdout: "ijkl", stderr: "efgh", next: 12, evicted: true},
+		{name: "a wholly evicted run is gone", capacity: 4, writes: []logWrite{{Stdout, "ab"}, {Stderr, "cd"}, {Stdout, "efgh"}},
+			max: 100, streams: Stderr, next: 8, evicted: true},
+		{name: "a partly evicted run keeps its stream", capacity: 5, writes: []logWrite{{Stderr, "abcd"}, {Stdout, "efg"}},
+			from: 2, max: 100, streams: Both, stdout: "efg", stderr: "cd", next: 7},
+		{name: "a write larger than the log keeps its newest bytes", capacity: 4, writes: []logWrite{{Stdout, "xy"}, {Stdout, "0123456789"}},
+			max: 100, streams: Both, stdout: "6789", next: 12, evicted: true},
+		{name: "eviction across the wrap keeps characters whole", capacity: 6, writes: []logWrite{{Stdout, "ab"}, {Stdout, "€€"}, {Stdout, "x"}},
+			max: 100, streams: Both, stdout: "€x", next: 9, evicted: true},
+		{name: "eviction lands on a boundary of a 4-byte character", capacity: 5, writes: []logWrite{{Stdout, "a😀"}, {Stdout, "bc"}},
+			max: 100, streams: Both, stdout: "bc", next: 7, evicted: true},
+		{name: "invalid bytes: eviction skips at most one character's worth", capacity: 4, writes: []logWrite{{Stdout, "\x80\x80\x80\x80\x80\x80"}},
+			max: 100, streams: Both, stdout: "\x80", next: 6, evicted: true},
+		{name: "capped read of a character split by the wrap", capacity: 8, writes: []logWrite{{Stdout, "abcdefg"}, {Stdout, "€z"}},
+			from: 7, max: 2, streams: Both, stdout: "€", next: 10, capped: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newOutputLog(tc.capacity)
@@ -118,12 +141,157 @@ func TestOutputLogPaging(t *testing.T) {
 // merged returns the log bytes in [from, to) in position order.
 func (l *outputLog) merged(from, to int64) []byte {
 	var out []byte
-	for _, c := range l.chunks {
-		for i, b := range c.data {
-			if p := c.pos + int64(i); p >= from && p < to {
-				out = append(out, b)
+	for c := range l.chunks(from) {
+		if c.pos >= to {
+			break
+		}
+		out = append(out, c.data[:min(int64(len(c.data)), to-c.pos)]...)
+	}
+	return out
+}
+
+// logModel is the obvious, slow log: every byte with its stream, and the
+// same eviction rule (keep the newest capacity bytes, then start at a
+// character boundary, skipping at most one character's continuation bytes).
+type logModel struct {
+	capacity int
+	data     []byte
+	streams  []Stream
+	start    int
+}
+
+func (m *logModel) append(s Stream, b []byte) {
+	for _, c := range b {
+		m.data = append(m.data, c)
+		m.streams = append(m.streams, s)
+	}
+	if len(m.data)-m.start > m.capacity {
+		m.start = len(m.data) - m.capacity
+		for i := 0; i < 3 && m.start < len(m.data) && !utf8.RuneStart(m.data[m.start]); i++ {
+			m.start++
+		}
+	}
+}
+
+// selected returns the retained bytes of the selected streams from from on,
+// in position order, and split by stream.
+func (m *logModel) selected(from int, streams Stream) (merged, stdout, stderr []byte) {
+	for p := max(from, m.start); p < len(m.data); p++ {
+		if m.streams[p]&streams == 0 {
+			continue
+		}
+		merged = append(merged, m.data[p])
+		if m.streams[p] == Stderr {
+			stderr = append(stderr, m.data[p])
+		} else {
+			stdout = append(stdout, m.data[p])
+		}
+	}
+	return merged, stdout, stderr
+}
+
+// TestOutputLogModel appends random UTF-8 text in random pieces to both
+// streams of small logs, so the ring wraps and evicts many times, and checks
+// the log against logModel after every append: what is retained, full reads,
+// paging with next_seq at several caps, and the tail.
+func TestOutputLogModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", "\n", "é", "€", "😀"}
+	for trial := range 200 {
+		capacity := 4 + rng.IntN(60)
+		l := newOutputLog(capacity)
+		m := &logModel{capacity: capacity}
+		for step := range 40 {
+			var piece strings.Builder
+			for range rng.IntN(20) {
+				piece.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			s := Stdout
+			if rng.IntN(3) == 0 {
+				s = Stderr
+			}
+			l.append(s, []byte(piece.String()))
+			m.append(s, []byte(piece.String()))
+			where := func() string { return fmt.Sprintf("trial %d step %d (capacity %d)", trial, step, capacity) }
+			if l.start != int64(m.start) || l.end != int64(len(m.data)) {
+				t.Fatalf("%s: log holds [%d, %d), model [%d, %d)", where(), l.start, l.end, m.start, len(m.data))
+			}
+			// chunks gives every retained byte once, in order, with its
+			// stream, from any position on.
+			from := rng.IntN(len(m.data) + 2)
+			next := int64(max(from, m.start))
+			for c := range l.chunks(int64(from)) {
+				if c.pos != next || len(c.data) == 0 {
+					t.Fatalf("%s: chunk at %d (%d bytes), want one at %d", where(), c.pos, len(c.data), next)
+				}
+				for k, b := range c.data {
+					if p := int(c.pos) + k; b != m.data[p] || c.stream != m.streams[p] {
+						t.Fatalf("%s: chunk byte at %d is %q of %d, model %q of %d", where(), p, b, c.stream, m.data[p], m.streams[p])
+					}
+				}
+				next += int64(len(c.data))
+			}
+			if next < l.end {
+				t.Fatalf("%s: chunks stopped at %d, log ends at %d", where(), next, l.end)
+			}
+			for _, streams := range []Stream{Both, Stdout, Stderr} {
+				from := rng.IntN(len(m.data) + 2)
+				_, wantOut, wantErr := m.selected(from, streams)
+				r := l.readFrom(int64(from), 1<<20, streams)
+				if string(r.stdout) != string(wantOut) || string(r.stderr) != string(wantErr) || r.capped ||
+					r.evicted != (from < m.start) || r.next != l.end {
+					t.Fatalf("%s: readFrom(%d, all, %d) = %q %q next %d evicted %v capped %v; want %q %q",
+						where(), from, streams, r.stdout, r.stderr, r.next, r.evicted, r.capped, wantOut, wantErr)
+				}
+				// Paging from the first retained byte reassembles the same
+				// bytes, cut only at character boundaries.
+				limit := 1 + rng.IntN(12)
+				var gotOut, gotErr []byte
+				for pos := l.start; pos < l.end; {
+					r := l.readFrom(pos, limit, streams)
+					if r.next <= pos && r.next < l.end {
+						t.Fatalf("%s: paging with cap %d stuck at %d", where(), limit, pos)
+					}
+					if n := len(r.stdout) + len(r.stderr); n > limit && n > utf8.UTFMax {
+						t.Fatalf("%s: page of cap %d has %d bytes", where(), limit, n)
+					}
+					if !utf8.Valid(r.stdout) || !utf8.Valid(r.stderr) {
+						t.Fatalf("%s: page [%d, %d) splits a character: %q %q", where(), pos, r.next, r.stdout, r.stderr)
+					}
+					gotOut, gotErr = append(gotOut, r.stdout...), append(gotErr, r.stderr...)
+					pos = r.next
+				}
+				_, wantOut, wantErr = m.selected(m.start, streams)
+				if string(gotOut) != string(wantOut) || string(gotErr) != string(wantErr) {
+					t.Fatalf("%s: paging with cap %d gave %q %q; want %q %q", where(), limit, gotOut, gotErr, wantOut, wantErr)
+				}
+				// The tail is the newest selected bytes, whole characters.
+				merged, _, _ := m.selected(m.start, streams)
+				r = l.readTail(limit, streams)
+				n := len(r.stdout) + len(r.stderr)
+				tail := merged[len(merged)-n:]
+				if n > limit || !utf8.Valid(tail) || len(merged)-n >= utf8.UTFMax && n+utf8.UTFMax <= limit ||
+					r.capped != (n < len(merged)) || r.next != l.end {
+					t.Fatalf("%s: readTail(%d, %d) = %q %q capped %v; selected %q", where(), limit, streams, r.stdout, r.stderr, r.capped, merged)
+				}
+				_, tailOut, tailErr := m.selected(int(l.end)-countFrom(m, streams, n), streams)
+				if string(r.stdout) != string(tailOut) || string(r.stderr) != string(tailErr) {
+					t.Fatalf("%s: readTail(%d, %d) = %q %q; want %q %q", where(), limit, streams, r.stdout, r.stderr, tailOut, tailErr)
+				}
 			}
 		}
 	}
-	return out
+}
+
+// countFrom returns how far back from the end of the model the last n
+// selected bytes begin.
+func countFrom(m *logModel, streams Stream, n int) int {
+	back := 0
+	for p := len(m.data) - 1; p >= m.start && n > 0; p-- {
+		back++
+		if m.streams[p]&streams != 0 {
+			n--
+		}
+	}
+	return back
 }

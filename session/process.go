@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -179,7 +180,8 @@ func (p *Process) broadcast() {
 func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	defer p.readers.Done()
 	buf := make([]byte, 32<<10)
-	var redacted, text, clean []byte
+	var redacted, text []byte
+	var sc scratch
 	var scan prompt.Scanner
 	var marks []prompt.Mark
 	for {
@@ -190,21 +192,28 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			p.mu.Lock()
 			prev := 0
 			for _, m := range marks {
-				p.appendLocked(s, text[prev:m.Pos], &clean, false)
+				p.appendLocked(s, text[prev:m.Pos], &sc, false)
 				p.markLocked(m)
 				prev = m.Pos
 			}
-			p.appendLocked(s, text[prev:], &clean, false)
+			p.appendLocked(s, text[prev:], &sc, false)
 			p.outputs++
 			p.lastOutput = time.Now()
 			p.broadcast()
 			p.mu.Unlock()
+			// A busy terminal always has more to read: without yielding, a
+			// reader would run until Go preempts it (10 ms), and with many
+			// busy processes a tool call would wait behind all of them.
+			runtime.Gosched()
 		}
 		if err != nil {
+			// What the redactor and the mark scanner held back is output
+			// now; a mark at the very end says nothing any more.
 			redacted = red.Flush(redacted[:0])
-			redacted = scan.Flush(redacted)
+			text, _ = scan.Write(text[:0], redacted, marks[:0])
+			text = scan.Flush(text)
 			p.mu.Lock()
-			p.appendLocked(s, redacted, &clean, true)
+			p.appendLocked(s, text, &sc, true)
 			p.openEOF--
 			if p.openEOF == 0 {
 				close(p.eof)
@@ -217,24 +226,30 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	}
 }
 
+// scratch holds a reader's buffers for the PTY-mode steps after redaction,
+// reused from read to read so that a busy reader allocates nothing.
+type scratch struct {
+	clean, redacted []byte
+}
+
 // appendLocked adds redacted output to the log, through the cleaner in PTY
 // mode. last marks the end of the stream.
-func (p *Process) appendLocked(s Stream, b []byte, scratch *[]byte, last bool) {
+func (p *Process) appendLocked(s Stream, b []byte, sc *scratch, last bool) {
 	if p.cleaner == nil {
 		p.log.append(s, b)
 		p.trackLineLocked(b)
 		return
 	}
 	p.view.add(b)
-	*scratch = p.cleaner.Write((*scratch)[:0], b)
+	sc.clean = p.cleaner.Write(sc.clean[:0], b)
 	if last {
-		*scratch = p.cleaner.Close(*scratch)
+		sc.clean = p.cleaner.Close(sc.clean)
 	}
-	clean := p.logRedact.Write(nil, *scratch)
+	sc.redacted = p.logRedact.Write(sc.redacted[:0], sc.clean)
 	if last {
-		clean = p.logRedact.Flush(clean)
+		sc.redacted = p.logRedact.Flush(sc.redacted)
 	}
-	p.log.append(s, clean)
+	p.log.append(s, sc.redacted)
 }
 
 // flushLocked makes a pending partial line (a prompt) visible in the log.

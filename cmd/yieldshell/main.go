@@ -145,6 +145,14 @@ type app struct {
 // as the child subreaper, descendants that daemonise away from their
 // process group stay our children and can be found and reaped.
 func newApp(cfg *policy.Config, stderrLog slog.Handler, sdkLog *slog.Logger, subreaper bool) (*app, error) {
+	// Most of the heap is long-lived: the retained output and unread screen
+	// of every process. Collecting once garbage reaches half of it, instead
+	// of all of it, keeps resident memory close to what is retained; with
+	// little garbage made, the extra collections cost little. GOGC, when
+	// set, still decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
 		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
 	log := slog.New(newTeeHandler(stderrLog, srv))
