@@ -566,6 +566,37 @@ func (p *Process) control(fn func(fd int) error) error {
 	return opErr
 }
 
+// Unread returns how many bytes of output wait in the terminal (or the
+// pipes) for the server to read them: a program with output still on its
+// way is not waiting for anything yet.
+func (p *Process) Unread() (int, error) {
+	if p.tty {
+		var n int
+		err := p.control(func(fd int) (err error) {
+			n, err = unix.IoctlGetInt(fd, ioctlUnread)
+			return err
+		})
+		return n, err
+	}
+	total := 0
+	for _, f := range []*os.File{p.stdout, p.stderr} {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return 0, err
+		}
+		var n int
+		var opErr error
+		if err := rc.Control(func(fd uintptr) { n, opErr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
+			return 0, err
+		}
+		if opErr != nil {
+			return 0, opErr
+		}
+		total += n
+	}
+	return total, nil
+}
+
 func (p *Process) termios() (*unix.Termios, error) {
 	var t *unix.Termios
 	err := p.control(func(fd int) (err error) {

@@ -10,6 +10,7 @@ import (
 const (
 	ioctlGetTermios = unix.TCGETS
 	ioctlSetTermios = unix.TCSETS
+	ioctlUnread     = unix.TIOCINQ // FIONREAD
 )
 
 // setDeathSignal asks the kernel to SIGKILL the child if the server dies

@@ -12,6 +12,8 @@ import (
 const (
 	ioctlGetTermios = unix.TIOCGETA
 	ioctlSetTermios = unix.TIOCSETA
+	// FIONREAD: _IOR(\'f\', 127, int) on the BSDs and macOS.
+	ioctlUnread = 0x4004667f
 )
 
 // setDeathSignal does nothing here: only Linux has a parent-death signal.

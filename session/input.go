@@ -155,6 +155,11 @@ func (p *Process) evalInput(probe bool) InputState {
 		// A program still printing is not waiting.
 		return InputState{}
 	}
+	if n, err := p.proc.Unread(); err == nil && n > 0 {
+		// Output not read yet (a busy server): the program is still
+		// printing, and asking the kernel now would only add to the load.
+		return InputState{}
+	}
 	pr := p.inspect()
 	switch pr.Activity {
 	case prompt.Reading:
