@@ -61,8 +61,10 @@ func Inspect(in Input) Probe {
 	names, _ := dir.Readdirnames(-1)
 	_ = dir.Close()
 	for _, name := range names {
+		// Members descend from the session leader, so their pids are
+		// higher (until pids wrap around, which this misses).
 		pid, err := strconv.Atoi(name)
-		if err != nil || pid == leader {
+		if err != nil || pid <= in.Session || pid == leader {
 			continue
 		}
 		pgrp, sid, ok := groupOf(pid)

@@ -159,3 +159,43 @@ func TestInspectGone(t *testing.T) {
 		t.Errorf("a process that does not exist: %s, want busy (nothing can read)", got.Activity)
 	}
 }
+
+// BenchmarkInspect measures one probe of a program that polls (so every
+// process of the machine is looked at for other members of its group),
+// next to listing /proc alone.
+func BenchmarkInspect(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	master, slave, err := cpty.Open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer master.Close()
+	defer slave.Close()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), childEnv+"=poll")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	in := Input{Session: cmd.Process.Pid, Pgrp: cmd.Process.Pid, Path: slave.Name()}
+	b.Run("baseline-list-proc", func(b *testing.B) {
+		for b.Loop() {
+			d, err := os.Open("/proc")
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = d.Readdirnames(-1)
+			d.Close()
+		}
+	})
+	b.Run("inspect-polling", func(b *testing.B) {
+		for b.Loop() {
+			Inspect(in)
+		}
+	})
+}
