@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address instead of stdio")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token for --http")
+	persistFlag := fs.Bool("persist", false, "bridge stdio to the persistent per-user server (as "+persistEnv+"=1)")
 	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -63,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var cmd string
 	if fs.NArg() > 0 {
 		cmd = fs.Arg(0)
-		if cmd != "call" && cmd != "tools" {
+		if !slices.Contains([]string{"call", "tools", "server", "ps", "logs", "attach"}, cmd) {
 			fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", cmd)
 			usage(stderr)
 			return 2
@@ -73,11 +76,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	persist := *persistFlag || envTrue(os.Getenv(persistEnv))
+	if *persistFlag && (cmd != "" || *httpAddr != "") {
+		fmt.Fprintln(stderr, "yieldshell: --persist is for the stdio server; the server, ps, logs and attach commands always use the persistent server")
+		return 2
+	}
 
-	level := logLevel(cmd != "")
-	stderrLog := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
-	// The SDK reports every connection at INFO; keep that for debugging.
-	sdkLog := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	logs := func(cli bool) sdkLogs {
+		level := logLevel(cli)
+		return sdkLogs{
+			stderr: slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}),
+			// The SDK reports every connection at INFO; keep that for debugging.
+			sdk: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
+		}
+	}
+	switch {
+	case cmd == "server":
+		return serverCmd(ctx, fs.Args()[1:], func() sdkLogs { return logs(false) }, stdout, stderr)
+	case cmd == "ps" || cmd == "logs" || cmd == "attach":
+		return peopleCmd(ctx, cmd, fs.Args()[1:], stdout, stderr)
+	case cmd == "" && *httpAddr == "" && persist:
+		return runBridge(ctx, os.Stdin, stdout, stderr)
+	}
+
+	l := logs(cmd != "")
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell: getting working directory:", err)
@@ -96,9 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-	a, err := newApp(cfg, stderrLog, sdkLog, cmd == "")
+	a, err := newApp(cfg, l.stderr, l.sdk, cmd == "")
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell:", err)
 		return 1
@@ -130,6 +152,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// sdkLogs are the two loggers a server needs: its own records on stderr,
+// and the SDK's.
+type sdkLogs struct {
+	stderr slog.Handler
+	sdk    *slog.Logger
+}
+
+// envTrue reads a boolean variable: 1, true, yes or on.
+func envTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // app is one server: the MCP surface over the process manager. Every mode

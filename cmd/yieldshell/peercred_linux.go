@@ -1,0 +1,13 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+// peerUID is the uid of the process at the other end of a Unix socket
+// (SO_PEERCRED: as it was when it connected).
+func peerUID(fd int) (uint32, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return 0, err
+	}
+	return cred.Uid, nil
+}
