@@ -1,3 +1,5 @@
+//go:build linux
+
 package conformance
 
 import (
@@ -94,4 +96,51 @@ func (p *ptyTerm) type_(s string) {
 func (p *ptyTerm) cooked() bool {
 	tio, err := unix.IoctlGetTermios(int(p.f.Fd()), unix.TCGETS)
 	return err == nil && tio.Lflag&unix.ICANON != 0 && tio.Lflag&unix.ECHO != 0
+}
+
+// TestAttach drives `yieldshell attach` through a real terminal: it shows
+// the screen, what is typed reaches the process and its echo shows,
+// Ctrl-] detaches, the process keeps running and the terminal is restored.
+func TestAttach(t *testing.T) {
+	env := persistRuntime(t)
+	s := start(t, "2025-06-18", env...)
+	id := s.exec("echo attach-banner; exec cat", map[string]any{"name": "echoer", "yield_ms": 0}).
+		mustStatus(t, "backgrounded").str("process_id")
+	s.readUntil(id, "attach-banner")
+
+	cmd := newCmd(t, "attach", "echoer")
+	cmd.Env = append(os.Environ(), env...)
+	tty := startInPty(t, cmd)
+	tty.expect("attach-banner") // the screen as it was
+	tty.type_("typed-by-a-person\r")
+	tty.expect("typed-by-a-person\r\ntyped-by-a-person") // the terminal's echo, then cat's answer
+	tty.type_("\x1d")
+	tty.expect("detached")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("attach after detaching: %v\n%s", err, tty.seen())
+	}
+	if !tty.cooked() {
+		t.Error("the terminal was left in raw mode")
+	}
+	r := s.call("read", map[string]any{"process_id": "echoer", "since_seq": 0})
+	if r.str("status") != "running" || !strings.Contains(r.str("stdout"), "typed-by-a-person") {
+		t.Errorf("after detaching: %s", r.text)
+	}
+
+	// --watch shows output but sends nothing.
+	cmd = newCmd(t, "attach", "--watch", "echoer")
+	cmd.Env = append(os.Environ(), env...)
+	tty = startInPty(t, cmd)
+	tty.expect("typed-by-a-person")
+	tty.type_("not-sent")
+	s.call("write", map[string]any{"process_id": "echoer", "input": "from-the-agent", "newline": true})
+	tty.expect("from-the-agent")
+	tty.type_("\x03")
+	tty.expect("detached")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("attach --watch: %v", err)
+	}
+	if out := s.call("read", map[string]any{"process_id": "echoer", "since_seq": 0}).str("stdout"); strings.Contains(out, "not-sent") {
+		t.Errorf("--watch sent keystrokes: %q", out)
+	}
 }
