@@ -251,3 +251,61 @@ func TestPersistVersionMismatch(t *testing.T) {
 		t.Error("the server stopped answering")
 	}
 }
+
+// TestPeopleViews: ps and logs show a person what the agent sees.
+func TestPeopleViews(t *testing.T) {
+	env := persistRuntime(t)
+	s := start(t, "2025-06-18", env...)
+	id := s.exec(helper("devserver", "0", devURL), map[string]any{"name": "web", "wait_for": `^ready`}).
+		mustStatus(t, "backgrounded").str("process_id")
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := newCmd(t, args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return string(out)
+	}
+	if ps := run("ps"); !strings.Contains(ps, id) || !strings.Contains(ps, "web") || !strings.Contains(ps, "running") {
+		t.Errorf("ps:\n%s", ps)
+	}
+	if logs := run("logs", "web"); !strings.HasPrefix(logs, "dev server starting\n") || !strings.Contains(logs, "ready\n") {
+		t.Errorf("logs web:\n%s", logs)
+	}
+
+	// -f follows until the process ends.
+	cmd := newCmd(t, "logs", "web", "-f")
+	cmd.Env = append(os.Environ(), env...)
+	var out syncBuffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "logs -f to print the log", func() bool { return strings.Contains(out.String(), "ready") })
+	s.call("write", map[string]any{"process_id": "web", "input": "say followed-line", "newline": true})
+	eventually(t, 10*time.Second, "logs -f to print the new line", func() bool { return strings.Contains(out.String(), "followed-line") })
+	s.call("write", map[string]any{"process_id": "web", "input": "quit", "newline": true})
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("logs -f: %v", err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

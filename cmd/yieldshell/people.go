@@ -157,45 +157,29 @@ func oneLine(s string, n int) string {
 
 // printLogs prints a process's whole retained log; with follow, it then
 // prints output as it comes until the process ends. Following blocks in
-// wait, never spins: after the program stops to wait for input (which
-// wait would report at once, again and again), it waits for the next
-// complete line instead.
+// wait until a new line is complete (a prompt still being written shows
+// with the next line, or after wait's timeout), so it never spins.
 func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, follow bool, stdout, stderr io.Writer) error {
 	var seq int64
-	for {
+	args := map[string]any{"process_id": id, "since_seq": seq}
+	for tool := "read"; ; {
+		args["since_seq"] = seq
 		var out tools.OutputOut
-		if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "since_seq": seq}, &out); err != nil {
-			return err
-		}
-		seq = emit(out, seq, stdout, stderr)
-		if !out.Capped {
-			if !follow || out.Status != "running" {
-				return nil
-			}
-			break
-		}
-	}
-	inputWait := false
-	for ctx.Err() == nil {
-		args := map[string]any{"process_id": id, "since_seq": seq, "timeout_ms": 30000}
-		if inputWait {
-			args["until"] = "^"
-		}
-		var out tools.OutputOut
-		if err := callInto(ctx, cs, "wait", args, &out); err != nil {
+		if err := callInto(ctx, cs, tool, args, &out); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
-		before := seq
 		seq = emit(out, seq, stdout, stderr)
-		if out.Status != "running" && !out.Capped {
+		if out.Capped {
+			continue
+		}
+		if !follow || out.Status != "running" {
 			return nil
 		}
-		inputWait = out.YieldReason == "input_wait" && seq == before
+		tool, args["until"], args["timeout_ms"] = "wait", "^", 30000
 	}
-	return nil
 }
 
 // emit prints an answer's output and returns the position to read on from.
