@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -273,6 +274,16 @@ Usage:
                                    (required off loopback; generated and printed on loopback)
   yieldshell call TOOL ['JSON']    run one tool call and print its answer (exit 1 on a tool error)
   yieldshell tools [--json]        list the tools with their parameters (--json: full schemas)
+  yieldshell --persist             serve stdio as a bridge to this user's persistent server, which
+                                   owns the processes and outlives the client (as YIELDSHELL_PERSIST=1)
+  yieldshell server start|stop|status|run
+                                   start the persistent server in the background; stop it and every
+                                   process it runs; show it; or run it in the foreground
+  yieldshell ps                    list the persistent server's processes
+  yieldshell logs ID|NAME [-f]     print a process's whole log; -f follows it until it ends
+  yieldshell attach ID|NAME [--watch]
+                                   show a process's terminal and type into it; Ctrl-] detaches and
+                                   leaves it running; --watch only watches (Ctrl-C leaves too)
   yieldshell --version             print the version
   yieldshell --help                print this help
 
@@ -282,7 +293,11 @@ Environment variables:
 		policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
 			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
 		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
-		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."})
+		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."},
+		policy.Var{Name: persistEnv, Default: "0",
+			Help: "1 (true, yes, on): stdio yieldshell bridges to the persistent per-user server, as --persist does."},
+		policy.Var{Name: idleEnv, Default: strconv.Itoa(int(defaultIdle.Milliseconds())),
+			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."})
 	for _, v := range vars {
 		def := v.Default
 		if def == "" {
