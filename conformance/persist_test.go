@@ -21,7 +21,7 @@ import (
 // persistRuntime gives a test its own runtime directory (so its own
 // server) and, at cleanup, stops that server and checks its log for data
 // races. It returns the environment for bridges and commands.
-func persistRuntime(t *testing.T, env ...string) []string {
+func persistRuntime(t testing.TB, env ...string) []string {
 	t.Helper()
 	// A short path: Unix socket paths are limited to about 100 bytes.
 	dir, err := os.MkdirTemp("", "ys")
