@@ -77,7 +77,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	persist := *persistFlag || envTrue(os.Getenv(persistEnv))
+	persist, err := envBool(persistEnv, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
+		return 2
+	}
+	persist = persist || *persistFlag
 	if *persistFlag && (cmd != "" || *httpAddr != "") {
 		fmt.Fprintln(stderr, "yieldshell: --persist is for the stdio server; the server, ps, logs and attach commands always use the persistent server")
 		return 2
@@ -85,9 +90,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	logs := func(cli bool) sdkLogs {
+	logs := func(cli bool) loggers {
 		level := logLevel(cli)
-		return sdkLogs{
+		return loggers{
 			stderr: slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}),
 			// The SDK reports every connection at INFO; keep that for debugging.
 			sdk: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
@@ -95,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case cmd == "server":
-		return serverCmd(ctx, fs.Args()[1:], func() sdkLogs { return logs(false) }, stdout, stderr)
+		return serverCmd(ctx, fs.Args()[1:], func() loggers { return logs(false) }, stdout, stderr)
 	case cmd == "ps" || cmd == "logs" || cmd == "attach":
 		return peopleCmd(ctx, cmd, fs.Args()[1:], stdout, stderr)
 	case cmd == "" && *httpAddr == "" && persist:
@@ -155,20 +160,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// sdkLogs are the two loggers a server needs: its own records on stderr,
+// loggers are the two loggers a server needs: its own records on stderr,
 // and the SDK's.
-type sdkLogs struct {
+type loggers struct {
 	stderr slog.Handler
 	sdk    *slog.Logger
 }
 
-// envTrue reads a boolean variable: 1, true, yes or on.
-func envTrue(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
+// envBool reads a boolean variable: 1, true, yes, on or 0, false, no, off
+// (blank: false).
+func envBool(name string, getenv func(string) string) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
 	case "1", "true", "yes", "on":
-		return true
+		return true, nil
+	case "", "0", "false", "no", "off":
+		return false, nil
 	}
-	return false
+	return false, fmt.Errorf("%s=%q: use 1, true, yes, on or 0, false, no, off", name, getenv(name))
 }
 
 // app is one server: the MCP surface over the process manager. Every mode

@@ -22,6 +22,11 @@ import (
 // what the persistent server runs, through an MCP session to it, the way
 // an agent sees it.
 func peopleCmd(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
+	usage := map[string]string{
+		"ps":     "usage: yieldshell ps",
+		"logs":   "usage: yieldshell logs ID|NAME [-f]",
+		"attach": "usage: yieldshell attach ID|NAME [--watch]",
+	}[cmd]
 	follow, watch := false, false
 	var pos []string
 	for _, a := range args {
@@ -31,19 +36,14 @@ func peopleCmd(ctx context.Context, cmd string, args []string, stdout, stderr io
 		case cmd == "attach" && (a == "--watch" || a == "-watch"):
 			watch = true
 		case strings.HasPrefix(a, "-"):
-			pos = nil
-			args = nil
+			fmt.Fprintf(stderr, "yieldshell %s: unknown flag %s\n%s\n", cmd, a, usage)
+			return 2
 		default:
 			pos = append(pos, a)
 		}
 	}
-	want := map[string]int{"ps": 0, "logs": 1, "attach": 1}[cmd]
-	if len(pos) != want || args == nil && want > 0 {
-		fmt.Fprintln(stderr, map[string]string{
-			"ps":     "usage: yieldshell ps",
-			"logs":   "usage: yieldshell logs ID|NAME [-f]",
-			"attach": "usage: yieldshell attach ID|NAME [--watch]",
-		}[cmd])
+	if want := map[string]int{"ps": 0, "logs": 1, "attach": 1}[cmd]; len(pos) != want {
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
 	cs, err := dialSession(ctx, stderr)

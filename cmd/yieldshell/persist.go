@@ -240,7 +240,7 @@ func runBridge(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) i
 }
 
 // serverCmd is `yieldshell server start|run|stop|status`.
-func serverCmd(ctx context.Context, args []string, newLogs func() sdkLogs, stdout, stderr io.Writer) int {
+func serverCmd(ctx context.Context, args []string, newLogs func() loggers, stdout, stderr io.Writer) int {
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0]

@@ -108,3 +108,15 @@ func TestLoadIdle(t *testing.T) {
 		}
 	}
 }
+
+func TestEnvBool(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "off": false, "1": true, "TRUE": true, " yes ": true, "on": true} {
+		got, err := envBool(persistEnv, func(string) string { return v })
+		if err != nil || got != want {
+			t.Errorf("envBool(%q) = %v, %v; want %v", v, got, err, want)
+		}
+	}
+	if _, err := envBool(persistEnv, func(string) string { return "maybe" }); err == nil || !strings.Contains(err.Error(), persistEnv) {
+		t.Errorf("envBool(maybe): %v, want an error naming %s", err, persistEnv)
+	}
+}
