@@ -44,9 +44,12 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 	if pos.Status != "running" {
 		return fmt.Errorf("%s is not running (%s): yieldshell logs %s shows its output", id, pos.Status, id)
 	}
-	var scr tools.OutputOut
+	// A process on pipes has no screen: its newest output stands in.
+	var scr, tail tools.OutputOut
 	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "view": "screen"}, &scr); err != nil {
-		return err
+		if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "since_seq": max(*pos.NextSeq-2000, 0)}, &tail); err != nil {
+			return err
+		}
 	}
 	state, err := term.MakeRaw(fd)
 	if err != nil {
@@ -55,6 +58,9 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 	defer term.Restore(fd, state)
 	fmt.Fprintf(out, "\x1b]2;%s — Ctrl-] detaches\x07", id)
 	drawScreen(out, scr.Screen)
+	if tail.Stdout != nil {
+		io.WriteString(out, strings.ReplaceAll(*tail.Stdout, "\n", "\r\n"))
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -70,7 +76,9 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			var o tools.OutputOut
-			_ = callInto(rctx, cs, "write", map[string]any{"process_id": id, "input": "", "cols": scr.Screen.Cols, "rows": scr.Screen.Rows}, &o)
+			if scr.Screen != nil {
+				_ = callInto(rctx, cs, "write", map[string]any{"process_id": id, "input": "", "cols": scr.Screen.Cols, "rows": scr.Screen.Rows}, &o)
+			}
 		}()
 	}
 	winch := make(chan os.Signal, 1)

@@ -5,6 +5,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/yieldshell/yieldshell/policy"
 )
 
 // persistEnv turns a stdio yieldshell into a bridge to the persistent
@@ -148,6 +154,37 @@ func stopServer(dir string, ifIdle bool, timeout time.Duration) (welcome, error)
 	return w, nil
 }
 
+// settings fingerprints the configuration variables that are set: name ->
+// a hash of the value (the values themselves may be secrets' patterns, and
+// need not travel).
+func settings(getenv func(string) string) map[string]string {
+	m := map[string]string{}
+	for _, v := range append(policy.Vars(), policy.Var{Name: idleEnv}) {
+		if val := getenv(v.Name); val != "" {
+			h := sha256.Sum256([]byte(val))
+			m[v.Name] = hex.EncodeToString(h[:8])
+		}
+	}
+	return m
+}
+
+// settingsDiffer names the variables set differently in a and b.
+func settingsDiffer(a, b map[string]string) []string {
+	var names []string
+	for k, v := range a {
+		if b[k] != v {
+			names = append(names, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // versionError is the refusal to mix versions.
 func versionError(w welcome) error {
 	return fmt.Errorf("the yieldshell server running for this user is version %s (pid %d, %d running processes, %d clients) and this yieldshell is version %s; versions are never mixed. "+
@@ -176,6 +213,10 @@ func connectMCP(dir string, autostart bool, stderr io.Writer) (*net.UnixConn, *b
 		case err != nil:
 			return nil, nil, err
 		case w.OK:
+			if diff := settingsDiffer(settings(os.Getenv), w.Settings); autostart && len(diff) > 0 {
+				fmt.Fprintf(stderr, "yieldshell: the persistent server (pid %d) runs with the settings of the client that started it, which differ from this one's in %s; "+
+					"to apply these, end it and everything it runs with `yieldshell server stop` and restart this client\n", w.PID, strings.Join(diff, ", "))
+			}
 			return c, br, nil
 		}
 		c.Close()

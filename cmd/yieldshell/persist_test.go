@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,29 @@ func TestEnvBool(t *testing.T) {
 	}
 	if _, err := envBool(persistEnv, func(string) string { return "maybe" }); err == nil || !strings.Contains(err.Error(), persistEnv) {
 		t.Errorf("envBool(maybe): %v, want an error naming %s", err, persistEnv)
+	}
+}
+
+func TestSettingsDiffer(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	a := settings(env("YIELDSHELL_MAX_PROCESSES", "7", "YIELDSHELL_TAG", "x", "HOME", "/root"))
+	if len(a) != 1 || a["YIELDSHELL_MAX_PROCESSES"] == "" || a["YIELDSHELL_MAX_PROCESSES"] == "7" {
+		t.Errorf("settings = %v, want only YIELDSHELL_MAX_PROCESSES, hashed", a)
+	}
+	b := settings(env("YIELDSHELL_MAX_PROCESSES", "8", idleEnv, "1000"))
+	if got := settingsDiffer(a, b); !slices.Equal(got, []string{"YIELDSHELL_MAX_PROCESSES", idleEnv}) {
+		t.Errorf("settingsDiffer = %v", got)
+	}
+	if got := settingsDiffer(a, a); len(got) != 0 {
+		t.Errorf("settingsDiffer(a, a) = %v", got)
 	}
 }

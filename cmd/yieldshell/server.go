@@ -58,6 +58,9 @@ type welcome struct {
 	Running int       `json:"running"` // running processes
 	Clients int       `json:"clients"` // connected MCP clients, the asker excluded
 	Log     string    `json:"log"`
+	// Settings are the server's configuration (see settings), with an
+	// accepted mcp hello.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // loadIdle reads YIELDSHELL_SERVER_IDLE_MS (0: never exit by itself).
@@ -103,6 +106,8 @@ type sockServer struct {
 	idle    time.Duration
 	started time.Time
 	stop    context.CancelFunc // ends serving
+	// settings are the configuration the server started with.
+	settings map[string]string
 
 	mu       sync.Mutex
 	clients  map[net.Conn]struct{} // connections carrying MCP
@@ -140,7 +145,7 @@ func serveSocket(ctx context.Context, a *app, dir string, idle time.Duration, re
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	s := &sockServer{a: a, dir: dir, uid: uint32(os.Getuid()), idle: idle, started: time.Now(),
-		stop: stop, clients: map[net.Conn]struct{}{}, lastBusy: time.Now()}
+		stop: stop, clients: map[net.Conn]struct{}{}, lastBusy: time.Now(), settings: settings(os.Getenv)}
 	a.log.Info("serving MCP on a Unix socket", "socket", path, "pid", os.Getpid(), "idle_exit", idle)
 	if ready != nil {
 		fmt.Fprintln(ready, "ok")
@@ -254,7 +259,7 @@ func (s *sockServer) handle(ctx context.Context, c *net.UnixConn) {
 	case h.Op == "mcp" && h.Version != w.Version:
 		w.Error = fmt.Sprintf("version mismatch: the server is %s, the client %s", w.Version, h.Version)
 	case h.Op == "mcp":
-		w.OK = true
+		w.OK, w.Settings = true, s.settings
 		s.clients[c] = struct{}{}
 	default:
 		w.Error = fmt.Sprintf("unknown operation %q", h.Op)
