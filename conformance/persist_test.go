@@ -150,7 +150,9 @@ func TestPersistTwoBridgesAtOnce(t *testing.T) {
 }
 
 func TestPersistIdleExit(t *testing.T) {
-	env := persistRuntime(t, "YIELDSHELL_SERVER_IDLE_MS=300")
+	// Long enough that a loaded machine gets the first bridge connected
+	// before the server, idle until then, gives up.
+	env := persistRuntime(t, "YIELDSHELL_SERVER_IDLE_MS=1000")
 	s := start(t, "2025-06-18", env...)
 	id := s.exec(helper("devserver", "0", devURL), map[string]any{"wait_for": `^ready`}).mustStatus(t, "backgrounded").str("process_id")
 	pid := serverPid(t, env)
@@ -160,7 +162,7 @@ func TestPersistIdleExit(t *testing.T) {
 	killBridge(t, s)
 	// A running process keeps it up, with no client.
 	select {
-	case <-time.After(time.Second): // several idle periods, to show it did not exit
+	case <-time.After(2500 * time.Millisecond): // idle periods, to show it did not exit
 	case <-t.Context().Done():
 	}
 	if !alive(pid) {

@@ -154,15 +154,26 @@ func serveSocket(ctx context.Context, a *app, dir string, idle time.Duration, re
 
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		pause := 5 * time.Millisecond
 		for {
 			c, err := ln.AcceptUnix()
-			if err != nil {
-				if ctx.Err() == nil {
-					a.log.Error("accepting a connection", "error", err)
-					stop()
-				}
+			if errors.Is(err, net.ErrClosed) {
 				return
 			}
+			if err != nil {
+				// Out of descriptors, say: the processes matter more
+				// than this client; back off and go on.
+				a.log.Error("accepting a connection", "error", err)
+				t := time.NewTimer(pause)
+				select {
+				case <-ctx.Done():
+				case <-t.C:
+				}
+				t.Stop()
+				pause = min(2*pause, time.Second)
+				continue
+			}
+			pause = 5 * time.Millisecond
 			wg.Go(func() { s.handle(ctx, c) })
 		}
 	})
