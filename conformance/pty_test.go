@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,5 +143,25 @@ func TestAttach(t *testing.T) {
 	}
 	if out := s.call("read", map[string]any{"process_id": "echoer", "since_seq": 0}).str("stdout"); strings.Contains(out, "not-sent") {
 		t.Errorf("--watch sent keystrokes: %q", out)
+	}
+
+	// A signal ends attach too, and the terminal is restored.
+	cmd = newCmd(t, "attach", "echoer")
+	cmd.Env = append(os.Environ(), env...)
+	tty = startInPty(t, cmd)
+	tty.expect("from-the-agent")
+	eventually(t, 10*time.Second, "attach to make the terminal raw", func() bool { return !tty.cooked() })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	tty.expect("interrupted")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("attach after SIGTERM: %v", err)
+	}
+	if !tty.cooked() {
+		t.Error("the terminal was left in raw mode after SIGTERM")
+	}
+	if r := s.call("read", map[string]any{"process_id": "echoer"}); r.str("status") != "running" {
+		t.Errorf("after attach's SIGTERM: %s", r.text)
 	}
 }

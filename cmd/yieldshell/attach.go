@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -64,7 +65,7 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &attacher{cs: cs, id: id, out: out, kick: make(chan struct{}, 1), seq: *pos.NextSeq}
+	a := &attacher{cs: cs, id: id, out: out, seq: *pos.NextSeq}
 	keys := make(chan []byte, 64)
 	// Reading the terminal cannot be interrupted; the goroutine ends with
 	// the process, after attach has returned.
@@ -95,7 +96,7 @@ loop:
 			streamed <- err // for the join below
 			break loop      // the process ended (stream said so) or an error
 		case <-ctx.Done():
-			reason = "interrupted"
+			reason = "interrupted; " + id + " keeps running"
 			break loop
 		case <-winch:
 			if !watch {
@@ -103,7 +104,7 @@ loop:
 			}
 		case b, ok := <-keys:
 			if !ok {
-				reason = "the terminal closed"
+				reason = "the terminal closed; " + id + " keeps running"
 				break loop
 			}
 			// Take everything typed so far in one write.
@@ -120,7 +121,7 @@ loop:
 				i = bytes.IndexAny(b, "\x1d\x03")
 			}
 			if i >= 0 {
-				b, reason = b[:i], "detached"
+				b, reason = b[:i], "detached from "+id+"; it keeps running"
 			}
 			if !watch && len(b) > 0 {
 				if err = a.write(ctx, string(b)); err != nil {
@@ -140,7 +141,7 @@ loop:
 		return err
 	}
 	if reason != "" {
-		fmt.Fprintf(out, "\r\n[yieldshell: %s from %s; it keeps running]\r\n", reason, id)
+		fmt.Fprintf(out, "\r\n[yieldshell: %s]\r\n", reason)
 	}
 	return nil
 }
@@ -148,11 +149,14 @@ loop:
 // attacher streams a process's output to the terminal; seq is owned by
 // stream.
 type attacher struct {
-	cs   *mcp.ClientSession
-	id   string
-	out  io.Writer
-	kick chan struct{} // a write happened: show its echo now
-	seq  int64
+	cs  *mcp.ClientSession
+	id  string
+	out io.Writer
+	seq int64
+
+	mu         sync.Mutex
+	cancelWait context.CancelFunc // ends the wait in flight, if any
+	kicked     bool               // a write came while no wait was in flight
 }
 
 // stream prints output as it comes until the process ends or ctx is done.
@@ -163,22 +167,23 @@ type attacher struct {
 func (a *attacher) stream(ctx context.Context) error {
 	for ctx.Err() == nil {
 		wctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-a.kick:
-				cancel()
-			case <-done:
-			}
-		}()
+		a.mu.Lock()
+		kicked := a.kicked
+		a.kicked, a.cancelWait = false, cancel
+		a.mu.Unlock()
 		var o tools.OutputOut
-		err := callInto(wctx, a.cs, "wait", map[string]any{"process_id": a.id, "since_seq": a.seq, "until": "^", "timeout_ms": 30000}, &o)
-		close(done)
+		var err error
+		if !kicked {
+			err = callInto(wctx, a.cs, "wait", map[string]any{"process_id": a.id, "since_seq": a.seq, "until": "^", "timeout_ms": 30000}, &o)
+		}
+		a.mu.Lock()
+		a.cancelWait = nil
+		a.mu.Unlock()
 		cancel()
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil && wctx.Err() != nil { // kicked
+		if kicked || err != nil && wctx.Err() != nil {
 			err = callInto(ctx, a.cs, "read", map[string]any{"process_id": a.id, "since_seq": a.seq}, &o)
 		}
 		if err != nil {
@@ -207,6 +212,17 @@ func (a *attacher) stream(ctx context.Context) error {
 	return nil
 }
 
+// kick makes stream show what is there now.
+func (a *attacher) kick() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancelWait != nil {
+		a.cancelWait()
+	} else {
+		a.kicked = true
+	}
+}
+
 // write sends typed bytes to the process and kicks the stream once the
 // program has taken them (the answer comes when it waits for input again,
 // or after a short while).
@@ -216,10 +232,7 @@ func (a *attacher) write(ctx context.Context, s string) error {
 	if err != nil {
 		return err
 	}
-	select {
-	case a.kick <- struct{}{}:
-	default:
-	}
+	a.kick()
 	return nil
 }
 

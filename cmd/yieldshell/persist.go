@@ -122,7 +122,7 @@ func startServer(dir string) (welcome, bool, error) {
 	_ = cmd.Process.Release()
 	_ = pr.SetReadDeadline(time.Now().Add(30 * time.Second))
 	msg, _ := io.ReadAll(pr)
-	if s := string(msg); s != "ok\n" {
+	if s := strings.TrimSpace(string(msg)); s != "ok" {
 		if s == "" {
 			s = "it exited before it was ready"
 		}
