@@ -3,12 +3,20 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/policy"
 )
 
 func TestCheckPeer(t *testing.T) {
@@ -143,5 +151,119 @@ func TestSettingsDiffer(t *testing.T) {
 	}
 	if got := settingsDiffer(a, a); len(got) != 0 {
 		t.Errorf("settingsDiffer(a, a) = %v", got)
+	}
+}
+
+// TestHandshake runs the socket server in process and speaks the hello
+// protocol to it: what each kind of hello gets, an MCP session after an
+// accepted one, and stop ending the server.
+func TestHandshake(t *testing.T) {
+	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	dir, err := os.MkdirTemp("", "ys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		held []net.Conn
+		err  error
+	}
+	served := make(chan result, 1)
+	go func() {
+		held, err := serveSocket(t.Context(), a, dir, 0, pw)
+		served <- result{held, err}
+	}()
+	if ready, _ := io.ReadAll(pr); string(ready) != "ok\n" {
+		t.Fatalf("ready: %q", ready)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, socketName)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode: %v %v, want 0600", fi.Mode(), err)
+	}
+
+	raw := func(line string) welcome {
+		t.Helper()
+		c, err := net.Dial("unix", filepath.Join(dir, socketName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, line); err != nil {
+			t.Fatal(err)
+		}
+		var w welcome
+		if err := json.NewDecoder(c).Decode(&w); err != nil {
+			t.Fatalf("welcome for %q: %v", line, err)
+		}
+		return w
+	}
+	for _, c := range []struct{ line, err string }{
+		{"GET / HTTP/1.1\r\n\r\n", "hello line"},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n", "unknown operation"},
+		{`{"version":"0.0.0-other","op":"mcp"}` + "\n", "version mismatch"},
+	} {
+		if w := raw(c.line); w.OK || !strings.Contains(w.Error, c.err) || w.PID != os.Getpid() {
+			t.Errorf("hello %q: %+v, want an error about %s", c.line, w, c.err)
+		}
+	}
+	if w := raw(`{"op":"status"}` + "\n"); !w.OK || w.Version != buildVersion() || w.Clients != 0 {
+		t.Errorf("status: %+v", w)
+	}
+
+	// An accepted mcp hello: the connection carries MCP, and counts as a client.
+	c, br, w, err := dialServer(dir, hello{Op: "mcp"})
+	if err != nil || !w.OK {
+		t.Fatalf("mcp hello: %+v %v", w, err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).
+		Connect(t.Context(), &mcp.IOTransport{Reader: bufConn{br, c}, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{}}); err != nil {
+		t.Errorf("ps over the socket: %v", err)
+	}
+	if w := raw(`{"op":"status"}` + "\n"); w.Clients != 1 {
+		t.Errorf("status with a client connected: %+v", w)
+	}
+	if w := raw(`{"op":"stop","if_idle":true}` + "\n"); w.OK {
+		t.Errorf("stop if idle with a client connected: %+v", w)
+	}
+	cs.Close()
+
+	// stop: an answer, then the server stops serving.
+	c2, br2, w, err := dialServer(dir, hello{Op: "stop"})
+	if err != nil || !w.OK {
+		t.Fatalf("stop: %+v %v", w, err)
+	}
+	defer c2.Close()
+	select {
+	case r := <-served:
+		if r.err != nil || len(r.held) != 1 {
+			t.Errorf("serveSocket: %v, %d held stop connections, want 1", r.err, len(r.held))
+		}
+		for _, c := range r.held {
+			c.Close()
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server still serves 10 s after stop")
+	}
+	// The stop request learns that the server is done by EOF.
+	if n, err := br2.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("after stop's welcome: %d bytes, %v; want EOF", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, socketName)); !os.IsNotExist(err) {
+		t.Errorf("the socket outlived the server: %v", err)
 	}
 }

@@ -111,7 +111,7 @@ type sockServer struct {
 
 	mu       sync.Mutex
 	clients  map[net.Conn]struct{} // connections carrying MCP
-	held     []net.Conn            // stop requests: they see EOF when the process is gone
+	held     []net.Conn            // stop requests: closed once every process has ended
 	lastBusy time.Time
 	closing  bool
 }
@@ -119,14 +119,15 @@ type sockServer struct {
 // serveSocket listens in dir and serves until ctx is done, a stop request
 // comes, or the server has been idle for idle. ready (if not nil) gets
 // "ok" once clients can connect, or the error. The caller shuts the app
-// down afterwards, ending every process.
-func serveSocket(ctx context.Context, a *app, dir string, idle time.Duration, ready io.WriteCloser) error {
-	fail := func(err error) error {
+// down afterwards, ending every process, and then closes the connections
+// of the stop requests it returns: that tells them the server is done.
+func serveSocket(ctx context.Context, a *app, dir string, idle time.Duration, ready io.WriteCloser) ([]net.Conn, error) {
+	fail := func(err error) ([]net.Conn, error) {
 		if ready != nil {
 			fmt.Fprintln(ready, err)
 			ready.Close()
 		}
-		return err
+		return nil, err
 	}
 	path := filepath.Join(dir, socketName)
 	// The caller holds the instance lock, so a socket file left here is
@@ -189,7 +190,7 @@ func serveSocket(ctx context.Context, a *app, dir string, idle time.Duration, re
 	s.mu.Unlock()
 	ln.Close()
 	wg.Wait()
-	return nil
+	return s.held, nil // no handler runs any more
 }
 
 // watchIdle stops the server once nothing has run and no client has been
@@ -266,7 +267,7 @@ func (s *sockServer) handle(ctx context.Context, c *net.UnixConn) {
 		w.Error = "the server is busy: processes run or clients are connected"
 	case h.Op == "stop":
 		w.OK = true
-		s.held = append(s.held, c) // closed by the process's exit
+		s.held = append(s.held, c)
 	case h.Op == "mcp" && h.Version != w.Version:
 		w.Error = fmt.Sprintf("version mismatch: the server is %s, the client %s", w.Version, h.Version)
 	case h.Op == "mcp":
@@ -359,7 +360,6 @@ func runServer(ctx context.Context, readyFD int, stderrLog slog.Handler, sdkLog 
 	if err != nil {
 		return fail(1, err)
 	}
-	defer a.shutdown()
 	for _, w := range cfg.Warnings() {
 		a.log.Warn(w)
 	}
@@ -367,10 +367,16 @@ func runServer(ctx context.Context, readyFD int, stderrLog slog.Handler, sdkLog 
 	if ready != nil {
 		rw = ready
 	}
-	if err := serveSocket(ctx, a, dir, idle, rw); err != nil {
+	held, err := serveSocket(ctx, a, dir, idle, rw)
+	a.log.Info("ending every process")
+	a.shutdown()
+	for _, c := range held {
+		c.Close() // server stop returns
+	}
+	if err != nil {
 		a.log.Error("serving", "error", err)
 		return 1
 	}
-	a.log.Info("ending every process and exiting")
+	a.log.Info("exiting")
 	return 0
 }
