@@ -297,8 +297,7 @@ func serverCmd(ctx context.Context, args []string, newLogs func() loggers, stdou
 		} else if len(args) != 1 {
 			return usageErr()
 		}
-		l := newLogs()
-		return runServer(ctx, fd, l.stderr, l.sdk, os.Getenv, stderr)
+		return runServer(ctx, fd, newLogs(), os.Getenv, stderr)
 	}
 	if len(args) != 1 {
 		return usageErr()

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -320,7 +319,7 @@ func (b bufConn) Close() error               { return b.c.Close() }
 
 // runServer is `yieldshell server run`: the persistent server in the
 // foreground. readyFD, when not 0, is a pipe to the starter.
-func runServer(ctx context.Context, readyFD int, stderrLog slog.Handler, sdkLog *slog.Logger, getenv func(string) string, stderr io.Writer) int {
+func runServer(ctx context.Context, readyFD int, l loggers, getenv func(string) string, stderr io.Writer) int {
 	var ready *os.File
 	if readyFD > 0 {
 		ready = os.NewFile(uintptr(readyFD), "ready")
@@ -356,7 +355,7 @@ func runServer(ctx context.Context, readyFD int, stderrLog slog.Handler, sdkLog 
 		return fail(1, err)
 	}
 	defer lock.Close()
-	a, err := newApp(cfg, stderrLog, sdkLog, true)
+	a, err := newApp(cfg, l.stderr, l.sdk, true)
 	if err != nil {
 		return fail(1, err)
 	}
