@@ -140,3 +140,69 @@ func BenchmarkWaitFor(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPersist compares, on the same binary, tool calls to an embedded
+// server with calls through a persistent bridge (stdio to the bridge, the
+// Unix socket to the server), and the start-up of each to the answer to
+// initialize (the bridge's with the server already running).
+func BenchmarkPersist(b *testing.B) {
+	env := persistRuntime(b)
+	bridge := func(b *testing.B) *mcp.ClientSession {
+		cmd := exec.Command(binPath)
+		cmd.Env = append(os.Environ(), env...)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	calls := func(b *testing.B, cs *mcp.ClientSession) {
+		ctx := context.Background()
+		b.Run("exec_echo", func(b *testing.B) {
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+					"command": "echo hello", "side_effects": []string{"NONE"}}})
+				if err != nil || res.IsError {
+					b.Fatalf("exec: %v %v", err, res)
+				}
+			}
+		})
+		b.Run("ps_call", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{"limit": 1}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("embedded", func(b *testing.B) { calls(b, benchSession(b, "2025-06-18")) })
+	b.Run("bridge", func(b *testing.B) { calls(b, bridge(b)) })
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}` + "\n"
+	startup := func(b *testing.B, env []string) {
+		for b.Loop() {
+			cmd := exec.Command(binPath)
+			cmd.Env = append(os.Environ(), env...)
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.WriteString(stdin, initialize); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			stdin.Close()
+			_ = cmd.Wait()
+			b.StartTimer()
+		}
+	}
+	b.Run("initialize_embedded", func(b *testing.B) { startup(b, nil) })
+	b.Run("initialize_bridge", func(b *testing.B) { startup(b, env) })
+}

@@ -93,10 +93,19 @@ var statSources = sync.OnceFunc(func() {
 // start launches the binary and connects to it.
 func start(t *testing.T, version string, env ...string) *server {
 	t.Helper()
+	s, err := connect(t, version, env...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// connect is start without failing the test, for goroutines.
+func connect(t *testing.T, version string, env ...string) (*server, error) {
 	statSources()
 	self, err := os.Executable()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cmd := exec.Command(binPath)
 	// A race-enabled binary otherwise lingers a second at exit.
@@ -109,7 +118,7 @@ func start(t *testing.T, version string, env ...string) *server {
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second},
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
-		t.Fatalf("connecting to yieldshell: %v", err)
+		return nil, fmt.Errorf("connecting to yieldshell: %w", err)
 	}
 	s := &server{t: t, cs: cs, cmd: cmd}
 	t.Cleanup(func() {
@@ -119,7 +128,7 @@ func start(t *testing.T, version string, env ...string) *server {
 			t.Logf("closing session: %v", err)
 		}
 	})
-	return s
+	return s, nil
 }
 
 // testWriter sends the server's stderr to the test log.

@@ -12,6 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address instead of stdio")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token for --http")
+	persistFlag := fs.Bool("persist", false, "bridge stdio to the persistent per-user server (as "+persistEnv+"=1)")
 	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -63,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var cmd string
 	if fs.NArg() > 0 {
 		cmd = fs.Arg(0)
-		if cmd != "call" && cmd != "tools" {
+		if !slices.Contains([]string{"call", "tools", "server", "ps", "logs", "attach"}, cmd) {
 			fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", cmd)
 			usage(stderr)
 			return 2
@@ -73,11 +77,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	persist, err := envBool(persistEnv, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
+		return 2
+	}
+	persist = persist || *persistFlag
+	if *persistFlag && (cmd != "" || *httpAddr != "") {
+		fmt.Fprintln(stderr, "yieldshell: --persist is for the stdio server; the server, ps, logs and attach commands always use the persistent server")
+		return 2
+	}
 
-	level := logLevel(cmd != "")
-	stderrLog := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
-	// The SDK reports every connection at INFO; keep that for debugging.
-	sdkLog := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer stop()
+	logs := func(cli bool) loggers {
+		level := logLevel(cli)
+		return loggers{
+			stderr: slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}),
+			// The SDK reports every connection at INFO; keep that for debugging.
+			sdk: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
+		}
+	}
+	switch {
+	case cmd == "server":
+		return serverCmd(ctx, fs.Args()[1:], func() loggers { return logs(false) }, stdout, stderr)
+	case cmd == "ps" || cmd == "logs" || cmd == "attach":
+		return peopleCmd(ctx, cmd, fs.Args()[1:], stdout, stderr)
+	case cmd == "" && *httpAddr == "" && persist:
+		return runBridge(ctx, os.Stdin, stdout, stderr)
+	}
+
+	l := logs(cmd != "")
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell: getting working directory:", err)
@@ -96,9 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer stop()
-	a, err := newApp(cfg, stderrLog, sdkLog, cmd == "")
+	a, err := newApp(cfg, l.stderr, l.sdk, cmd == "")
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell:", err)
 		return 1
@@ -130,6 +158,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// loggers are the two loggers a server needs: its own records on stderr,
+// and the SDK's.
+type loggers struct {
+	stderr slog.Handler
+	sdk    *slog.Logger
+}
+
+// envBool reads a boolean variable: 1, true, yes, on or 0, false, no, off
+// (blank: false).
+func envBool(name string, getenv func(string) string) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "", "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s=%q: use 1, true, yes, on or 0, false, no, off", name, getenv(name))
 }
 
 // app is one server: the MCP surface over the process manager. Every mode
@@ -243,6 +290,16 @@ Usage:
                                    (required off loopback; generated and printed on loopback)
   yieldshell call TOOL ['JSON']    run one tool call and print its answer (exit 1 on a tool error)
   yieldshell tools [--json]        list the tools with their parameters (--json: full schemas)
+  yieldshell --persist             serve stdio as a bridge to this user's persistent server, which
+                                   owns the processes and outlives the client (as YIELDSHELL_PERSIST=1)
+  yieldshell server start|stop|status|run
+                                   start the persistent server in the background; stop it and every
+                                   process it runs; show it; or run it in the foreground
+  yieldshell ps                    list the persistent server's processes
+  yieldshell logs ID|NAME [-f]     print a process's whole log; -f follows it until it ends
+  yieldshell attach ID|NAME [--watch]
+                                   show a process's terminal and type into it; Ctrl-] detaches and
+                                   leaves it running; --watch only watches (Ctrl-C leaves too)
   yieldshell --version             print the version
   yieldshell --help                print this help
 
@@ -252,7 +309,11 @@ Environment variables:
 		policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
 			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
 		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
-		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."})
+		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."},
+		policy.Var{Name: persistEnv, Default: "0",
+			Help: "1 (true, yes, on): stdio yieldshell bridges to the persistent per-user server, as --persist does."},
+		policy.Var{Name: idleEnv, Default: strconv.Itoa(int(defaultIdle.Milliseconds())),
+			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."})
 	for _, v := range vars {
 		def := v.Default
 		if def == "" {

@@ -9,7 +9,7 @@ import (
 
 // checkPeer admits a connection only from the uid the server runs as:
 // the socket's mode already keeps other users out, and this holds even
-// where a directory's permissions are not enforced for connect.
+// where a socket's permissions are not enforced for connect.
 func checkPeer(peer, self uint32) error {
 	if peer != self {
 		return fmt.Errorf("refusing a connection from uid %d: only uid %d may use this server", peer, self)

@@ -1,0 +1,275 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/term"
+
+	"github.com/yieldshell/yieldshell/tools"
+)
+
+// detachKey (Ctrl-], as in telnet) leaves attach; the process keeps
+// running. In --watch mode Ctrl-C does too.
+const detachKey = 0x1d
+
+// attach is `yieldshell attach ID|NAME [--watch]`: the process's terminal
+// as it looks now, then its output as it comes; what the person types goes
+// to the process (not with watch). The terminal is put in raw mode and
+// restored on every way out: detach, the process's end, an error, a
+// signal (SIGTERM, SIGINT, SIGHUP end ctx), or a panic.
+func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, in *os.File, out io.Writer) error {
+	fd := int(in.Fd())
+	if !term.IsTerminal(fd) {
+		return errors.New("attach needs a terminal: run it in one (yieldshell logs -f ID follows without one)")
+	}
+	// Where the log stands now, then the screen: output in between shows
+	// twice rather than never.
+	var pos tools.OutputOut
+	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "max_output_bytes": 1}, &pos); err != nil {
+		return err
+	}
+	id = pos.ProcessID
+	if pos.Status != "running" {
+		return fmt.Errorf("%s is not running (%s): yieldshell logs %s shows its output", id, pos.Status, id)
+	}
+	// A process on pipes has no screen: its newest output stands in.
+	var scr, tail tools.OutputOut
+	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "view": "screen"}, &scr); err != nil {
+		if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "since_seq": max(*pos.NextSeq-2000, 0)}, &tail); err != nil {
+			return err
+		}
+	}
+	state, err := term.MakeRaw(fd)
+	if err != nil {
+		return fmt.Errorf("attaching: making the terminal raw: %w", err)
+	}
+	defer term.Restore(fd, state)
+	fmt.Fprintf(out, "\x1b]2;%s — Ctrl-] detaches\x07", id)
+	drawScreen(out, scr.Screen)
+	if tail.Stdout != nil {
+		io.WriteString(out, strings.ReplaceAll(*tail.Stdout, "\n", "\r\n"))
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a := &attacher{cs: cs, id: id, out: out, seq: *pos.NextSeq}
+	keys := make(chan []byte, 64)
+	// Reading the terminal cannot be interrupted; the goroutine ends with
+	// the process, after attach has returned.
+	go readKeys(in, keys)
+	if !watch {
+		a.resize(ctx, fd)
+		// Give the agent back the size it had.
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			var o tools.OutputOut
+			if scr.Screen != nil {
+				_ = callInto(rctx, cs, "write", map[string]any{"process_id": id, "input": "", "cols": scr.Screen.Cols, "rows": scr.Screen.Rows}, &o)
+			}
+		}()
+	}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer signal.Stop(winch)
+
+	streamed := make(chan error, 1)
+	go func() { streamed <- a.stream(ctx) }()
+	var reason string
+loop:
+	for {
+		select {
+		case err := <-streamed:
+			streamed <- err // for the join below
+			break loop      // the process ended (stream said so) or an error
+		case <-ctx.Done():
+			reason = "interrupted; " + id + " keeps running"
+			break loop
+		case <-winch:
+			if !watch {
+				a.resize(ctx, fd)
+			}
+		case b, ok := <-keys:
+			if !ok {
+				reason = "the terminal closed; " + id + " keeps running"
+				break loop
+			}
+			// Take everything typed so far in one write.
+			for more := true; more; {
+				select {
+				case c := <-keys:
+					b = append(b, c...)
+				default:
+					more = false
+				}
+			}
+			i := bytes.IndexByte(b, detachKey)
+			if watch {
+				i = bytes.IndexAny(b, "\x1d\x03")
+			}
+			if i >= 0 {
+				b, reason = b[:i], "detached from "+id+"; it keeps running"
+			}
+			if !watch && len(b) > 0 {
+				if err = a.write(ctx, string(b)); err != nil {
+					break loop
+				}
+			}
+			if reason != "" {
+				break loop
+			}
+		}
+	}
+	cancel()
+	if serr := <-streamed; err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		fmt.Fprintf(out, "\r\n[yieldshell: %s]\r\n", reason)
+	}
+	return nil
+}
+
+// attacher streams a process's output to the terminal; seq is owned by
+// stream.
+type attacher struct {
+	cs  *mcp.ClientSession
+	id  string
+	out io.Writer
+	seq int64
+
+	mu         sync.Mutex
+	cancelWait context.CancelFunc // ends the wait in flight, if any
+	kicked     bool               // a write came while no wait was in flight
+}
+
+// stream prints output as it comes until the process ends or ctx is done.
+// It blocks in wait until a new line is complete; a write kicks it (the
+// wait is cancelled and what is there is read), so typed characters show
+// at once. While a full-screen program runs, the answers carry its screen,
+// which is redrawn instead.
+func (a *attacher) stream(ctx context.Context) error {
+	for ctx.Err() == nil {
+		wctx, cancel := context.WithCancel(ctx)
+		a.mu.Lock()
+		kicked := a.kicked
+		a.kicked, a.cancelWait = false, cancel
+		a.mu.Unlock()
+		var o tools.OutputOut
+		var err error
+		if !kicked {
+			err = callInto(wctx, a.cs, "wait", map[string]any{"process_id": a.id, "since_seq": a.seq, "until": "^", "timeout_ms": 30000}, &o)
+		}
+		a.mu.Lock()
+		a.cancelWait = nil
+		a.mu.Unlock()
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if kicked || err != nil && wctx.Err() != nil {
+			err = callInto(ctx, a.cs, "read", map[string]any{"process_id": a.id, "since_seq": a.seq}, &o)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if o.Screen != nil && o.Screen.AltScreen {
+			drawScreen(a.out, o.Screen)
+		} else if o.Stdout != nil {
+			io.WriteString(a.out, strings.ReplaceAll(*o.Stdout, "\n", "\r\n"))
+		}
+		if o.NextSeq != nil {
+			a.seq = *o.NextSeq
+		}
+		if o.Status != "running" && !o.Capped {
+			code := ""
+			if o.ExitCode != nil {
+				code = fmt.Sprintf(", exit code %d", *o.ExitCode)
+			}
+			fmt.Fprintf(a.out, "\r\n[yieldshell: %s %s%s]\r\n", a.id, o.Status, code)
+			return nil
+		}
+	}
+	return nil
+}
+
+// kick makes stream show what is there now.
+func (a *attacher) kick() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancelWait != nil {
+		a.cancelWait()
+	} else {
+		a.kicked = true
+	}
+}
+
+// write sends typed bytes to the process and kicks the stream once the
+// program has taken them (the answer comes when it waits for input again,
+// or after a short while).
+func (a *attacher) write(ctx context.Context, s string) error {
+	var o tools.OutputOut
+	err := callInto(ctx, a.cs, "write", map[string]any{"process_id": a.id, "input": s, "yield_ms": 100, "max_output_bytes": 1}, &o)
+	if err != nil {
+		return err
+	}
+	a.kick()
+	return nil
+}
+
+// resize gives the process our terminal's size.
+func (a *attacher) resize(ctx context.Context, fd int) {
+	cols, rows, err := term.GetSize(fd)
+	if err != nil || cols < 2 || rows < 2 {
+		return
+	}
+	var o tools.OutputOut
+	_ = callInto(ctx, a.cs, "write", map[string]any{"process_id": a.id, "input": "", "cols": cols, "rows": rows}, &o)
+}
+
+// drawScreen clears the terminal and draws a rendered screen with its cursor.
+func drawScreen(w io.Writer, s *tools.ScreenOut) {
+	if s == nil {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("\x1b[H\x1b[2J")
+	b.WriteString(strings.Join(s.Lines, "\r\n"))
+	fmt.Fprintf(&b, "\x1b[%d;%dH", s.CursorRow+1, s.CursorCol+1)
+	io.WriteString(w, b.String())
+}
+
+// readKeys sends what the terminal delivers, chunk by chunk; it closes
+// keys at end of input.
+func readKeys(in io.Reader, keys chan<- []byte) {
+	defer close(keys)
+	for {
+		buf := make([]byte, 4096)
+		n, err := in.Read(buf)
+		if n > 0 {
+			keys <- buf[:n]
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,57 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// runtimeDir is the private per-user directory that holds the persistent
+// server's socket, locks and log: $XDG_RUNTIME_DIR/yieldshell when that is
+// set, else yieldshell-UID under the temporary directory. It is created
+// 0700; an existing one must be a real directory (not a symlink) owned by
+// this user and closed to everyone else, or it is refused: another user
+// who controls it could read the log or stand in for the server.
+func runtimeDir(getenv func(string) string) (string, error) {
+	uid := os.Getuid()
+	dir := filepath.Join(os.TempDir(), "yieldshell-"+strconv.Itoa(uid))
+	if x := getenv("XDG_RUNTIME_DIR"); x != "" {
+		dir = filepath.Join(x, "yieldshell")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("creating the runtime directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("checking the runtime directory: %w", err)
+	}
+	if err := checkPrivateDir(dir, fi, uint32(uid)); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// checkPrivateDir refuses a directory that is not a directory, is owned by
+// another uid than want, or is open to the group or others.
+func checkPrivateDir(dir string, fi fs.FileInfo, want uint32) error {
+	if !fi.IsDir() {
+		return fmt.Errorf("checking the runtime directory: %s is not a directory (a symlink or a file); remove it", dir)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("checking the runtime directory: cannot read the owner of %s", dir)
+	}
+	if st.Uid != want {
+		return fmt.Errorf("checking the runtime directory: %s belongs to uid %d, not to you (uid %d); remove it or set XDG_RUNTIME_DIR to a private directory", dir, st.Uid, want)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("checking the runtime directory: %s has mode %#o; it must be private: chmod 700 %s", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
