@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,12 +39,30 @@ func classify(nr int64) syscallClass {
 	return archClass(nr)
 }
 
-// Inspect asks the kernel (through /proc) what the processes that could read
-// in's input are doing: the foreground process group of the terminal, or in
-// pipe mode every process of the session. Every thread is looked at, since
-// the one reading is often not the main one. A thread running on a CPU makes
-// the answer Busy: a program that computes is not waiting.
-func Inspect(in Input) Probe {
+// tableAge is how long a Prober reuses its copy of the process table.
+const tableAge = 100 * time.Millisecond
+
+// Prober asks the kernel, through /proc, what programs are doing. It keeps
+// a copy of the machine's process table (who is in which group and
+// session) for up to tableAge, so that probing many programs at once (ps)
+// reads the table once. It is safe for concurrent use.
+type Prober struct {
+	mu    sync.Mutex
+	at    time.Time
+	procs []procEntry
+}
+
+type procEntry struct{ pid, pgrp, sid int }
+
+// NewProber returns a Prober.
+func NewProber() *Prober { return &Prober{} }
+
+// Inspect asks the kernel what the processes that could read in's input
+// are doing: the foreground process group of the terminal, or in pipe mode
+// every process of the session. Every thread is looked at, since the one
+// reading is often not the main one. A thread running on a CPU makes the
+// answer Busy: a program that computes is not waiting.
+func (pr *Prober) Inspect(in Input) Probe {
 	// The group leader is the reader in most cases (a shell's read builtin,
 	// input(), getpass); only look further when it is not.
 	leader := in.Pgrp
@@ -54,29 +74,59 @@ func Inspect(in Input) Probe {
 	if acc.conclusive() {
 		return acc.result()
 	}
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return Probe{Activity: Unknown}
+	members := pr.members(in, leader, false)
+	if len(members) == 0 && acc.waitsOnOthers() {
+		// The leader waits on processes the copy of the table may predate
+		// (a shell that has just started a command): read it again.
+		members = pr.members(in, leader, true)
 	}
-	names, _ := dir.Readdirnames(-1)
-	_ = dir.Close()
-	for _, name := range names {
-		// Members descend from the session leader, so their pids are
-		// higher (until pids wrap around, which this misses).
-		pid, err := strconv.Atoi(name)
-		if err != nil || pid <= in.Session || pid == leader {
-			continue
-		}
-		pgrp, sid, ok := groupOf(pid)
-		if !ok || in.Pgrp != 0 && pgrp != in.Pgrp || in.Pgrp == 0 && sid != in.Session {
-			continue
-		}
+	for _, pid := range members {
 		acc.addProcess(pid, in.Path)
 		if acc.conclusive() {
 			break
 		}
 	}
 	return acc.result()
+}
+
+// members returns the pids of in's group (or session) other than leader,
+// from the copy of the process table, read anew when it is older than
+// tableAge or fresh is true.
+func (pr *Prober) members(in Input, leader int, fresh bool) []int {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if fresh || time.Since(pr.at) > tableAge {
+		pr.procs = readTable(pr.procs[:0])
+		pr.at = time.Now()
+	}
+	var out []int
+	for _, e := range pr.procs {
+		if e.pid == leader || in.Pgrp != 0 && e.pgrp != in.Pgrp || in.Pgrp == 0 && e.sid != in.Session {
+			continue
+		}
+		out = append(out, e.pid)
+	}
+	return out
+}
+
+// readTable lists every process with its group and session.
+func readTable(dst []procEntry) []procEntry {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return dst
+	}
+	names, _ := dir.Readdirnames(-1)
+	_ = dir.Close()
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if pgrp, sid, ok := groupOf(pid); ok {
+			dst = append(dst, procEntry{pid, pgrp, sid})
+		}
+	}
+	return dst
 }
 
 // probeAcc sums up the threads seen so far.
@@ -90,6 +140,12 @@ type probeAcc struct {
 }
 
 func (a *probeAcc) conclusive() bool { return a.running }
+
+// waitsOnOthers reports whether every thread seen waits on a child or a
+// lock: the process is a parent waiting for the ones that do the work.
+func (a *probeAcc) waitsOnOthers() bool {
+	return a.seen && !a.running && !a.other && !a.polling && a.reader == nil
+}
 
 func (a *probeAcc) result() Probe {
 	switch {

@@ -124,9 +124,10 @@ func TestInspect(t *testing.T) {
 		}
 		// The child blocks right after "ready"; give the kernel a moment by
 		// asking until the answer is the wanted one or a deadline passes.
+		pr := NewProber()
 		var got Probe
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			if got = Inspect(in); got.Activity == tt.want {
+			if got = pr.Inspect(in); got.Activity == tt.want {
 				break
 			}
 			time.Sleep(10 * time.Millisecond) // the kernel has no event for "now blocked"
@@ -155,14 +156,14 @@ func pipeInput(t *testing.T, pid int) string {
 }
 
 func TestInspectGone(t *testing.T) {
-	if got := Inspect(Input{Session: 1 << 22, Pgrp: 1 << 22, Path: "/dev/pts/999"}); got.Activity != Busy {
+	if got := NewProber().Inspect(Input{Session: 1 << 22, Pgrp: 1 << 22, Path: "/dev/pts/999"}); got.Activity != Busy {
 		t.Errorf("a process that does not exist: %s, want busy (nothing can read)", got.Activity)
 	}
 }
 
-// BenchmarkInspect measures one probe of a program that polls (so every
-// process of the machine is looked at for other members of its group),
-// next to listing /proc alone.
+// BenchmarkInspect measures one probe of a program that polls (so the
+// process table is looked at for other members of its group), with the
+// table read anew and with a shared copy, next to listing /proc alone.
 func BenchmarkInspect(b *testing.B) {
 	self, err := os.Executable()
 	if err != nil {
@@ -195,7 +196,13 @@ func BenchmarkInspect(b *testing.B) {
 	})
 	b.Run("inspect-polling", func(b *testing.B) {
 		for b.Loop() {
-			Inspect(in)
+			NewProber().Inspect(in) // reads the process table each time
+		}
+	})
+	b.Run("inspect-polling-shared-table", func(b *testing.B) {
+		pr := NewProber()
+		for b.Loop() {
+			pr.Inspect(in)
 		}
 	})
 }

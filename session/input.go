@@ -229,7 +229,7 @@ func (p *Process) inspect() prompt.Probe {
 		}
 		in.Pgrp = pgrp
 	}
-	return prompt.Inspect(in)
+	return p.prober.Inspect(in)
 }
 
 // InputState returns whether the program waits for input now.

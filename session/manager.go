@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/pty"
 )
 
@@ -67,6 +68,7 @@ type startSpec struct {
 	startedAt time.Time
 	// releaseSlot frees the process's place under the process limit.
 	releaseSlot func()
+	prober      *prompt.Prober
 }
 
 // Manager is the registry of processes. It is safe for concurrent use.
@@ -77,6 +79,7 @@ type Manager struct {
 	ctx     context.Context
 	baseEnv []string
 	tag     string // this server's tag prefix, "<pid>:<start>:"
+	prober  *prompt.Prober
 
 	startedAt time.Time
 	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
@@ -122,6 +125,7 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 		log:       log,
 		ctx:       ctx,
 		baseEnv:   env,
+		prober:    prompt.NewProber(),
 		startedAt: time.Now(),
 		quit:      make(chan struct{}),
 		procs:     make(map[string]*Process),
@@ -193,7 +197,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 		spec.Rows = DefaultRows
 	}
 	orig := spec
-	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release}
+	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release, prober: m.prober}
 	id := newID()
 	ss.tag = m.tag + id
 	line, env := spec.Command, m.environ(spec, ss.tag)

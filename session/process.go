@@ -71,6 +71,7 @@ type Process struct {
 	// releaseSlot frees its place under the process limit; called once,
 	// without p.mu, just before the end becomes visible.
 	releaseSlot func()
+	prober      *prompt.Prober // shared by the Manager's processes
 	timeout     time.Duration
 	readers     sync.WaitGroup
 	waiterEnd   chan struct{}   // closed when the waiter goroutine returns
@@ -128,6 +129,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		proc:        proc,
 		onEnd:       onEnd,
 		releaseSlot: spec.releaseSlot,
+		prober:      spec.prober,
 		timeout:     spec.timeout,
 		waiterEnd:   make(chan struct{}),
 		eof:         make(chan struct{}),

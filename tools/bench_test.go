@@ -43,3 +43,36 @@ func BenchmarkExecInMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPs50 measures a ps call that lists 50 running processes through
+// the SDK (structured content, its schema check and the JSON text), next to
+// one that lists one.
+func BenchmarkPs50(b *testing.B) {
+	cfg, err := policy.Load(func(string) string { return "" }, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := session.NewManager(b.Context(), cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(b.Context())
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	Register(srv, m, cfg, "test")
+	cs := connect(b, srv)
+	for range 50 {
+		if _, err := m.Start(b.Context(), session.Spec{Command: "sleep 600", SideEffects: []string{"NONE"}, TTY: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, limit := range []int{1, 50} {
+		b.Run(map[int]string{1: "baseline_one", 50: "fifty"}[limit], func(b *testing.B) {
+			for b.Loop() {
+				res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{"limit": limit}})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
