@@ -13,6 +13,11 @@ const maxLine = 64 << 10
 type lineScan struct {
 	pos     int64     // the next log position to look at
 	partial [2][]byte // per stream, the line begun but not yet ended
+	// needle, when set, lets scan skip chunks in which it cannot occur, so
+	// the lines of those chunks are not passed to line (others without it
+	// may be). A busy process's output is then looked at about as fast as
+	// memory is read.
+	needle []byte
 }
 
 // scan feeds the log's new bytes to line, one complete line (without its
@@ -34,13 +39,20 @@ func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bo
 		s.pos = end
 		i := streamIndex(c.stream)
 		touched[i] = true
+		if s.needle != nil && !mayHold(s.partial[i], data, s.needle) {
+			if nl := bytes.LastIndexByte(data, '\n'); nl >= 0 {
+				s.partial[i] = append(s.partial[i][:0], data[nl+1:]...)
+			} else {
+				s.partial[i] = append(s.partial[i], data...)
+			}
+			s.trim(i)
+			continue
+		}
 		for len(data) > 0 {
 			nl := bytes.IndexByte(data, '\n')
 			if nl < 0 {
 				s.partial[i] = append(s.partial[i], data...)
-				if n := len(s.partial[i]); n > maxLine {
-					s.partial[i] = append(s.partial[i][:0], s.partial[i][n-maxLine:]...)
-				}
+				s.trim(i)
 				break
 			}
 			b := data[:nl]
@@ -63,4 +75,23 @@ func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bo
 		}
 	}
 	return false
+}
+
+// trim keeps stream i's unfinished line within maxLine.
+func (s *lineScan) trim(i int) {
+	if n := len(s.partial[i]); n > maxLine {
+		s.partial[i] = append(s.partial[i][:0], s.partial[i][n-maxLine:]...)
+	}
+}
+
+// mayHold reports whether needle can occur in a line made of the
+// unfinished line partial and the new bytes data: within either, or across
+// the join.
+func mayHold(partial, data, needle []byte) bool {
+	if bytes.Contains(data, needle) || bytes.Contains(partial, needle) {
+		return true
+	}
+	k := len(needle) - 1
+	join := append(append([]byte(nil), partial[max(len(partial)-k, 0):]...), data[:min(k, len(data))]...)
+	return bytes.Contains(join, needle)
 }

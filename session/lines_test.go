@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -71,5 +72,38 @@ func TestLineScanAfterEviction(t *testing.T) {
 	s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return false })
 	if len(seen) == 0 || seen[len(seen)-1] != "kept line" {
 		t.Errorf("seen %q", seen)
+	}
+}
+
+// With a needle, every line holding it is still seen, however the output
+// is chunked: a needle split across two chunks included.
+func TestLineScanNeedle(t *testing.T) {
+	text := "no url here\nsee http://a.example/x now\nplain\nthen https://b.example/ and more\ntail"
+	want := []string{"see http://a.example/x now", "then https://b.example/ and more"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		l := newOutputLog(1 << 20)
+		s := lineScan{needle: []byte("://")}
+		var got []string
+		scan := func() {
+			s.scan(l, false, func(b []byte) bool {
+				if bytes.Contains(b, s.needle) {
+					got = append(got, string(b))
+				}
+				return false
+			})
+		}
+		for rest := text; rest != ""; {
+			n := min(1+rng.IntN(5), len(rest))
+			l.append(Stdout, []byte(rest[:n]))
+			rest = rest[n:]
+			if rng.IntN(2) == 0 {
+				scan()
+			}
+		}
+		scan()
+		if !slices.Equal(got, want) {
+			t.Fatalf("lines %q, want %q", got, want)
+		}
 	}
 }

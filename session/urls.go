@@ -9,6 +9,9 @@ import (
 // maxURLs bounds the URLs kept per process.
 const maxURLs = 20
 
+// urlMark is in every URL: lines without it are skipped unread.
+var urlMark = []byte("://")
+
 var urlRE = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `]+`)
 
 // urlSet collects the http(s) URLs a process printed, in order of first
@@ -26,8 +29,9 @@ func (p *Process) URLs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	u := &p.urls
+	u.scan.needle = urlMark
 	u.scan.scan(p.log, false, func(b []byte) bool {
-		if len(u.list) >= maxURLs || !bytes.Contains(b, []byte("://")) {
+		if len(u.list) >= maxURLs || !bytes.Contains(b, urlMark) {
 			return len(u.list) >= maxURLs
 		}
 		for _, m := range urlRE.FindAll(b, -1) {
