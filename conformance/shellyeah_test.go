@@ -130,6 +130,13 @@ func TestShellYeahToolset(t *testing.T) {
 		if q.isError || q.str("label") != "echo-'hello-world'" || !slices.Contains(q.m["shellLogs"].([]any), any("hello world")) {
 			t.Errorf("start without label: %s", q.text)
 		}
+		// A shell that asks something says so, with the prompt.
+		s.call("start_shell", map[string]any{"command": "sh", "args": []string{"-c", `printf "Name? "; read n; echo "hi $n"`},
+			"workingDirectory": wd, "label": "asker"})
+		eventually(t, 10*time.Second, "isProbablyAwaitingInput", func() bool {
+			c := s.call("check_shell", map[string]any{"label": "asker"})
+			return c.m["isProbablyAwaitingInput"] == true && c.str("prompt") == "Name? "
+		})
 		sa := s.call("stop_all_shells", nil)
 		if sa.isError || sa.num("error_count") != 0 {
 			t.Errorf("stop_all_shells: %s", sa.text)

@@ -93,6 +93,10 @@ type Shell struct {
 	LogFilePath  string   `json:"log_file_path,omitempty"`
 	TailCommand  string   `json:"tail_command,omitempty"`
 	DetectedURLs []string `json:"detected_urls,omitempty" jsonschema:"http(s) URLs the shell printed, in order"`
+	// AwaitingInput is the peer's field, answered by the same detection as
+	// yieldshell's waiting_for_input (marks, the kernel, prompt shape).
+	AwaitingInput bool   `json:"isProbablyAwaitingInput" jsonschema:"the shell is waiting for input: answer with send_input"`
+	Prompt        string `json:"prompt,omitempty" jsonschema:"the prompt it waits at"`
 }
 
 // status maps a run onto shell-yeah's statuses.
@@ -127,6 +131,10 @@ func (h *handlers) shell(p *session.Process) Shell {
 	}
 	if in.Signal != "" {
 		sh.Signal = ptr(in.Signal)
+	}
+	if in.Status == session.Running {
+		st := p.InputState()
+		sh.AwaitingInput, sh.Prompt = st.Waiting, st.Prompt
 	}
 	return sh
 }
