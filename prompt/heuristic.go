@@ -3,6 +3,7 @@ package prompt
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Kind says what a waiting program expects.
@@ -18,7 +19,7 @@ const (
 // last line, before the heuristic alone says a program is waiting. Short
 // enough that a REPL answers at once to a person; long enough that a
 // program printing a line in pieces has written the next piece.
-const QuietPeriod = 150
+const QuietPeriod = 150 * time.Millisecond
 
 // maxPromptLen bounds a prompt line; longer partial lines are output still
 // being written (a progress line, a long log record).

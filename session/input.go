@@ -16,15 +16,16 @@ const (
 	SignalTTY   Signal = "tty_read"     // blocked reading the terminal
 	SignalStdin Signal = "stdin_read"   // blocked reading the stdin pipe
 	SignalQuiet Signal = "quiet_prompt" // a prompt-shaped last line, then silence
-	quietPeriod        = prompt.QuietPeriod * time.Millisecond
 )
 
-// Probing schedule while a caller waits for input: the kernel is asked
+// Probing schedule while a call waits for input: the kernel is asked
 // firstProbe after the newest output, then at doubling intervals up to
-// maxProbe while nothing changes. Nobody waiting means nobody asks.
+// maxProbe while nothing changes. Otherwise it is asked only when an answer
+// needs the state (read, ps), so an idle server asks nothing.
 const (
-	firstProbe = 5 * time.Millisecond
-	maxProbe   = 500 * time.Millisecond
+	firstProbe  = 5 * time.Millisecond
+	maxProbe    = 500 * time.Millisecond
+	quietPeriod = prompt.QuietPeriod
 )
 
 // InputState says whether a program waits for input.
