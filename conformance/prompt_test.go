@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The yields below are long on purpose: a prompt must be answered long
@@ -318,10 +319,10 @@ func TestWaitReturnsAtInputWait(t *testing.T) {
 		if rd.m["waiting_for_input"] != true || rd.str("prompt") != "Name: " {
 			t.Errorf("read: %s", rd.text)
 		}
-		ps := s.call("ps", map[string]any{})
-		procs, _ := ps.m["processes"].([]any)
-		if len(procs) == 0 || procs[0].(map[string]any)["waiting_for_input"] != true {
-			t.Errorf("ps: %s", ps.text)
-		}
+		// ps tells once the output has been quiet for the quiet period.
+		eventually(t, 10*time.Second, "ps shows the process waiting", func() bool {
+			procs, _ := s.call("ps", map[string]any{}).m["processes"].([]any)
+			return len(procs) > 0 && procs[0].(map[string]any)["waiting_for_input"] == true
+		})
 	})
 }

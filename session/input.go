@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"time"
 
@@ -26,6 +27,7 @@ const (
 	firstProbe  = 5 * time.Millisecond
 	maxProbe    = 500 * time.Millisecond
 	quietPeriod = prompt.QuietPeriod
+	noProbe     = time.Duration(math.MaxInt64)
 )
 
 // InputState says whether a program waits for input.
@@ -113,30 +115,34 @@ type inputView struct {
 	outputs uint64
 }
 
-func (p *Process) inputViewLocked(now time.Time) inputView {
-	line, atEnd := p.lineLocked()
+// inputViewLocked takes the view; the line only when the kernel is going to
+// be asked (after probeAfter of quiet), since only then is it looked at.
+func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) inputView {
 	// Quiet since the newest output or write, whichever came last: what
 	// was on the screen before a write says nothing about the answer.
 	since := p.lastOutput
 	if p.wrote.at.After(since) {
 		since = p.wrote.at
 	}
-	return inputView{
+	v := inputView{
 		over:    p.ended || p.exited || p.feeding,
 		marks:   p.marks,
 		quiet:   now.Sub(since),
-		line:    line,
-		atEnd:   atEnd,
 		wrote:   p.wrote,
 		outputs: p.outputs,
 	}
+	if !v.over && v.quiet >= probeAfter {
+		v.line, v.atEnd = p.lineLocked()
+	}
+	return v
 }
 
-// evalInput decides whether the program waits for input now. With probe it
-// also asks the kernel; without, only the marks count.
-func (p *Process) evalInput(probe bool) InputState {
+// evalInput decides whether the program waits for input now. The kernel is
+// asked only once the output has been quiet for probeAfter (noProbe: never);
+// the marks always count.
+func (p *Process) evalInput(probeAfter time.Duration) InputState {
 	p.mu.Lock()
-	v := p.inputViewLocked(time.Now())
+	v := p.inputViewLocked(time.Now(), probeAfter)
 	p.mu.Unlock()
 	if v.over {
 		return InputState{}
@@ -152,7 +158,7 @@ func (p *Process) evalInput(probe bool) InputState {
 		// the B mark, not the shell's own read, says when it is ready.
 		return InputState{}
 	}
-	if !probe || v.quiet < firstProbe {
+	if v.quiet < probeAfter {
 		// A program still printing is not waiting.
 		return InputState{}
 	}
@@ -235,7 +241,15 @@ func (p *Process) inspect() prompt.Probe {
 
 // InputState returns whether the program waits for input now.
 func (p *Process) InputState() InputState {
-	return p.evalInput(true)
+	return p.evalInput(firstProbe)
+}
+
+// SettledInputState is InputState for a program whose output has been
+// quiet for the quiet period; one that printed more recently is reported
+// not waiting. A listing of many processes (ps) uses it to stay cheap while
+// they are busy.
+func (p *Process) SettledInputState() InputState {
+	return p.evalInput(quietPeriod)
 }
 
 // beforeWrite records the state a write is about to change.
@@ -334,7 +348,11 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 			return Outcome{Reason: ReasonExited}
 		}
 		if u.InputWait {
-			if st := p.evalInput(probe); st.Waiting {
+			probeAfter := noProbe
+			if probe {
+				probeAfter = firstProbe
+			}
+			if st := p.evalInput(probeAfter); st.Waiting {
 				return Outcome{Reason: ReasonInputWait, Input: st}
 			}
 			now := time.Now()

@@ -48,7 +48,7 @@ func psTool() *mcp.Tool {
 		Title: "List processes",
 		Description: `List the processes this server started, newest first: id, pid, name, command, cwd, status, exit code, times, output sizes, URLs they printed, restarts and the last exit under their name; and the server's own health (version, uptime, running and total counts, limits, the blocklist in force).
 
-Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt).
+Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt), once their output has been quiet for 150 ms; read and wait tell at once.
 
 Example: {"include_completed": false}`,
 		Annotations: annotations("List processes", true, false, true, false),
@@ -82,7 +82,7 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		}
 		e.ExitCode, e.Signal = exitFields(info)
 		if info.Status == session.Running {
-			e.InputOut = inputOut(p.InputState())
+			e.InputOut = inputOut(p.SettledInputState())
 		}
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = ptr(epoch(info.EndedAt))
