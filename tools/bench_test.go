@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,18 +14,7 @@ import (
 // stdio transport or process start-up noise of the conformance benchmark;
 // ps is the baseline of a call that starts nothing.
 func BenchmarkExecInMemory(b *testing.B) {
-	cfg, err := policy.Load(func(string) string { return "" }, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := session.NewManager(b.Context(), cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Shutdown(b.Context())
-	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	Register(srv, m, cfg, "test")
-	cs := connect(b, srv)
+	_, cs := benchServer(b)
 	for _, tc := range []struct {
 		name string
 		tool string
@@ -48,18 +38,7 @@ func BenchmarkExecInMemory(b *testing.B) {
 // the SDK (structured content, its schema check and the JSON text), next to
 // one that lists one.
 func BenchmarkPs50(b *testing.B) {
-	cfg, err := policy.Load(func(string) string { return "" }, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := session.NewManager(b.Context(), cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Shutdown(b.Context())
-	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	Register(srv, m, cfg, "test")
-	cs := connect(b, srv)
+	m, cs := benchServer(b)
 	for range 50 {
 		if _, err := m.Start(b.Context(), session.Spec{Command: "sleep 600", SideEffects: []string{"NONE"}, TTY: true}); err != nil {
 			b.Fatal(err)
@@ -75,4 +54,21 @@ func BenchmarkPs50(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchServer returns a Manager with the tools on an in-memory MCP session;
+// both end with the benchmark.
+func benchServer(b *testing.B) (*session.Manager, *mcp.ClientSession) {
+	cfg, err := policy.Load(func(string) string { return "" }, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := session.NewManager(b.Context(), cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Shutdown(context.Background()) })
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	Register(srv, m, cfg, "test")
+	return m, connect(b, srv)
 }
