@@ -273,7 +273,7 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		}
 		p.master, p.rc = master, rc
 		p.inputPath = slave.Name()
-		p.out = eofReader{master}
+		p.out = eofReader{rc: rc, closed: &p.closed}
 		attr.Files = []*os.File{slave, slave, slave}
 		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 		setDeathSignal(attr.Sys)
@@ -298,7 +298,15 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		if err := unix.Fstat(int(pipes[0][0].Fd()), &st); err == nil {
 			p.inputPath = fmt.Sprintf("pipe:[%d]", st.Ino)
 		}
-		p.out, p.errOut = eofReader{p.stdout}, eofReader{p.stderr}
+		out, err := newEOFReader(p.stdout, &p.closed)
+		if err != nil {
+			return fail(fmt.Errorf("configuring pipes: %w", err))
+		}
+		errOut, err := newEOFReader(p.stderr, &p.closed)
+		if err != nil {
+			return fail(fmt.Errorf("configuring pipes: %w", err))
+		}
+		p.out, p.errOut = out, errOut
 		attr.Files = []*os.File{pipes[0][0], pipes[1][1], pipes[2][1]}
 		attr.Sys = &syscall.SysProcAttr{Setsid: true}
 		setDeathSignal(attr.Sys)
@@ -364,17 +372,60 @@ func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
 	return nil
 }
 
-// eofReader reports the ends of a stream as io.EOF: EIO is how the master
-// says the last slave descriptor closed, and ErrClosed is what a reader woken
-// by Close gets.
-type eofReader struct{ f *os.File }
+// eofReader reads a stream in batches and reports its ends as io.EOF: EIO
+// is how the master says the last slave descriptor closed, and ErrClosed is
+// what a reader woken by Close gets.
+type eofReader struct {
+	rc syscall.RawConn
+	// closed is the process's flag, set before its descriptors are closed:
+	// a raw read on a closed file fails with an error that cannot be
+	// matched from outside internal/poll.
+	closed *atomic.Bool
+}
 
+func newEOFReader(f *os.File, closed *atomic.Bool) (eofReader, error) {
+	rc, err := f.SyscallConn()
+	return eofReader{rc: rc, closed: closed}, err
+}
+
+// Read fills b with all the output there is, in as many reads as that takes
+// (a terminal hands out at most about 4 KiB a read), and waits only while
+// there is none: a busy program's output then costs its reader one wake-up
+// per batch instead of one per 4 KiB.
 func (r eofReader) Read(b []byte) (int, error) {
-	n, err := r.f.Read(b)
-	if err != nil && (errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed)) {
+	n := 0
+	var readErr error
+	err := r.rc.Read(func(fd uintptr) bool {
+		for n < len(b) {
+			m, e := unix.Read(int(fd), b[n:])
+			switch {
+			case e == unix.EINTR:
+				continue
+			case e == unix.EAGAIN:
+				return n > 0 // nothing now: done if something was read, else wait
+			case e != nil:
+				readErr = e
+				return true
+			case m == 0:
+				if n == 0 {
+					readErr = io.EOF
+				}
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	if n > 0 {
+		return n, nil // an error comes again on the next read
+	}
+	if err == nil {
+		err = readErr
+	}
+	if errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || r.closed.Load() {
 		err = io.EOF
 	}
-	return n, err
+	return 0, err
 }
 
 // Pid returns the process id (== pgid == sid).
