@@ -13,6 +13,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // ExecIn is exec's input.
@@ -74,7 +75,7 @@ func execTool(cfg *policy.Config) *mcp.Tool {
 		Title:       "Run a shell command",
 		Description: execDescription(cfg),
 		InputSchema: execSchema(),
-		Annotations: annotations("Run a shell command", false, true, false, true),
+		Annotations: mcptool.Annotations("Run a shell command", false, true, false, true),
 	}
 }
 
@@ -163,7 +164,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if in.WaitFor != nil && *in.WaitFor != "" {
 		re, err := compilePattern("wait_for", *in.WaitFor)
 		if err != nil {
-			return toolError(ExecOut{Status: "failed_to_start", Error: err.Error() + "; nothing was started"})
+			return mcptool.Error(ExecOut{Status: "failed_to_start", Error: err.Error() + "; nothing was started"})
 		}
 		waitFor = re
 	}
@@ -177,7 +178,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		if id, ok := nameInUse(err); ok {
 			out.Rule, out.ExistingProcessID = "name", id
 		}
-		return toolError(out)
+		return mcptool.Error(out)
 	}
 	reason, st := session.ReasonYield, session.InputState{}
 	var pf patternFields

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // PsIn is ps's input.
@@ -51,7 +52,7 @@ func psTool() *mcp.Tool {
 Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt), once their output has been quiet for 150 ms; read and wait tell at once.
 
 Example: {"include_completed": false}`,
-		Annotations: annotations("List processes", true, false, true, false),
+		Annotations: mcptool.Annotations("List processes", true, false, true, false),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // ReadIn is read's input.
@@ -53,7 +54,7 @@ Example: {"process_id": "proc_1a2b3c4d5e6f", "since_seq": 120}
 view: "screen" returns the terminal as a person would see it now (rows of text, cursor, size) instead of the log; answers include it anyway while a full-screen program (vim, less, top) runs, and the log then holds one line saying so.
 
 Positions count bytes of the process's output log. Pass the previous answer's next_seq as since_seq to get only what came after; an answer cut by max_output_bytes (capped: true) ends where next_seq points, so reading on from there loses nothing still retained. Without since_seq the newest output is returned. truncated is true when output was cut or evicted (the oldest output is dropped past YIELDSHELL_MAX_BUFFER_BYTES). streams picks stdout, stderr or both; in PTY mode everything is in stdout.`,
-		Annotations: annotations("Read a process's output", true, false, true, false),
+		Annotations: mcptool.Annotations("Read a process's output", true, false, true, false),
 	}
 }
 
@@ -72,11 +73,11 @@ func parseStreams(s string) (session.Stream, bool) {
 func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, OutputOut, error) {
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
-		return toolError(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
 	streams, ok := parseStreams(in.Streams)
 	if !ok {
-		return toolError(OutputOut{ProcessID: in.ProcessID,
+		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
 			Error: fmt.Sprintf("Invalid streams: %q; use \"both\", \"stdout\" or \"stderr\"", in.Streams)})
 	}
 	switch in.View {
@@ -91,11 +92,11 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 			out.NextSeq = in.SinceSeq
 		}
 		if out.Screen == nil {
-			return toolError(OutputOut{ProcessID: p.ID, Error: "view \"screen\" needs a process started with tty: true"})
+			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: "view \"screen\" needs a process started with tty: true"})
 		}
 		return nil, out, nil
 	}
-	return toolError(OutputOut{ProcessID: in.ProcessID,
+	return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
 		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // RestartIn is restart's input.
@@ -36,13 +37,13 @@ func restartTool() *mcp.Tool {
 		Description: `Stop a process (if it is still running: SIGTERM, then SIGKILL after force_after_ms; its ended_by is "restart") and start its command again with the same cwd, env, terminal size, mode and options, under the same name. The new run has a new process_id and the name now refers to it. Without wait_for the answer comes at once; with wait_for it comes when the pattern appears, the run exits, or wait_for_timeout_ms passes. A pending crash restart of the name is cancelled.
 
 Example: {"process_id": "web", "wait_for": "Local:.*http"}`,
-		Annotations: annotations("Restart a process", false, true, false, true),
+		Annotations: mcptool.Annotations("Restart a process", false, true, false, true),
 	}
 }
 
 func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in RestartIn) (*mcp.CallToolResult, RestartOut, error) {
 	fail := func(msg string) (*mcp.CallToolResult, RestartOut, error) {
-		return toolError(RestartOut{OutputOut: OutputOut{ProcessID: in.ProcessID, Error: msg}})
+		return mcptool.Error(RestartOut{OutputOut: OutputOut{ProcessID: in.ProcessID, Error: msg}})
 	}
 	old, err := h.m.Get(in.ProcessID)
 	if err != nil {
@@ -64,7 +65,7 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in Res
 		if r, ok := errors.AsType[*policy.Refusal](err); ok {
 			out.Rule = r.Rule
 		}
-		return toolError(out)
+		return mcptool.Error(out)
 	}
 	var reason session.Reason
 	var pf patternFields

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // StopIn is stop's input.
@@ -52,13 +53,13 @@ func stopTool() *mcp.Tool {
 Example: {"process_id": "proc_1a2b3c4d5e6f", "signal": "SIGINT", "force_after_ms": 2000}
 
 Signal names are case-insensitive, with or without SIG (INT, sigterm); an unknown name is refused and nothing is sent. all: true stops every running process at once instead, e.g. {"all": true}. Stopping never triggers a crash restart; stopping a name whose crash restart is pending cancels it.`,
-		Annotations: annotations("Stop a process", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop a process", false, true, true, false),
 	}
 }
 
 func (h *handlers) stop(ctx context.Context, req *mcp.CallToolRequest, in StopIn) (*mcp.CallToolResult, StopOut, error) {
 	fail := func(msg string) (*mcp.CallToolResult, StopOut, error) {
-		return toolError(StopOut{ProcessID: in.ProcessID, Signal: in.Signal, Error: &msg})
+		return mcptool.Error(StopOut{ProcessID: in.ProcessID, Signal: in.Signal, Error: &msg})
 	}
 	if in.All == (in.ProcessID != "") {
 		return fail("give either process_id (or a name) or all: true")

@@ -45,25 +45,6 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 	mcp.AddTool(s, restartTool(), h.restart)
 }
 
-// annotations builds a tool's hints. Every hint is an argument, so none can
-// be left to the protocol's defaults (destructive and open-world default to
-// true when absent).
-func annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		Title:           title,
-		ReadOnlyHint:    readOnly,
-		DestructiveHint: &destructive,
-		IdempotentHint:  idempotent,
-		OpenWorldHint:   &openWorld,
-	}
-}
-
-// toolError returns out as a tool result marked as an error: the agent sees
-// the structured fields and can act on them.
-func toolError[Out any](out Out) (*mcp.CallToolResult, Out, error) {
-	return &mcp.CallToolResult{IsError: true}, out, nil
-}
-
 func unknownProcess(id string) string {
 	return fmt.Sprintf("Unknown process_id: %s (ps lists the processes this server knows)", id)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // maxWait caps one wait so that it answers well within the request timeouts
@@ -31,14 +32,14 @@ func waitTool() *mcp.Tool {
 Example: {"process_id": "proc_1a2b3c4d5e6f", "timeout_ms": 20000}
 
 timeout_ms defaults to 30000 and is capped at 55000 so the call answers within client request timeouts; call wait again to keep waiting. A process whose descendants keep its terminal open after it exits is reported finished anyway. A process that waits for input will not finish by waiting: wait answers at once then, with waiting_for_input true and the prompt. yield_reason says why the wait returned: exited, input_wait, deadline or cancelled, or pattern when until (a regex) matched a line of output, e.g. {"process_id": "web", "until": "compiled|error"}.`,
-		Annotations: annotations("Wait for a process to finish", true, false, true, false),
+		Annotations: mcptool.Annotations("Wait for a process to finish", true, false, true, false),
 	}
 }
 
 func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn) (*mcp.CallToolResult, OutputOut, error) {
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
-		return toolError(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
 	d := 30 * time.Second
 	if in.TimeoutMs != nil {
@@ -52,7 +53,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		re, err := compilePattern("until", in.Until)
 		if err != nil {
 			stopProgress()
-			return toolError(OutputOut{ProcessID: p.ID, Error: err.Error()})
+			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: err.Error()})
 		}
 		from := p.LogEnd()
 		if in.SinceSeq != nil {

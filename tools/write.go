@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // writeTimeout bounds a write to a process that does not read its input.
@@ -57,21 +58,21 @@ Example (a REPL): {"process_id": "proc_1a2b3c4d5e6f", "input": "1+1", "newline":
 Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "input": "", "keys": ["Down", "Down", "Enter"]}
 
 In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell, a command written with yield_ms answers when it finishes, with command_exit_code. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
-		Annotations: annotations("Send input to a process", false, true, false, false),
+		Annotations: mcptool.Annotations("Send input to a process", false, true, false, false),
 	}
 }
 
 func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in WriteIn) (*mcp.CallToolResult, WriteOut, error) {
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
-		return toolError(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+		return mcptool.Error(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
 	if in.Cols != nil || in.Rows != nil {
 		if in.Cols == nil || in.Rows == nil || *in.Cols < 2 || *in.Rows < 2 || *in.Cols > 1000 || *in.Rows > 1000 {
-			return toolError(WriteOut{ProcessID: p.ID, Error: "resizing needs both cols and rows, each from 2 to 1000"})
+			return mcptool.Error(WriteOut{ProcessID: p.ID, Error: "resizing needs both cols and rows, each from 2 to 1000"})
 		}
 		if err := p.Resize(uint16(*in.Cols), uint16(*in.Rows)); err != nil {
-			return toolError(WriteOut{ProcessID: p.ID, Error: "resizing the terminal: " + err.Error()})
+			return mcptool.Error(WriteOut{ProcessID: p.ID, Error: "resizing the terminal: " + err.Error()})
 		}
 	}
 	var yield time.Duration // no yield_ms: answer at once, as 0.4.0 did
@@ -93,7 +94,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		case strings.HasPrefix(msg, "unknown key"):
 			msg = sentence(err)
 		}
-		return toolError(WriteOut{ProcessID: p.ID, Error: msg})
+		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
 	}
 	if yield <= 0 {
 		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil

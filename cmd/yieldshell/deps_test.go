@@ -19,8 +19,9 @@ func TestImportDirection(t *testing.T) {
 		"policy":          {},
 		"prompt":          {"screen"},
 		"session":         {"pty", "screen", "prompt", "policy"},
-		"tools":           {"session", "policy", "tools/shellyeah"},
-		"tools/shellyeah": {"session", "policy"},
+		"tools":           {"session", "policy", "tools/shellyeah", "tools/mcptool"},
+		"tools/shellyeah": {"session", "policy", "tools/mcptool"},
+		"tools/mcptool":   {},
 		"conformance":     {},
 	}
 	for pkg, ok := range allowed {

@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // CheckShellIn is check_shell's input.
@@ -30,7 +31,7 @@ func checkShellTool() *mcp.Tool {
 		Description: `Status, exit code, detected URLs and the newest log lines of a shell, with a one-line summary of errors, warnings, URLs and prompts in them. A crashed shell says "crashed" with its exit code; a label this server does not know is an error.
 
 Example: {"label": "web", "log_lines": 50}`,
-		Annotations: annotations("Check a background shell", true, false, true, false),
+		Annotations: mcptool.Annotations("Check a background shell", true, false, true, false),
 	}
 }
 
@@ -41,7 +42,7 @@ func (h *handlers) checkShell(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	p, err := h.lookup(in.Label)
 	if err != nil {
-		return toolError(CheckOut{Shell: Shell{Label: in.Label, Status: "not_found", Args: []string{}}, Logs: []string{}, Error: sentence(err)})
+		return mcptool.Error(CheckOut{Shell: Shell{Label: in.Label, Status: "not_found", Args: []string{}}, Logs: []string{}, Error: sentence(err)})
 	}
 	return nil, h.check(p, n), nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // GetAllLoglinesIn is get_all_loglines's input.
@@ -31,14 +33,14 @@ func getAllLoglinesTool() *mcp.Tool {
 		Description: `Every log line retained for a shell (its newest run), clean text. is_truncated says older output was dropped; log_file_path, when logs go to disk, has all of it.
 
 Example: {"label": "web"}`,
-		Annotations: annotations("Get a shell's whole log", true, false, true, false),
+		Annotations: mcptool.Annotations("Get a shell's whole log", true, false, true, false),
 	}
 }
 
 func (h *handlers) getAllLoglines(ctx context.Context, req *mcp.CallToolRequest, in GetAllLoglinesIn) (*mcp.CallToolResult, GetAllLoglinesOut, error) {
 	p, err := h.lookup(in.Label)
 	if err != nil {
-		return toolError(GetAllLoglinesOut{Label: in.Label, Logs: []string{}, Error: sentence(err), Message: sentence(err)})
+		return mcptool.Error(GetAllLoglinesOut{Label: in.Label, Logs: []string{}, Error: sentence(err), Message: sentence(err)})
 	}
 	out := GetAllLoglinesOut{Label: p.Name, ProcessID: p.ID, LogFilePath: h.m.LogPath(p)}
 	out.Logs, out.IsTruncated = h.lines(p, -1)

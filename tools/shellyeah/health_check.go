@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // HealthOut is health_check's answer.
@@ -27,7 +29,7 @@ func healthCheckTool() *mcp.Tool {
 		Name:        "health_check",
 		Title:       "Server health",
 		Description: `The server's own state: version, uptime, running and known shells, the limit, where logs go.`,
-		Annotations: annotations("Server health", true, false, true, false),
+		Annotations: mcptool.Annotations("Server health", true, false, true, false),
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // ListShellsIn is list_shells's input.
@@ -31,7 +33,7 @@ func listShellsTool() *mcp.Tool {
 		Description: `List every shell this server knows (the newest run of each label, newest first) with its status, exit code, URLs and, with log_lines, its newest log lines. Ended shells stay listed until they are purged (YIELDSHELL_PURGE_AFTER_MS).
 
 Example: {"log_lines": 5}`,
-		Annotations: annotations("List background shells", true, false, true, false),
+		Annotations: mcptool.Annotations("List background shells", true, false, true, false),
 	}
 }
 

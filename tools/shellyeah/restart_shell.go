@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // RestartShellIn is restart_shell's input.
@@ -18,13 +20,13 @@ func restartShellTool() *mcp.Tool {
 		Description: `Stop a shell if it is running (SIGTERM, SIGKILL after 3 s) and start it again with its original command, args, directory and options (verification pattern and restart policy included). The answer is start_shell's, with the new pid.
 
 Example: {"label": "web"}`,
-		Annotations: annotations("Restart a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Restart a background shell", false, true, false, true),
 	}
 }
 
 func (h *handlers) restartShell(ctx context.Context, req *mcp.CallToolRequest, in RestartShellIn) (*mcp.CallToolResult, StartOut, error) {
 	fail := func(msg string) (*mcp.CallToolResult, StartOut, error) {
-		return toolError(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{}, Error: msg, Message: msg})
+		return mcptool.Error(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{}, Error: msg, Message: msg})
 	}
 	old, err := h.lookup(in.Label)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // SendInputIn is send_input's input.
@@ -24,14 +25,14 @@ func sendInputTool() *mcp.Tool {
 		Description: `Type input into a running shell's terminal (Enter pressed after it unless append_newline is false), wait for its reaction to go quiet (at most 2 s), and answer as check_shell does. The input itself is not stored anywhere; only what the terminal echoes reaches the log.
 
 Example: {"label": "setup", "input": "yes"}`,
-		Annotations: annotations("Send input to a shell", false, true, false, false),
+		Annotations: mcptool.Annotations("Send input to a shell", false, true, false, false),
 	}
 }
 
 func (h *handlers) sendInput(ctx context.Context, req *mcp.CallToolRequest, in SendInputIn) (*mcp.CallToolResult, CheckOut, error) {
 	p, err := h.lookup(in.Label)
 	if err != nil {
-		return toolError(CheckOut{Shell: Shell{Label: in.Label, Status: "not_found", Args: []string{}}, Logs: []string{}, Error: sentence(err)})
+		return mcptool.Error(CheckOut{Shell: Shell{Label: in.Label, Status: "not_found", Args: []string{}}, Logs: []string{}, Error: sentence(err)})
 	}
 	data := in.Input
 	if in.AppendNewline == nil || *in.AppendNewline {
@@ -48,7 +49,7 @@ func (h *handlers) sendInput(ctx context.Context, req *mcp.CallToolRequest, in S
 		case errors.Is(err, context.DeadlineExceeded):
 			out.Error = "the shell did not accept input within 10 s; it may not be reading"
 		}
-		return toolError(out)
+		return mcptool.Error(out)
 	}
 	p.WaitQuiet(ctx, time.Now().Add(inputMax), inputQuiet)
 	return nil, h.check(p, defaultLines), nil

@@ -61,20 +61,6 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 	mcp.AddTool(s, healthCheckTool(), h.healthCheck)
 }
 
-func annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		Title:           title,
-		ReadOnlyHint:    readOnly,
-		DestructiveHint: &destructive,
-		IdempotentHint:  idempotent,
-		OpenWorldHint:   &openWorld,
-	}
-}
-
-func toolError[Out any](out Out) (*mcp.CallToolResult, Out, error) {
-	return &mcp.CallToolResult{IsError: true}, out, nil
-}
-
 func ptr[T any](v T) *T { return &v }
 
 // Shell is a shell's state as check_shell, list_shells and the start tools

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // StartShellIn is start_shell's input.
@@ -50,7 +51,7 @@ func startShellTool() *mcp.Tool {
 		Description: `Start a long-running command (dev server, watcher, test runner) in the background under a label, and answer with its first output once it goes quiet (at most 3 s). Check it later with check_shell, send it input with send_input, stop it with stop_shell. URLs it prints are in detected_urls.
 
 Example: {"command": "npm", "args": ["run", "dev"], "workingDirectory": "/home/me/app", "label": "web"}`,
-		Annotations: annotations("Start a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Start a background shell", false, true, false, true),
 	}
 }
 
@@ -75,7 +76,7 @@ func (h *handlers) start(ctx context.Context, in StartShellIn, v verification) (
 		out.Label, out.Command, out.Args, out.WorkingDirectory, out.Host = session.NormalizeName(in.Label), in.Command, nonNil(in.Args), in.WorkingDirectory, host
 		out.Status, out.ShellLogs = "error", []string{}
 		out.Message = out.Error
-		return toolError(out)
+		return mcptool.Error(out)
 	}
 	if strings.TrimSpace(in.Command) == "" {
 		return fail(StartOut{Error: "command is empty: give the program to run (and its args)"})

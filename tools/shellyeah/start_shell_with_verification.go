@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // StartVerifiedIn is start_shell_with_verification's input.
@@ -27,7 +28,7 @@ func startShellWithVerificationTool() *mcp.Tool {
 		Description: `Like start_shell, but answer as soon as verification_pattern appears in the output (verified: true), or say plainly that the shell ended first or verification_timeout_ms passed (verified: false; the shell keeps running unless it ended). max_retries and retry_delay_ms restart the shell when it crashes.
 
 Example: {"command": "npm run dev", "workingDirectory": "/home/me/app", "label": "web", "verification_pattern": "Local:.*http", "verification_timeout_ms": 30000, "max_retries": 3}`,
-		Annotations: annotations("Start and verify a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Start and verify a background shell", false, true, false, true),
 	}
 }
 
@@ -36,7 +37,7 @@ func (h *handlers) startShellWithVerification(ctx context.Context, req *mcp.Call
 	if in.VerificationPattern != "" {
 		re, err := regexp.Compile(in.VerificationPattern)
 		if err != nil {
-			return toolError(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{},
+			return mcptool.Error(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{},
 				Error: fmt.Sprintf("invalid verification_pattern %q: %v (Go RE2 syntax); nothing was started", in.VerificationPattern, err)})
 		}
 		v.pattern = re

@@ -5,6 +5,8 @@ import (
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // StopAllOut is stop_all_shells's answer.
@@ -30,7 +32,7 @@ func stopAllShellsTool() *mcp.Tool {
 		Description: `Stop every running shell at once (SIGTERM, SIGKILL after 3 s) and cancel pending crash restarts; details lists each outcome.
 
 Example: {}`,
-		Annotations: annotations("Stop every background shell", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop every background shell", false, true, true, false),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // StopShellIn is stop_shell's input.
@@ -35,14 +36,14 @@ func stopShellTool() *mcp.Tool {
 		Description: `Stop a shell and everything it started: SIGTERM, then SIGKILL if it is still there after 3 s (force: SIGKILL at once). Answers when it is gone. Stopping never triggers a crash restart, and cancels one that is pending.
 
 Example: {"label": "web"}`,
-		Annotations: annotations("Stop a background shell", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop a background shell", false, true, true, false),
 	}
 }
 
 func (h *handlers) stopShell(ctx context.Context, req *mcp.CallToolRequest, in StopShellIn) (*mcp.CallToolResult, StopShellOut, error) {
 	p, err := h.lookup(in.Label)
 	if err != nil {
-		return toolError(StopShellOut{Label: in.Label, Status: "not_found", Error: sentence(err), Message: sentence(err)})
+		return mcptool.Error(StopShellOut{Label: in.Label, Status: "not_found", Error: sentence(err), Message: sentence(err)})
 	}
 	sig, grace := syscall.SIGTERM, stopGrace
 	if in.Force {
@@ -59,11 +60,11 @@ func (h *handlers) stopShell(ctx context.Context, req *mcp.CallToolRequest, in S
 		out.Message = fmt.Sprintf("The shell had already ended (%s).", out.Status)
 	case err != nil:
 		out.Error, out.Message = sentence(err), sentence(err)
-		return toolError(out)
+		return mcptool.Error(out)
 	case !res.Gone:
 		out.Error = "the shell did not end even after SIGKILL; it may be stuck in the kernel. Check it again later"
 		out.Message = out.Error
-		return toolError(out)
+		return mcptool.Error(out)
 	case res.Killed:
 		out.Message = "Stopped with SIGKILL."
 	default:

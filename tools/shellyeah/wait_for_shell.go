@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // WaitForShellIn is wait_for_shell's input.
@@ -34,7 +36,7 @@ func waitForShellTool() *mcp.Tool {
 		Description: `Wait until a shell reaches target_status (running, stopped, crashed), or until timeout_seconds pass (timed_out: true). If the shell ends in another status first, the answer comes at once with that final_status. A crash that is followed by a restart under the shell's restart policy is waited through.
 
 Example: {"label": "tests", "target_status": "stopped", "timeout_seconds": 30}`,
-		Annotations: annotations("Wait for a shell to reach a status", true, false, true, false),
+		Annotations: mcptool.Annotations("Wait for a shell to reach a status", true, false, true, false),
 	}
 }
 
@@ -45,7 +47,7 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 		target = "running"
 	case "running", "stopped", "crashed", "error":
 	default:
-		return toolError(WaitForShellOut{Label: in.Label, FinalStatus: "error",
+		return mcptool.Error(WaitForShellOut{Label: in.Label, FinalStatus: "error",
 			Error: fmt.Sprintf("invalid target_status %q: use running, stopped, crashed or error", target)})
 	}
 	d := 5 * time.Second
@@ -58,7 +60,7 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 	for {
 		p, err := h.lookup(in.Label)
 		if err != nil {
-			return toolError(WaitForShellOut{Label: in.Label, FinalStatus: "error", Error: sentence(err), Message: sentence(err)})
+			return mcptool.Error(WaitForShellOut{Label: in.Label, FinalStatus: "error", Error: sentence(err), Message: sentence(err)})
 		}
 		in2 := p.Info()
 		st := h.status(p, in2)
