@@ -168,6 +168,12 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		return InputState{}
 	}
 	pr := p.inspect()
+	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
+		// Output arrived, or is on its way to the log, while the kernel
+		// was asked: it may be the prompt the program now waits at, so
+		// the answer waits for it (its append wakes every waiter).
+		return InputState{}
+	}
 	switch pr.Activity {
 	case prompt.Reading:
 		if p.staleReader(pr.Reader, v) {
@@ -197,6 +203,21 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		}
 	}
 	return InputState{}
+}
+
+// unchangedSince reports whether every byte the program wrote before the
+// kernel was asked is in the log the view v was taken from: none waits in
+// the terminal, none is held by a reader between its read and the log, and
+// none was appended since. Checked after asking the kernel, this leaves no
+// window in which a program is seen waiting while its prompt is not yet
+// visible.
+func (p *Process) unchangedSince(v inputView) bool {
+	if n, err := p.proc.Unread(); err == nil && n > 0 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inFlight.Load() == 0 && p.outputs == v.outputs
 }
 
 // staleReader reports whether the thread blocked reading is the one that

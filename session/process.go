@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -111,12 +112,16 @@ type Process struct {
 
 	// Input-wait detection (input.go).
 	outputs    uint64    // appends so far
-	lastOutput time.Time // when the newest output arrived
-	lastLine   []byte    // pipe mode: the last unterminated line
-	marks      markState
-	feeding    bool        // exec's stdin is still being written
-	wrote      wrote       // the newest write
-	reader     prompt.Task // the thread last seen blocked reading the input
+	lastOutput time.Time // when the newest output arrived; the start until then
+	// inFlight counts readers holding output between the read from the
+	// terminal (or pipe) and the log. Nobody judges input-wait while it is
+	// not zero: the output may be the very prompt the program waits at.
+	inFlight atomic.Int32
+	lastLine []byte // pipe mode: the last unterminated line
+	marks    markState
+	feeding  bool        // exec's stdin is still being written
+	wrote    wrote       // the newest write
+	reader   prompt.Task // the thread last seen blocked reading the input
 }
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
@@ -141,6 +146,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		changed:     make(chan struct{}),
 		log:         newOutputLog(capacity),
 		status:      Running,
+		lastOutput:  spec.startedAt,
 		feeding:     spec.Stdin != "" || spec.CloseStdin,
 	}
 	p.life, p.endLife = context.WithCancel(parent)
@@ -196,6 +202,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			p.inFlight.Add(1)
 			redacted = red.Write(redacted[:0], buf[:n])
 			text, marks = scan.Write(text[:0], redacted, marks[:0])
 			p.mu.Lock()
@@ -208,6 +215,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			p.appendLocked(s, text[prev:], &sc, false)
 			p.outputs++
 			p.lastOutput = time.Now()
+			p.inFlight.Add(-1)
 			p.broadcast()
 			p.mu.Unlock()
 			// A busy terminal always has more to read: without yielding, a
