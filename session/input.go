@@ -9,16 +9,6 @@ import (
 	"github.com/yieldshell/yieldshell/prompt"
 )
 
-// Signal names what showed that a program waits for input, strongest first.
-type Signal string
-
-const (
-	SignalMark  Signal = "prompt_mark"  // an OSC 133/633 prompt mark
-	SignalTTY   Signal = "tty_read"     // blocked reading the terminal
-	SignalStdin Signal = "stdin_read"   // blocked reading the stdin pipe
-	SignalQuiet Signal = "quiet_prompt" // a prompt-shaped last line, then silence
-)
-
 // Probing schedule while a call waits for input: the kernel is asked
 // firstProbe after the newest output, then at doubling intervals up to
 // maxProbe while nothing changes. Otherwise it is asked only when an answer

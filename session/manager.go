@@ -33,12 +33,6 @@ const (
 	DefaultRows = 40
 )
 
-// tagKey names the environment variable that marks every process a server
-// started, and all their descendants: "<server pid>:<server start>:<id>".
-// It finds descendants that left their process group, and, after a server
-// was killed outright, the processes it left behind.
-const tagKey = "YIELDSHELL_TAG"
-
 // shutdownGrace is how long processes get between SIGTERM and SIGKILL when
 // the server shuts down.
 const shutdownGrace = 1500 * time.Millisecond
@@ -319,14 +313,6 @@ func (m *Manager) environ(spec Spec, tag string) []string {
 	env = append(env, overlayEnv(spec.Env)...)
 	env = append(env, tagKey+"="+tag)
 	return dedupEnv(env)
-}
-
-func redact(secrets []policy.Secret, s string) string {
-	if len(secrets) == 0 || s == "" {
-		return s
-	}
-	r := policy.NewRedactor(secrets)
-	return string(r.Flush(r.Write(nil, []byte(s))))
 }
 
 func overlayEnv(m map[string]string) []string {

@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// ReasonPattern: a wait returned because the requested pattern appeared.
-const ReasonPattern Reason = "pattern"
-
 // PatternResult is the outcome of WaitPattern.
 type PatternResult struct {
 	Reason  Reason

@@ -17,28 +17,6 @@ import (
 	"github.com/yieldshell/yieldshell/screen"
 )
 
-// Status is a process's state as the tools report it.
-type Status string
-
-const (
-	Running   Status = "running"
-	Completed Status = "completed"
-	Stopped   Status = "stopped"
-	TimedOut  Status = "timed_out"
-	Failed    Status = "failed"
-)
-
-// Ending says who ended a process.
-type Ending string
-
-const (
-	EndedByExit     Ending = "exit"     // it exited by itself
-	EndedBySignal   Ending = "signal"   // a signal we did not send killed it
-	EndedByStop     Ending = "stop"     // the stop tool
-	EndedByTimeout  Ending = "timeout"  // its timeout_ms passed
-	EndedByShutdown Ending = "shutdown" // the server shut down
-)
-
 // readBatch is the most output a reader takes in one turn.
 const readBatch = 4 << 10
 
@@ -476,17 +454,6 @@ func (p *Process) Ended() bool {
 	defer p.mu.Unlock()
 	return p.ended
 }
-
-// Reason says why a wait returned.
-type Reason string
-
-const (
-	ReasonExited    Reason = "exited"
-	ReasonInputWait Reason = "input_wait"
-	ReasonYield     Reason = "yield_elapsed"
-	ReasonDeadline  Reason = "deadline"
-	ReasonCancelled Reason = "cancelled"
-)
 
 // WaitEnd blocks until the process has ended (exited and its output drained),
 // the deadline passes, or ctx is done.

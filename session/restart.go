@@ -9,9 +9,6 @@ import (
 	"time"
 )
 
-// EndedByRestart marks a run that the restart tool stopped.
-const EndedByRestart Ending = "restart"
-
 // Crash restarts: a run that lived this long counts as healthy, and the
 // retry count of its successors starts over.
 const healthyRun = time.Minute

@@ -5,9 +5,6 @@ import (
 	"time"
 )
 
-// ReasonQuiet: a wait returned because the output went quiet.
-const ReasonQuiet Reason = "quiet"
-
 // WaitQuiet blocks until the process has ended, no state change (output,
 // exit) has happened for quiet, the deadline passes, or ctx is done. It
 // serves answers that should carry a start's or an input's first reaction
