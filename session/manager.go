@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,7 +94,7 @@ type Manager struct {
 // NewManager returns a Manager and starts its reaper: from then on it reaps
 // every child of this process, so nothing else in the process may wait for
 // children of its own. ctx bounds the life of everything it starts.
-// Shutdown releases it.
+// Shutdown releases it. A server calls [SweepOrphans] first.
 func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Manager, error) {
 	reaper, err := pty.NewReaper()
 	if err != nil {
@@ -108,9 +107,6 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 	self, err := pty.StartTime(os.Getpid())
 	if err != nil {
 		return nil, fmt.Errorf("reading our own start time: %w", err)
-	}
-	if n := sweepOrphans(); n > 0 {
-		log.Info("ended processes left behind by a server that is gone", "count", n)
 	}
 	m := &Manager{
 		tag:       fmt.Sprintf("%d:%d:", os.Getpid(), self),
@@ -437,54 +433,6 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	}
 	m.mu.Unlock()
 	_ = m.reaper.Close() // it only stops its own goroutine
-}
-
-// endTagged sends SIGTERM to every process whose tag matches, and SIGKILL
-// to those still there after grace.
-func endTagged(ctx context.Context, match func(tag string) bool, grace time.Duration) {
-	signal := func(sig syscall.Signal) int {
-		n := 0
-		for pid, v := range pty.Tagged(tagKey) {
-			if match(v) && syscall.Kill(pid, sig) == nil {
-				n++
-			}
-		}
-		return n
-	}
-	if signal(syscall.SIGTERM) == 0 {
-		return
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	signal(syscall.SIGKILL)
-}
-
-// sweepOrphans kills processes tagged by a server that no longer runs: what
-// a server killed outright (SIGKILL, OOM) left behind. It returns how many.
-func sweepOrphans() int {
-	n := 0
-	for pid, v := range pty.Tagged(tagKey) {
-		spid, rest, ok := strings.Cut(v, ":")
-		start, _, ok2 := strings.Cut(rest, ":")
-		if !ok || !ok2 {
-			continue
-		}
-		serverPid, err := strconv.Atoi(spid)
-		if err != nil {
-			continue
-		}
-		if st, err := pty.StartTime(serverPid); err == nil && strconv.FormatUint(st, 10) == start {
-			continue // its server is alive and owns it
-		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			n++
-		}
-	}
-	return n
 }
 
 // Stats is the Manager's own state.

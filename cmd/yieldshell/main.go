@@ -214,6 +214,7 @@ func newApp(cfg *policy.Config, stderrLog slog.Handler, sdkLog *slog.Logger, sub
 	// by every command.)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
+	session.SweepOrphans(log)
 	procCtx, cancelProcs := context.WithCancel(context.Background())
 	mgr, err := session.NewManager(procCtx, cfg, log)
 	if err != nil {
