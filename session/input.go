@@ -152,12 +152,12 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// A program still printing is not waiting.
 		return InputState{}
 	}
-	if n, err := p.proc.Unread(); err == nil && n > 0 {
+	if p.kernel.unread() > 0 {
 		// Output not read yet (a busy server): the program is still
 		// printing, and asking the kernel now would only add to the load.
 		return InputState{}
 	}
-	pr := p.inspect()
+	pr := p.kernel.inspect()
 	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel
 		// was asked: it may be the prompt the program now waits at, so
@@ -202,7 +202,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 // window in which a program is seen waiting while its prompt is not yet
 // visible.
 func (p *Process) unchangedSince(v inputView) bool {
-	if n, err := p.proc.Unread(); err == nil && n > 0 {
+	if p.kernel.unread() > 0 {
 		return false
 	}
 	p.mu.Lock()
@@ -233,6 +233,29 @@ func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 	n, ok := prompt.Switches(t)
 	return ok && n == v.wrote.switches
 }
+
+// kernel is what input-wait detection asks the kernel; tests replace it to
+// put a probe at a chosen moment.
+type kernel interface {
+	// unread returns how many bytes of output wait in the terminal or
+	// pipe (0 when that cannot be told).
+	unread() int
+	// inspect says what the program's foreground is doing.
+	inspect() prompt.Probe
+}
+
+// procKernel asks the kernel about a Process's own program.
+type procKernel struct{ p *Process }
+
+func (k procKernel) unread() int {
+	n, err := k.p.proc.Unread()
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func (k procKernel) inspect() prompt.Probe { return k.p.inspect() }
 
 // inspect asks the kernel what the program's foreground is doing.
 func (p *Process) inspect() prompt.Probe {

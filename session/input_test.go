@@ -1,9 +1,13 @@
 package session
 
 import (
+	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 func TestKeyBytes(t *testing.T) {
@@ -102,5 +106,55 @@ func TestWriteWaitsForTheNextPrompt(t *testing.T) {
 		if r := p.WaitEnd(t.Context(), time.Now().Add(10*time.Second)); r != ReasonExited {
 			t.Errorf("tty=%v end: %s", tty, r)
 		}
+	}
+}
+
+// raceKernel stands for the kernel at the moment of the input-wait race:
+// the program has printed its prompt and blocked reading, and the reader
+// has taken the prompt from the terminal but not put it in the log yet.
+type raceKernel struct {
+	onInspect func()
+}
+
+func (raceKernel) unread() int { return 0 }
+
+func (k raceKernel) inspect() prompt.Probe {
+	if k.onInspect != nil {
+		k.onInspect()
+	}
+	return prompt.Probe{Activity: prompt.Reading}
+}
+
+// A program seen reading while its prompt is still on its way to the log
+// is not reported waiting until the prompt is in the log, and then it is,
+// with the prompt (issue 15: waiting_for_input with no prompt and next_seq
+// 0).
+func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
+	m := newTestManager(t, nil)
+	p, err := m.Start(t.Context(), spec("sleep 30", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = p.Stop(context.Background(), syscall.SIGKILL, 0, EndedByStop) })
+
+	// The reader took the prompt from the terminal just as the kernel was
+	// asked.
+	p.kernel = raceKernel{onInspect: func() { p.inFlight.Add(1) }}
+	if st := p.evalInput(0); st.Waiting {
+		t.Fatalf("waiting with the prompt in flight: %+v", st)
+	}
+	// The reader puts it in the log.
+	p.mu.Lock()
+	p.appendLocked(Stdout, []byte(">>> "), &scratch{}, false)
+	p.outputs++
+	p.lastOutput = time.Now()
+	p.inFlight.Add(-1)
+	p.broadcast()
+	p.mu.Unlock()
+
+	p.kernel = raceKernel{}
+	st := p.evalInput(0)
+	if !st.Waiting || st.Signal != SignalTTY || st.Prompt != ">>> " {
+		t.Fatalf("after the prompt reached the log: %+v; want waiting at %q (tty_read)", st, ">>> ")
 	}
 }

@@ -54,6 +54,7 @@ type Process struct {
 	// without p.mu, just before the end becomes visible.
 	releaseSlot func()
 	prober      *prompt.Prober // shared by the Manager's processes
+	kernel      kernel         // procKernel but in tests
 	timeout     time.Duration
 	readers     sync.WaitGroup
 	waiterEnd   chan struct{}   // closed when the waiter goroutine returns
@@ -127,6 +128,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		lastOutput:  spec.startedAt,
 		feeding:     spec.Stdin != "" || spec.CloseStdin,
 	}
+	p.kernel = procKernel{p}
 	p.life, p.endLife = context.WithCancel(parent)
 	if p.TTY {
 		cols, rows := proc.Size()
