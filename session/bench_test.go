@@ -89,7 +89,7 @@ func BenchmarkDrain(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if r := p.WaitPattern(b.Context(), time.Now().Add(time.Minute), re, 0); r.Reason != ReasonExited {
+			if r := p.Await(b.Context(), time.Now().Add(time.Minute), Until{Pattern: re}); r.Reason != ReasonExited {
 				b.Fatal(r.Reason)
 			}
 		}

@@ -319,6 +319,10 @@ type Until struct {
 	// its first milliseconds is never missed).
 	Pattern *regexp.Regexp
 	From    int64
+	// Quiet, when set, ends the wait once no state change (output, exit)
+	// has happened for that long: the first reaction to a start or an
+	// input, without waiting for the end.
+	Quiet time.Duration
 }
 
 // Outcome says why a wait returned, with what it found.
@@ -329,7 +333,7 @@ type Outcome struct {
 	Matched, Line string
 }
 
-// Await is the one blocking primitive behind exec, wait and write: it
+// Await is the one blocking primitive behind exec, wait, write and start: it
 // returns when the process has ended (exited and its output drained), a
 // condition of u holds, the deadline passes, or ctx is done. Every state
 // change wakes it; nothing polls, except that with InputWait the kernel is
@@ -347,6 +351,12 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		timeout = t.C
+	}
+	var calmC <-chan time.Time
+	calm := time.NewTimer(u.Quiet)
+	defer calm.Stop()
+	if u.Quiet > 0 {
+		calmC = calm.C
 	}
 	var probeC <-chan time.Time
 	probeT := time.NewTimer(firstProbe)
@@ -406,6 +416,11 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		}
 		select {
 		case <-ch:
+			if calmC != nil {
+				resetTimer(calm, u.Quiet)
+			}
+		case <-calmC:
+			return Outcome{Reason: ReasonQuiet}
 		case <-probeC:
 			probe = true
 		case <-timeout:

@@ -63,7 +63,7 @@ func TestWaitPatternSeesEarlyOutputAndSplitLines(t *testing.T) {
 		}
 		t.Cleanup(func() { _, _ = p.Stop(t.Context(), syscall.SIGKILL, 0, EndedByStop) })
 		time.Sleep(0) // no synchronisation: the wait starts whenever it starts
-		r := p.WaitPattern(t.Context(), time.Now().Add(10*time.Second), regexp.MustCompile(`http://\S+ ready`), 0)
+		r := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{Pattern: regexp.MustCompile(`http://\S+ ready`)})
 		if r.Reason != ReasonPattern || r.Matched != "http://localhost:5173/ ready" || r.Line != "Local: http://localhost:5173/ ready" {
 			t.Errorf("tty=%v: %+v", tty, r)
 		}
@@ -71,7 +71,7 @@ func TestWaitPatternSeesEarlyOutputAndSplitLines(t *testing.T) {
 			t.Errorf("tty=%v: URLs = %q", tty, got)
 		}
 		// From a later position, the same text is not seen again.
-		r = p.WaitPattern(t.Context(), time.Now().Add(100*time.Millisecond), regexp.MustCompile(`ready`), p.LogEnd())
+		r = p.Await(t.Context(), time.Now().Add(100*time.Millisecond), Until{Pattern: regexp.MustCompile(`ready`), From: p.LogEnd()})
 		if r.Reason != ReasonDeadline {
 			t.Errorf("tty=%v: from the end: %+v", tty, r)
 		}
@@ -81,7 +81,7 @@ func TestWaitPatternSeesEarlyOutputAndSplitLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := p.WaitPattern(t.Context(), time.Now().Add(10*time.Second), regexp.MustCompile(`ready`), 0); r.Reason != ReasonExited {
+	if r := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{Pattern: regexp.MustCompile(`ready`)}); r.Reason != ReasonExited {
 		t.Errorf("exit before the pattern: %+v", r)
 	}
 }

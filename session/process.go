@@ -463,33 +463,6 @@ func (p *Process) WaitEnd(ctx context.Context, deadline time.Time) Reason {
 	return p.Await(ctx, deadline, Until{}).Reason
 }
 
-// await blocks until cond, evaluated under p.mu after every state change,
-// holds; or until the deadline (false, nil) or ctx is done (false, ctx.Err()).
-func (p *Process) await(ctx context.Context, deadline time.Time, cond func() bool) (bool, error) {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
-	}
-	for {
-		p.mu.Lock()
-		done := cond()
-		ch := p.changed
-		p.mu.Unlock()
-		if done {
-			return true, nil
-		}
-		select {
-		case <-ch:
-		case <-timeout:
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
-		}
-	}
-}
-
 // Write sends input to the process.
 func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
 	p.mu.Lock()
@@ -526,13 +499,13 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
-	ok, err := p.await(ctx, time.Now().Add(max(grace, 0)+killWait), func() bool { return p.ended })
-	if err != nil {
-		return StopResult{}, err
+	o := p.Await(ctx, time.Now().Add(max(grace, 0)+killWait), Until{})
+	if o.Reason == ReasonCancelled {
+		return StopResult{}, ctx.Err()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return StopResult{Gone: ok, Killed: p.killed}, nil
+	return StopResult{Gone: o.Reason == ReasonExited, Killed: p.killed}, nil
 }
 
 // notRunning is the error for a process that cannot be acted on any more,
@@ -658,6 +631,13 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 		out.Screen = &s
 	}
 	return p.infoLocked(), out
+}
+
+// LogEnd returns the position the next byte of output will get.
+func (p *Process) LogEnd() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.end
 }
 
 // Close releases the process's descriptors and joins its goroutines. It

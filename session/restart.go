@@ -191,10 +191,10 @@ func (m *Manager) NextRun(ctx context.Context, p *Process, deadline time.Time) *
 // it, the wait goes on over the new run's output, all within the one
 // deadline. It returns the run it ended on and how many restarts it
 // followed.
-func (m *Manager) WaitPatternFollowing(ctx context.Context, p *Process, deadline time.Time, re *regexp.Regexp) (*Process, PatternResult, int) {
+func (m *Manager) WaitPatternFollowing(ctx context.Context, p *Process, deadline time.Time, re *regexp.Regexp) (*Process, Outcome, int) {
 	followed := 0
 	for {
-		r := p.WaitPattern(ctx, deadline, re, 0)
+		r := p.Await(ctx, deadline, Until{Pattern: re})
 		if r.Reason != ReasonExited {
 			return p, r, followed
 		}

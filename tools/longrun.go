@@ -40,7 +40,7 @@ func compilePattern(param, s string) (*regexp.Regexp, error) {
 
 // waitPattern waits for re from position from and fills the pattern fields.
 func waitPattern(ctx context.Context, p *session.Process, re *regexp.Regexp, from int64, limit time.Duration) (session.Reason, patternFields) {
-	return patternAnswer(p.WaitPattern(ctx, time.Now().Add(limit), re, from))
+	return patternAnswer(p.Await(ctx, time.Now().Add(limit), session.Until{Pattern: re, From: from}))
 }
 
 // verifyStart waits for a start's wait_for from the first byte, following
@@ -51,7 +51,7 @@ func (h *handlers) verifyStart(ctx context.Context, p *session.Process, re *rege
 	return p, reason, f, restarts
 }
 
-func patternAnswer(r session.PatternResult) (session.Reason, patternFields) {
+func patternAnswer(r session.Outcome) (session.Reason, patternFields) {
 	return r.Reason, patternFields{Verified: ptr(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
 }
 

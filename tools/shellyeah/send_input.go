@@ -51,6 +51,6 @@ func (h *handlers) sendInput(ctx context.Context, req *mcp.CallToolRequest, in S
 		}
 		return mcptool.Error(out)
 	}
-	p.WaitQuiet(ctx, time.Now().Add(inputMax), inputQuiet)
+	p.Await(ctx, time.Now().Add(inputMax), session.Until{Quiet: inputQuiet})
 	return nil, h.check(p, defaultLines), nil
 }

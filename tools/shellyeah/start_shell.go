@@ -145,7 +145,7 @@ func (h *handlers) startLabelled(ctx context.Context, spec session.Spec, label s
 func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host string, v verification) StartOut {
 	var out StartOut
 	if v.pattern != nil {
-		var r session.PatternResult
+		var r session.Outcome
 		var restarts int
 		p, r, restarts = h.m.WaitPatternFollowing(ctx, p, time.Now().Add(v.timeout), v.pattern)
 		if restarts > 0 {
@@ -165,7 +165,7 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 			out.Message += fmt.Sprintf("Not verified: the pattern did not appear within %d ms; the shell is still running. ", v.timeout/time.Millisecond)
 		}
 	} else {
-		p.WaitQuiet(ctx, time.Now().Add(settleMax), settleQuiet)
+		p.Await(ctx, time.Now().Add(settleMax), session.Until{Quiet: settleQuiet})
 	}
 	out.Shell = h.shell(p)
 	out.WorkingDirectory = out.Cwd
