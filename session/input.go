@@ -2,22 +2,10 @@ package session
 
 import (
 	"context"
-	"math"
 	"regexp"
 	"time"
 
 	"github.com/yieldshell/yieldshell/prompt"
-)
-
-// Probing schedule while a call waits for input: the kernel is asked
-// firstProbe after the newest output, then at doubling intervals up to
-// maxProbe while nothing changes. Otherwise it is asked only when an answer
-// needs the state (read, ps), so an idle server asks nothing.
-const (
-	firstProbe  = 5 * time.Millisecond
-	maxProbe    = 500 * time.Millisecond
-	quietPeriod = prompt.QuietPeriod
-	noProbe     = time.Duration(math.MaxInt64)
 )
 
 // InputState says whether a program waits for input.
@@ -138,7 +126,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		return InputState{}
 	}
 	ms := v.marks
-	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= quietPeriod) {
+	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= p.timing.quietPeriod) {
 		// A prompt after the last write, or the same prompt still there
 		// once the output has settled (the write was a partial line).
 		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}
@@ -185,7 +173,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		}
 		return st
 	case prompt.Polling, prompt.Unknown:
-		if v.quiet < quietPeriod || !v.atEnd {
+		if v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
 		if kind, ok := prompt.LooksLikePrompt(v.line); ok {
@@ -221,7 +209,7 @@ func (p *Process) unchangedSince(v inputView) bool {
 // the terminal hands input over asynchronously, so a reader may wait again
 // between two pieces of one write.
 func (p *Process) staleReader(t prompt.Task, v inputView) bool {
-	if v.wrote.at.IsZero() || v.quiet >= quietPeriod {
+	if v.wrote.at.IsZero() || v.quiet >= p.timing.quietPeriod {
 		return false
 	}
 	if v.outputs == v.wrote.outputs {
@@ -275,7 +263,7 @@ func (p *Process) inspect() prompt.Probe {
 
 // InputState returns whether the program waits for input now.
 func (p *Process) InputState() InputState {
-	return p.evalInput(firstProbe)
+	return p.evalInput(p.timing.firstProbe)
 }
 
 // SettledInputState is InputState for a program whose output has been
@@ -283,7 +271,7 @@ func (p *Process) InputState() InputState {
 // not waiting. A listing of many processes (ps) uses it to stay cheap while
 // they are busy.
 func (p *Process) SettledInputState() InputState {
-	return p.evalInput(quietPeriod)
+	return p.evalInput(p.timing.quietPeriod)
 }
 
 // beforeWrite records the state a write is about to change.
@@ -359,12 +347,12 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		calmC = calm.C
 	}
 	var probeC <-chan time.Time
-	probeT := time.NewTimer(firstProbe)
+	probeT := time.NewTimer(p.timing.firstProbe)
 	defer probeT.Stop()
 	if u.InputWait {
 		probeC = probeT.C
 	}
-	backoff := firstProbe
+	backoff := p.timing.firstProbe
 	probe := false
 	var seen uint64
 	scan := lineScan{pos: u.From}
@@ -394,20 +382,20 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		if u.InputWait {
 			probeAfter := noProbe
 			if probe {
-				probeAfter = firstProbe
+				probeAfter = p.timing.firstProbe
 			}
 			if st := p.evalInput(probeAfter); st.Waiting {
 				return Outcome{Reason: ReasonInputWait, Input: st}
 			}
 			now := time.Now()
 			if outputs != seen {
-				seen, backoff = outputs, firstProbe
-				resetTimer(probeT, firstProbe)
+				seen, backoff = outputs, p.timing.firstProbe
+				resetTimer(probeT, p.timing.firstProbe)
 			} else if probe {
-				backoff = min(2*backoff, maxProbe)
+				backoff = min(2*backoff, p.timing.maxProbe)
 				next := backoff
 				// The heuristic turns true quietPeriod after the output.
-				if q := last.Add(quietPeriod).Sub(now); q > 0 {
+				if q := last.Add(p.timing.quietPeriod).Sub(now); q > 0 {
 					next = min(next, q+time.Millisecond)
 				}
 				resetTimer(probeT, next)

@@ -32,10 +32,6 @@ const (
 	DefaultRows = 40
 )
 
-// shutdownGrace is how long processes get between SIGTERM and SIGKILL when
-// the server shuts down.
-const shutdownGrace = 1500 * time.Millisecond
-
 // Spec describes a command to start.
 type Spec struct {
 	Command     string
@@ -62,6 +58,7 @@ type startSpec struct {
 	// releaseSlot frees the process's place under the process limit.
 	releaseSlot func()
 	prober      *prompt.Prober
+	timing      timing
 }
 
 // Manager is the registry of processes. It is safe for concurrent use.
@@ -73,6 +70,7 @@ type Manager struct {
 	baseEnv []string
 	tag     string // this server's tag prefix, "<pid>:<start>:"
 	prober  *prompt.Prober
+	timing  timing
 
 	startedAt time.Time
 	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
@@ -116,6 +114,7 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 		ctx:       ctx,
 		baseEnv:   env,
 		prober:    prompt.NewProber(),
+		timing:    defaultTiming(),
 		startedAt: time.Now(),
 		quit:      make(chan struct{}),
 		procs:     make(map[string]*Process),
@@ -187,7 +186,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 		spec.Rows = DefaultRows
 	}
 	orig := spec
-	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release, prober: m.prober}
+	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release, prober: m.prober, timing: m.timing}
 	id := newID()
 	ss.tag = m.tag + id
 	line, env := spec.Command, m.environ(spec, ss.tag)
@@ -418,7 +417,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	for _, p := range procs {
 		wg.Go(func() {
 			if !p.Ended() {
-				_, _ = p.Stop(ctx, syscall.SIGTERM, shutdownGrace, EndedByShutdown)
+				_, _ = p.Stop(ctx, syscall.SIGTERM, m.timing.shutdownGrace, EndedByShutdown)
 			}
 			p.Close()
 		})
@@ -426,7 +425,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	wg.Wait()
 	m.writers.Wait() // every process ended, so every writer finishes
 	// Descendants that escaped processes which had already ended.
-	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, shutdownGrace)
+	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, m.timing.shutdownGrace)
 	m.mu.Lock()
 	if m.shellDir != "" {
 		_ = os.RemoveAll(m.shellDir) // in the temporary directory anyway

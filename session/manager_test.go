@@ -221,6 +221,10 @@ func TestEndingReachesEscapedDescendants(t *testing.T) {
 	for _, end := range []string{"stop", "timeout", "shutdown"} {
 		t.Run(end, func(t *testing.T) {
 			m := newTestManager(t, nil)
+			// The grandchild ignores SIGTERM: every case ends in SIGKILL
+			// after the grace, which need not be the full one here.
+			m.timing.timeoutGrace = 100 * time.Millisecond
+			m.timing.shutdownGrace = 100 * time.Millisecond
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			t.Cleanup(func() { killPidFile(pidFile) })
 			s := spec(fmt.Sprintf(`setsid sh -c 'trap "" TERM; echo $$ > %[1]s; exec sleep 60' & while [ ! -s %[1]s ]; do :; done; echo started; wait`, pidFile), false)

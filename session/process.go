@@ -20,19 +20,6 @@ import (
 // readBatch is the most output a reader takes in one turn.
 const readBatch = 4 << 10
 
-// Timings of the end of a process. They are bounds, not sleeps: each wait
-// returns as soon as its condition holds.
-const (
-	// drainGrace bounds how long output is drained after the direct child
-	// exits, for descendants that keep the terminal or pipes open.
-	drainGrace = 250 * time.Millisecond
-	// timeoutGrace is how long a timed-out process gets between SIGTERM and
-	// SIGKILL.
-	timeoutGrace = 2 * time.Second
-	// killWait bounds the wait for a process to be reaped after SIGKILL.
-	killWait = 2 * time.Second
-)
-
 // ErrNotRunning is returned for operations that need a running process.
 var ErrNotRunning = errors.New("process is not running")
 
@@ -56,6 +43,7 @@ type Process struct {
 	prober      *prompt.Prober // shared by the Manager's processes
 	kernel      kernel         // procKernel but in tests
 	timeout     time.Duration
+	timing      timing
 	readers     sync.WaitGroup
 	waiterEnd   chan struct{}   // closed when the waiter goroutine returns
 	eof         chan struct{}   // closed when every output stream reached EOF
@@ -118,6 +106,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		releaseSlot: spec.releaseSlot,
 		prober:      spec.prober,
 		timeout:     spec.timeout,
+		timing:      spec.timing,
 		waiterEnd:   make(chan struct{}),
 		eof:         make(chan struct{}),
 		stopWait:    make(chan struct{}),
@@ -320,7 +309,7 @@ func (p *Process) wait() {
 			p.exit = p.proc.Status()
 			p.broadcast()
 			p.mu.Unlock()
-			t := time.NewTimer(drainGrace)
+			t := time.NewTimer(p.timing.drainGrace)
 			defer t.Stop()
 			drain = t.C
 			if eof == nil { // output already reached EOF
@@ -338,7 +327,7 @@ func (p *Process) wait() {
 			drain = nil
 		case <-timeoutC:
 			timeoutC = nil
-			if p.beginEnding(EndedByTimeout, timeoutGrace) {
+			if p.beginEnding(EndedByTimeout, p.timing.timeoutGrace) {
 				_ = p.signalTree(syscall.SIGTERM) // ESRCH: it is exiting anyway
 			}
 		case <-p.kick:
@@ -499,7 +488,7 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
-	o := p.Await(ctx, time.Now().Add(max(grace, 0)+killWait), Until{})
+	o := p.Await(ctx, time.Now().Add(max(grace, 0)+p.timing.killWait), Until{})
 	if o.Reason == ReasonCancelled {
 		return StopResult{}, ctx.Err()
 	}

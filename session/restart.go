@@ -9,10 +9,6 @@ import (
 	"time"
 )
 
-// Crash restarts: a run that lived this long counts as healthy, and the
-// retry count of its successors starts over.
-const healthyRun = time.Minute
-
 // DefaultMaxRestartDelay caps the exponential back-off between crash
 // restarts when the policy gives no cap.
 const DefaultMaxRestartDelay = 30 * time.Second
@@ -76,7 +72,7 @@ func (rp RestartPolicy) backoff(attempt int) time.Duration {
 
 // restartDue says whether the policy of an ended run calls for a crash
 // restart, and how many came before it in a row.
-func restartDue(r *runRecord, in Info) (int, bool) {
+func restartDue(r *runRecord, in Info, healthyRun time.Duration) (int, bool) {
 	if r == nil || !in.Crashed() {
 		return 0, false
 	}
@@ -103,7 +99,7 @@ func (m *Manager) WillRestart(p *Process) bool {
 		ns := m.names[p.Name]
 		return r.restart != nil && ns != nil && ns.pending == r.restart
 	default:
-		_, due := restartDue(r, in)
+		_, due := restartDue(r, in, m.timing.healthyRun)
 		return due
 	}
 }
@@ -125,7 +121,7 @@ func (m *Manager) afterEnd(p *Process) {
 		return
 	}
 	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
-	attempt, due := restartDue(r, in)
+	attempt, due := restartDue(r, in, m.timing.healthyRun)
 	if !due || m.shutdown || m.byNameLocked(p.Name) != p || ns.pending != nil || ns.starting {
 		return
 	}
