@@ -223,7 +223,7 @@ func (m *Manager) copyToDisk(d *diskLog, p *Process) {
 func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.log.end <= pos && !p.ended {
+	for p.log.end <= pos && !p.lc.ended() {
 		ch := p.changed
 		p.mu.Unlock()
 		<-ch
@@ -242,7 +242,7 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 		buf = append(buf, c.data[pos-c.pos:]...)
 		pos = end
 	}
-	return buf, pos, lost, p.ended
+	return buf, pos, lost, p.lc.ended()
 }
 
 // TailCommand returns a shell command that follows p's log file as it

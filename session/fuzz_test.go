@@ -22,7 +22,6 @@ func newFuzzProcess(capacity, cols, rows int) *Process {
 	p := &Process{
 		ID:      "proc_fuzz",
 		TTY:     true,
-		status:  Running,
 		changed: make(chan struct{}),
 		log:     newOutputLog(capacity),
 	}

@@ -103,7 +103,7 @@ func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) input
 		since = p.wrote.at
 	}
 	v := inputView{
-		over:    p.ended || p.exited || p.feeding,
+		over:    p.lc.over() || p.feeding,
 		marks:   p.marks,
 		quiet:   now.Sub(since),
 		wrote:   p.wrote,
@@ -368,7 +368,7 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 	for {
 		p.mu.Lock()
 		matched := u.Pattern != nil && scan.scan(p.log, true, match)
-		ended := p.ended
+		ended := p.lc.ended()
 		ch := p.changed
 		outputs, last := p.outputs, p.lastOutput
 		p.mu.Unlock()

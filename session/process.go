@@ -62,20 +62,11 @@ type Process struct {
 	// program interrupted with escape codes or redraws is whole only then.
 	logRedact *policy.Redactor
 	secrets   []policy.Secret
-	status    Status
-	ending    Ending // set by whoever started ending the process
-	exit      pty.ExitStatus
-	exited    bool // the direct child has been reaped
-	ended     bool // status is final
-	finishing bool // finish is under way
-	endedAt   time.Time
+	lc        lifecycle
 	openEOF   int  // streams not yet at EOF
-	leftOpen  bool // output was still open when the process was reported ended
+	released  bool // the descriptors are closed
 	stdinErr  error
-	killAt    time.Time // when the group gets SIGKILL; zero if not ending
-	killed    bool      // SIGKILL was sent
-	released  bool      // the descriptors are closed
-	urls      urlSet    // URLs printed so far (urls.go)
+	urls      urlSet // URLs printed so far (urls.go)
 
 	// Input-wait detection (input.go).
 	outputs    uint64    // appends so far
@@ -113,7 +104,6 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		kick:        make(chan struct{}, 1),
 		changed:     make(chan struct{}),
 		log:         newOutputLog(capacity),
-		status:      Running,
 		lastOutput:  spec.startedAt,
 		feeding:     spec.Stdin != "" || spec.CloseStdin,
 	}
@@ -290,7 +280,7 @@ func (p *Process) wait() {
 	armed := false
 	rearm := func() {
 		p.mu.Lock()
-		at := p.killAt
+		at := p.lc.killAt
 		p.mu.Unlock()
 		if !at.IsZero() {
 			kill.Reset(time.Until(at))
@@ -305,9 +295,8 @@ func (p *Process) wait() {
 		case <-exited:
 			exited = nil
 			p.mu.Lock()
-			p.exited = true
-			p.exit = p.proc.Status()
-			p.broadcast()
+			p.lc.exit = p.proc.Status()
+			p.advanceLocked(phaseExited)
 			p.mu.Unlock()
 			t := time.NewTimer(p.timing.drainGrace)
 			defer t.Stop()
@@ -335,14 +324,14 @@ func (p *Process) wait() {
 		case <-kill.C:
 			armed = false
 			p.mu.Lock()
-			p.killed = true
+			p.lc.killed = true
 			p.mu.Unlock()
 			_ = p.signalTree(syscall.SIGKILL) // ESRCH: the group is already gone
 		case <-p.stopWait:
 			return
 		}
 		p.mu.Lock()
-		ended := p.ended
+		ended := p.lc.ended()
 		p.mu.Unlock()
 		if ended && !armed {
 			return
@@ -372,15 +361,15 @@ func (p *Process) signalTree(sig syscall.Signal) error {
 func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ended || p.exited {
+	if p.lc.over() {
 		return false
 	}
-	if p.ending == "" {
-		p.ending = by
+	if p.lc.ending == "" {
+		p.lc.ending = by
 	}
 	at := time.Now().Add(max(grace, 0))
-	if p.killAt.IsZero() || at.Before(p.killAt) {
-		p.killAt = at
+	if p.lc.killAt.IsZero() || at.Before(p.lc.killAt) {
+		p.lc.killAt = at
 		select {
 		case p.kick <- struct{}{}:
 		default: // a kick is already pending; the waiter reads killAt anew
@@ -392,11 +381,10 @@ func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
 // finish makes the status final.
 func (p *Process) finish(leftOpen bool) {
 	p.mu.Lock()
-	if p.ended || p.finishing {
+	if !p.advanceLocked(phaseFinishing) {
 		p.mu.Unlock()
 		return
 	}
-	p.finishing = true
 	p.mu.Unlock()
 	// The slot under the process limit is free before anyone can see the
 	// end: an exec right after a stop must not be refused for it.
@@ -405,23 +393,18 @@ func (p *Process) finish(leftOpen bool) {
 	}
 	p.mu.Lock()
 	p.flushLocked()
-	p.ended = true
-	p.leftOpen = leftOpen
-	p.releaseLocked()
-	p.endedAt = time.Now()
-	switch p.ending {
-	case EndedByStop, EndedByShutdown, EndedByRestart:
-		p.status = Stopped
-	case EndedByTimeout:
-		p.status = TimedOut
+	p.lc.leftOpen = leftOpen
+	p.lc.endedAt = time.Now()
+	switch p.lc.ending {
+	case EndedByStop, EndedByShutdown, EndedByRestart, EndedByTimeout:
 	default:
-		p.status = Completed
-		p.ending = EndedByExit
-		if p.exit.Signal != 0 {
-			p.ending = EndedBySignal
+		p.lc.ending = EndedByExit
+		if p.lc.exit.Signal != 0 {
+			p.lc.ending = EndedBySignal
 		}
 	}
-	p.broadcast()
+	p.advanceLocked(phaseEnded)
+	p.releaseLocked()
 	p.mu.Unlock()
 	p.endLife()
 	if p.onEnd != nil {
@@ -433,7 +416,7 @@ func (p *Process) finish(leftOpen bool) {
 // output reached EOF: a finished process must not hold a terminal (or
 // pipes) for as long as its record is kept.
 func (p *Process) releaseLocked() {
-	if p.ended && p.openEOF == 0 && !p.released {
+	if p.lc.ended() && p.openEOF == 0 && !p.released {
 		p.released = true
 		_ = p.proc.Close() // nothing is blocked on them any more
 	}
@@ -443,7 +426,7 @@ func (p *Process) releaseLocked() {
 func (p *Process) Ended() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.ended
+	return p.lc.ended()
 }
 
 // WaitEnd blocks until the process has ended (exited and its output drained),
@@ -455,9 +438,9 @@ func (p *Process) WaitEnd(ctx context.Context, deadline time.Time) Reason {
 // Write sends input to the process.
 func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
 	p.mu.Lock()
-	ended := p.ended || p.exited
+	over := p.lc.over()
 	p.mu.Unlock()
-	if ended {
+	if over {
 		return p.notRunning()
 	}
 	p.beforeWrite()
@@ -494,7 +477,7 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return StopResult{Gone: o.Reason == ReasonExited, Killed: p.killed}, nil
+	return StopResult{Gone: o.Reason == ReasonExited, Killed: p.lc.killed}, nil
 }
 
 // notRunning is the error for a process that cannot be acted on any more,
@@ -502,7 +485,7 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 // counts as completed).
 func (p *Process) notRunning() error {
 	p.mu.Lock()
-	status := p.status
+	status := p.lc.status()
 	p.mu.Unlock()
 	if status == Running {
 		status = Completed
@@ -550,24 +533,24 @@ func (p *Process) Info() Info {
 func (p *Process) infoLocked() Info {
 	in := Info{
 		ID: p.ID, Name: p.Name, Command: p.Command, Cwd: p.Cwd, Pid: p.Pid, TTY: p.TTY,
-		Status:         p.status,
+		Status:         p.lc.status(),
 		StartedAt:      p.StartedAt,
 		StdoutBytes:    p.log.total[0],
 		StderrBytes:    p.log.total[1],
-		OutputLeftOpen: p.leftOpen,
+		OutputLeftOpen: p.lc.leftOpen,
 	}
 	if p.stdinErr != nil {
 		in.StdinError = p.stdinErr.Error()
 	}
-	if p.ended {
-		in.EndedBy = p.ending
-		code := p.exit.Code
+	if p.lc.ended() {
+		in.EndedBy = p.lc.ending
+		code := p.lc.exit.Code
 		in.ExitCode = &code
-		if p.exit.Signal != 0 {
-			in.Signal = SignalName(p.exit.Signal)
+		if p.lc.exit.Signal != 0 {
+			in.Signal = SignalName(p.lc.exit.Signal)
 		}
-		in.EndedAt = p.endedAt
-		in.Duration = p.endedAt.Sub(p.StartedAt)
+		in.EndedAt = p.lc.endedAt
+		in.Duration = p.lc.endedAt.Sub(p.StartedAt)
 	} else {
 		in.Duration = time.Since(p.StartedAt)
 	}

@@ -1,0 +1,79 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/yieldshell/yieldshell/pty"
+)
+
+// phase is where a process is in its life. It only moves forward, through
+// [Process.advanceLocked].
+type phase uint8
+
+const (
+	phaseRunning   phase = iota // started, its direct child not reaped yet
+	phaseExited                 // the direct child was reaped; output is draining
+	phaseFinishing              // finish is making the end final
+	phaseEnded                  // the status is final
+)
+
+func (ph phase) String() string {
+	switch ph {
+	case phaseRunning:
+		return "running"
+	case phaseExited:
+		return "exited"
+	case phaseFinishing:
+		return "finishing"
+	case phaseEnded:
+		return "ended"
+	}
+	return fmt.Sprintf("phase(%d)", uint8(ph))
+}
+
+// lifecycle is a process's phase and what its end records. The Process
+// guards it with its mutex.
+type lifecycle struct {
+	phase   phase
+	ending  Ending // who ends it: set by whoever began ending it, final once ended
+	exit    pty.ExitStatus
+	endedAt time.Time
+	killAt  time.Time // when the group gets SIGKILL; zero if not ending
+	killed  bool      // SIGKILL was sent
+	// leftOpen: output was still open when the process was reported ended.
+	leftOpen bool
+}
+
+// over reports whether the process can no longer be acted on: its direct
+// child is gone, or its end is being made final.
+func (lc *lifecycle) over() bool { return lc.phase >= phaseExited }
+
+// ended reports whether the status is final.
+func (lc *lifecycle) ended() bool { return lc.phase == phaseEnded }
+
+// status is the status the tools report.
+func (lc *lifecycle) status() Status {
+	if !lc.ended() {
+		return Running
+	}
+	switch lc.ending {
+	case EndedByStop, EndedByShutdown, EndedByRestart:
+		return Stopped
+	case EndedByTimeout:
+		return TimedOut
+	}
+	return Completed
+}
+
+// advanceLocked moves the process to phase to and wakes every waiter. It
+// reports false, changing nothing, if the process is already there or
+// beyond. Called with p.mu held.
+func (p *Process) advanceLocked(to phase) bool {
+	if to <= p.lc.phase {
+		return false
+	}
+	p.lc.phase = to
+	p.broadcast()
+	return true
+}
