@@ -147,13 +147,13 @@ while True:
 			for b.Loop() {
 				p.mu.Lock()
 				before := p.outputs
-				prompt, _ := p.lineLocked()
+				prompt, _ := p.out.line()
 				p.mu.Unlock()
 				if err := p.Type(b.Context(), c.input, nil, true, false); err != nil {
 					b.Fatal(err)
 				}
 				ok, _ := p.await(b.Context(), time.Now().Add(10*time.Second), func() bool {
-					line, _ := p.lineLocked()
+					line, _ := p.out.line()
 					return p.outputs > before && line == prompt
 				})
 				if !ok {

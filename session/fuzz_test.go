@@ -16,7 +16,7 @@ var fuzzSecrets = []policy.Secret{
 }
 
 // newFuzzProcess builds the part of a PTY-mode Process that the output
-// path uses (appendLocked, flushLocked, Snapshot), as newProcess does,
+// path uses (pipeline, Snapshot), as newProcess does,
 // without an OS process behind it.
 func newFuzzProcess(capacity, cols, rows int) *Process {
 	p := &Process{
@@ -25,7 +25,7 @@ func newFuzzProcess(capacity, cols, rows int) *Process {
 		changed: make(chan struct{}),
 		log:     newOutputLog(capacity),
 	}
-	p.initTerminal(cols, rows, fuzzSecrets)
+	p.out = newTerminalPipeline(cols, rows, fuzzSecrets)
 	return p
 }
 
@@ -82,7 +82,7 @@ func FuzzOutputPath(f *testing.F) {
 			stream = append(stream, redacted...)
 			rest = rest[n:]
 			p.mu.Lock()
-			p.appendLocked(Stdout, redacted, &sc, false)
+			p.out.append(p.log, Stdout, redacted, &sc, false)
 			p.mu.Unlock()
 
 			switch op {
@@ -112,7 +112,7 @@ func FuzzOutputPath(f *testing.F) {
 			}
 		}
 		p.mu.Lock()
-		p.appendLocked(Stdout, redacted, &sc, true)
+		p.out.append(p.log, Stdout, redacted, &sc, true)
 		p.mu.Unlock()
 
 		// One big read, then the same from 0 in pages of 7 bytes.

@@ -46,7 +46,7 @@ func (p *Process) markLocked(m prompt.Mark) {
 	case 'B':
 		ms.atPrompt = true
 		ms.prompts++
-		ms.prompt, _ = p.lineLocked()
+		ms.prompt, _ = p.out.line()
 	case 'C':
 		ms.atPrompt, ms.running = false, true
 	case 'D':
@@ -56,30 +56,6 @@ func (p *Process) markLocked(m prompt.Mark) {
 		}
 		ms.running = false
 	}
-}
-
-// lineLocked returns the line the cursor is on and whether the cursor is at
-// its end.
-func (p *Process) lineLocked() (string, bool) {
-	if p.cleaner != nil {
-		return p.cleaner.Line()
-	}
-	return string(p.lastLine), true
-}
-
-// trackLineLocked keeps the last unterminated line of pipe-mode output.
-func (p *Process) trackLineLocked(b []byte) {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '\n' {
-			p.lastLine = append(p.lastLine[:0], b[i+1:]...)
-			return
-		}
-	}
-	if len(p.lastLine)+len(b) > 512 {
-		p.lastLine = p.lastLine[:0] // too long to be a prompt
-		return
-	}
-	p.lastLine = append(p.lastLine, b...)
 }
 
 // inputView is what evaluating the input state needs, taken under p.mu.
@@ -110,7 +86,7 @@ func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) input
 		outputs: p.outputs,
 	}
 	if !v.over && v.quiet >= probeAfter {
-		v.line, v.atEnd = p.lineLocked()
+		v.line, v.atEnd = p.out.line()
 	}
 	return v
 }

@@ -145,7 +145,7 @@ func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
 	}
 	// The reader puts it in the log.
 	p.mu.Lock()
-	p.appendLocked(Stdout, []byte(">>> "), &scratch{}, false)
+	p.out.append(p.log, Stdout, []byte(">>> "), &scratch{}, false)
 	p.outputs++
 	p.lastOutput = time.Now()
 	p.inFlight.Add(-1)

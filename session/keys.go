@@ -68,7 +68,7 @@ var pipeKeys = map[byte]syscall.Signal{0x03: syscall.SIGINT, 0x1a: syscall.SIGTS
 // group and Ctrl-D closes stdin; other keys are written as their bytes.
 func (p *Process) Type(ctx context.Context, text string, keys []string, newline, closeInput bool) error {
 	p.mu.Lock()
-	appCursor := p.cleaner != nil && p.cleaner.AppCursor()
+	appCursor := p.out.appCursor()
 	p.mu.Unlock()
 	data := []byte(text)
 	for _, k := range keys {

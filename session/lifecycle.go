@@ -65,15 +65,3 @@ func (lc *lifecycle) status() Status {
 	}
 	return Completed
 }
-
-// advanceLocked moves the process to phase to and wakes every waiter. It
-// reports false, changing nothing, if the process is already there or
-// beyond. Called with p.mu held.
-func (p *Process) advanceLocked(to phase) bool {
-	if to <= p.lc.phase {
-		return false
-	}
-	p.lc.phase = to
-	p.broadcast()
-	return true
-}

@@ -146,7 +146,7 @@ func TestPromptVisible(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok, err := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool {
-		p.flushLocked()
+		p.out.flush(p.log)
 		r := p.log.readFrom(0, 100, Both)
 		return string(r.stdout) == "Name: "
 	})

@@ -53,20 +53,15 @@ type Process struct {
 	endLife     context.CancelFunc
 	closeOnce   sync.Once
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every state change
-	log     *outputLog
-	cleaner *screen.Cleaner // PTY mode only
-	view    *termView       // PTY mode only
-	// In PTY mode secrets are redacted again after cleaning: a secret the
-	// program interrupted with escape codes or redraws is whole only then.
-	logRedact *policy.Redactor
-	secrets   []policy.Secret
-	lc        lifecycle
-	openEOF   int  // streams not yet at EOF
-	released  bool // the descriptors are closed
-	stdinErr  error
-	urls      urlSet // URLs printed so far (urls.go)
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every state change
+	log      *outputLog
+	out      pipeline
+	lc       lifecycle
+	openEOF  int  // streams not yet at EOF
+	released bool // the descriptors are closed
+	stdinErr error
+	urls     urlSet // URLs printed so far (urls.go)
 
 	// Input-wait detection (input.go).
 	outputs    uint64    // appends so far
@@ -111,7 +106,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 	p.life, p.endLife = context.WithCancel(parent)
 	if p.TTY {
 		cols, rows := proc.Size()
-		p.initTerminal(int(cols), int(rows), secrets)
+		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
 	}
 	p.openEOF = 1
 	if proc.Stderr() != nil {
@@ -130,18 +125,22 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 	return p
 }
 
-// initTerminal sets up the PTY-mode output path.
-func (p *Process) initTerminal(cols, rows int, secrets []policy.Secret) {
-	p.cleaner = screen.NewCleaner(cols)
-	p.view = newTermView(cols, rows)
-	p.secrets = secrets
-	p.logRedact = policy.NewRedactor(secrets)
-}
-
 // broadcast wakes every waiter. Called with p.mu held.
 func (p *Process) broadcast() {
 	close(p.changed)
 	p.changed = make(chan struct{})
+}
+
+// advanceLocked moves the process to phase to and wakes every waiter. It
+// reports false, changing nothing, if the process is already there or
+// beyond. Called with p.mu held.
+func (p *Process) advanceLocked(to phase) bool {
+	if to <= p.lc.phase {
+		return false
+	}
+	p.lc.phase = to
+	p.broadcast()
+	return true
 }
 
 // read is the one goroutine that owns stream s and its redactor: raw bytes
@@ -167,11 +166,11 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			p.mu.Lock()
 			prev := 0
 			for _, m := range marks {
-				p.appendLocked(s, text[prev:m.Pos], &sc, false)
+				p.out.append(p.log, s, text[prev:m.Pos], &sc, false)
 				p.markLocked(m)
 				prev = m.Pos
 			}
-			p.appendLocked(s, text[prev:], &sc, false)
+			p.out.append(p.log, s, text[prev:], &sc, false)
 			p.outputs++
 			p.lastOutput = time.Now()
 			p.inFlight.Add(-1)
@@ -189,7 +188,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			text, _ = scan.Write(text[:0], redacted, marks[:0])
 			text = scan.Flush(text)
 			p.mu.Lock()
-			p.appendLocked(s, text, &sc, true)
+			p.out.append(p.log, s, text, &sc, true)
 			p.openEOF--
 			if p.openEOF == 0 {
 				close(p.eof)
@@ -199,44 +198,6 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			p.mu.Unlock()
 			return
 		}
-	}
-}
-
-// scratch holds a reader's buffers for the PTY-mode steps after redaction,
-// reused from read to read so that a busy reader allocates nothing.
-type scratch struct {
-	clean, redacted []byte
-}
-
-// appendLocked adds redacted output to the log, through the cleaner in PTY
-// mode. last marks the end of the stream.
-func (p *Process) appendLocked(s Stream, b []byte, sc *scratch, last bool) {
-	if p.cleaner == nil {
-		p.log.append(s, b)
-		p.trackLineLocked(b)
-		return
-	}
-	p.view.add(b)
-	sc.clean = p.cleaner.Write(sc.clean[:0], b)
-	if last {
-		sc.clean = p.cleaner.Close(sc.clean)
-	}
-	sc.redacted = p.logRedact.Write(sc.redacted[:0], sc.clean)
-	if last {
-		sc.redacted = p.logRedact.Flush(sc.redacted)
-	}
-	p.log.append(s, sc.redacted)
-}
-
-// flushLocked makes a pending partial line (a prompt) visible in the log.
-func (p *Process) flushLocked() {
-	if p.cleaner == nil {
-		return
-	}
-	// What the redactor holds back (a possible start of a secret) stays
-	// back until the line goes on.
-	if b := p.cleaner.Flush(nil); len(b) > 0 {
-		p.log.append(Stdout, p.logRedact.Write(nil, b))
 	}
 }
 
@@ -392,7 +353,7 @@ func (p *Process) finish(leftOpen bool) {
 		p.releaseSlot()
 	}
 	p.mu.Lock()
-	p.flushLocked()
+	p.out.flush(p.log)
 	p.lc.leftOpen = leftOpen
 	p.lc.endedAt = time.Now()
 	switch p.lc.ending {
@@ -500,7 +461,7 @@ func (p *Process) Resize(cols, rows uint16) error {
 		return pty.ErrNotTTY
 	}
 	p.mu.Lock()
-	p.view.resize(int(cols), int(rows))
+	p.out.view.resize(int(cols), int(rows))
 	p.mu.Unlock()
 	return p.proc.Resize(cols, rows)
 }
@@ -583,7 +544,7 @@ type Output struct {
 func (p *Process) Snapshot(q Query) (Info, Output) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.flushLocked()
+	p.out.flush(p.log)
 	var r readResult
 	if q.Since == nil {
 		r = p.log.readTail(q.MaxBytes, q.Streams)
@@ -595,13 +556,7 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 		StartSeq: r.start, NextSeq: r.next,
 		Evicted: r.evicted, Capped: r.capped,
 	}
-	if p.view != nil && (q.Screen || p.cleaner.AltScreen()) {
-		s := p.view.snapshot()
-		for i, l := range s.Lines {
-			s.Lines[i] = redact(p.secrets, l)
-		}
-		out.Screen = &s
-	}
+	out.Screen = p.out.screen(q.Screen)
 	return p.infoLocked(), out
 }
 

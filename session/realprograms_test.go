@@ -71,10 +71,10 @@ func awaitScreen(t *testing.T, p *Process, ok func(screen.Snapshot) bool) screen
 	var last screen.Snapshot
 	got, err := p.await(t.Context(), time.Now().Add(5*time.Second), func() bool {
 		// await holds p.mu; read the view directly, as Snapshot would.
-		if p.view == nil {
+		if p.out.view == nil {
 			return false
 		}
-		last = p.view.snapshot()
+		last = p.out.view.snapshot()
 		return ok(last)
 	})
 	if !got || err != nil {

@@ -1,0 +1,111 @@
+package session
+
+import (
+	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/screen"
+)
+
+// pipeline is what turns a process's redacted, mark-free output into its
+// log: in PTY mode the terminal cleaner, a second redaction of the clean
+// text, and the lazily rendered screen; in pipe mode the last unfinished
+// line. The readers' own redactors and mark scanners come before it. The
+// Process guards it with its mutex.
+type pipeline struct {
+	cleaner *screen.Cleaner // PTY mode only
+	view    *termView       // PTY mode only
+	// In PTY mode secrets are redacted again after cleaning: a secret the
+	// program interrupted with escape codes or redraws is whole only then.
+	redactor *policy.Redactor
+	secrets  []policy.Secret
+	lastLine []byte // pipe mode: the last unterminated line
+}
+
+// newTerminalPipeline returns the PTY-mode pipeline of a cols×rows terminal.
+func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
+	return pipeline{
+		cleaner:  screen.NewCleaner(cols),
+		view:     newTermView(cols, rows),
+		secrets:  secrets,
+		redactor: policy.NewRedactor(secrets),
+	}
+}
+
+// scratch holds a reader's buffers for the PTY-mode steps after redaction,
+// reused from read to read so that a busy reader allocates nothing.
+type scratch struct {
+	clean, redacted []byte
+}
+
+// append adds redacted output of stream s to l, through the cleaner in PTY
+// mode. last marks the end of the stream.
+func (o *pipeline) append(l *outputLog, s Stream, b []byte, sc *scratch, last bool) {
+	if o.cleaner == nil {
+		l.append(s, b)
+		o.trackLine(b)
+		return
+	}
+	o.view.add(b)
+	sc.clean = o.cleaner.Write(sc.clean[:0], b)
+	if last {
+		sc.clean = o.cleaner.Close(sc.clean)
+	}
+	sc.redacted = o.redactor.Write(sc.redacted[:0], sc.clean)
+	if last {
+		sc.redacted = o.redactor.Flush(sc.redacted)
+	}
+	l.append(s, sc.redacted)
+}
+
+// flush makes a pending partial line (a prompt) visible in l.
+func (o *pipeline) flush(l *outputLog) {
+	if o.cleaner == nil {
+		return
+	}
+	// What the redactor holds back (a possible start of a secret) stays
+	// back until the line goes on.
+	if b := o.cleaner.Flush(nil); len(b) > 0 {
+		l.append(Stdout, o.redactor.Write(nil, b))
+	}
+}
+
+// line returns the line the cursor is on and whether the cursor is at its
+// end.
+func (o *pipeline) line() (string, bool) {
+	if o.cleaner != nil {
+		return o.cleaner.Line()
+	}
+	return string(o.lastLine), true
+}
+
+// trackLine keeps the last unterminated line of pipe-mode output.
+func (o *pipeline) trackLine(b []byte) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			o.lastLine = append(o.lastLine[:0], b[i+1:]...)
+			return
+		}
+	}
+	if len(o.lastLine)+len(b) > 512 {
+		o.lastLine = o.lastLine[:0] // too long to be a prompt
+		return
+	}
+	o.lastLine = append(o.lastLine, b...)
+}
+
+// screen returns the rendered screen, redacted, if asked for or while a
+// full-screen program runs; nil otherwise and in pipe mode.
+func (o *pipeline) screen(asked bool) *screen.Snapshot {
+	if o.view == nil || !asked && !o.cleaner.AltScreen() {
+		return nil
+	}
+	s := o.view.snapshot()
+	for i, l := range s.Lines {
+		s.Lines[i] = redact(o.secrets, l)
+	}
+	return &s
+}
+
+// appCursor reports whether the program asked for application cursor keys.
+func (o *pipeline) appCursor() bool {
+	return o.cleaner != nil && o.cleaner.AppCursor()
+}
