@@ -146,7 +146,7 @@ while True:
 		b.Run(c.name+"/baseline", func(b *testing.B) {
 			for b.Loop() {
 				p.mu.Lock()
-				before := p.outputs
+				before := p.in.outputs
 				prompt, _ := p.out.line()
 				p.mu.Unlock()
 				if err := p.Type(b.Context(), c.input, nil, true, false); err != nil {
@@ -154,7 +154,7 @@ while True:
 				}
 				ok, _ := p.await(b.Context(), time.Now().Add(10*time.Second), func() bool {
 					line, _ := p.out.line()
-					return p.outputs > before && line == prompt
+					return p.in.outputs > before && line == prompt
 				})
 				if !ok {
 					b.Fatal("no prompt")

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"regexp"
+	"sync/atomic"
 	"time"
 
 	"github.com/yieldshell/yieldshell/prompt"
@@ -39,7 +40,7 @@ type wrote struct {
 
 // markLocked applies one mark.
 func (p *Process) markLocked(m prompt.Mark) {
-	ms := &p.marks
+	ms := &p.in.marks
 	switch m.Kind {
 	case 'A':
 		ms.atPrompt = false
@@ -58,6 +59,26 @@ func (p *Process) markLocked(m prompt.Mark) {
 	}
 }
 
+// inputTracker is what input-wait detection follows of a process: its
+// output's arrival, the shell-integration marks, the newest write, and the
+// kernel it asks. The Process guards it with its mutex (inFlight is also
+// raised without it).
+type inputTracker struct {
+	prober *prompt.Prober // shared by the Manager's processes
+	kernel kernel         // procKernel but in tests
+
+	outputs    uint64    // appends so far
+	lastOutput time.Time // when the newest output arrived; the start until then
+	// inFlight counts readers holding output between the read from the
+	// terminal (or pipe) and the log. Nobody judges input-wait while it is
+	// not zero: the output may be the very prompt the program waits at.
+	inFlight atomic.Int32
+	marks    markState
+	feeding  bool        // exec's stdin is still being written
+	wrote    wrote       // the newest write
+	reader   prompt.Task // the thread last seen blocked reading the input
+}
+
 // inputView is what evaluating the input state needs, taken under p.mu.
 type inputView struct {
 	over    bool // ended, exited, or still being fed exec's stdin
@@ -74,16 +95,16 @@ type inputView struct {
 func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) inputView {
 	// Quiet since the newest output or write, whichever came last: what
 	// was on the screen before a write says nothing about the answer.
-	since := p.lastOutput
-	if p.wrote.at.After(since) {
-		since = p.wrote.at
+	since := p.in.lastOutput
+	if p.in.wrote.at.After(since) {
+		since = p.in.wrote.at
 	}
 	v := inputView{
-		over:    p.lc.over() || p.feeding,
-		marks:   p.marks,
+		over:    p.lc.over() || p.in.feeding,
+		marks:   p.in.marks,
 		quiet:   now.Sub(since),
-		wrote:   p.wrote,
-		outputs: p.outputs,
+		wrote:   p.in.wrote,
+		outputs: p.in.outputs,
 	}
 	if !v.over && v.quiet >= probeAfter {
 		v.line, v.atEnd = p.out.line()
@@ -116,12 +137,12 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// A program still printing is not waiting.
 		return InputState{}
 	}
-	if p.kernel.unread() > 0 {
+	if p.in.kernel.unread() > 0 {
 		// Output not read yet (a busy server): the program is still
 		// printing, and asking the kernel now would only add to the load.
 		return InputState{}
 	}
-	pr := p.kernel.inspect()
+	pr := p.in.kernel.inspect()
 	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel
 		// was asked: it may be the prompt the program now waits at, so
@@ -134,7 +155,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 			return InputState{}
 		}
 		p.mu.Lock()
-		p.reader = pr.Reader
+		p.in.reader = pr.Reader
 		p.mu.Unlock()
 		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
 		if p.TTY {
@@ -166,12 +187,12 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 // window in which a program is seen waiting while its prompt is not yet
 // visible.
 func (p *Process) unchangedSince(v inputView) bool {
-	if p.kernel.unread() > 0 {
+	if p.in.kernel.unread() > 0 {
 		return false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.inFlight.Load() == 0 && p.outputs == v.outputs
+	return p.in.inFlight.Load() == 0 && p.in.outputs == v.outputs
 }
 
 // staleReader reports whether the thread blocked reading is the one that
@@ -234,7 +255,7 @@ func (p *Process) inspect() prompt.Probe {
 		}
 		in.Pgrp = pgrp
 	}
-	return p.prober.Inspect(in)
+	return p.in.prober.Inspect(in)
 }
 
 // InputState returns whether the program waits for input now.
@@ -253,13 +274,13 @@ func (p *Process) SettledInputState() InputState {
 // beforeWrite records the state a write is about to change.
 func (p *Process) beforeWrite() {
 	p.mu.Lock()
-	w := wrote{at: time.Now(), outputs: p.outputs, prompts: p.marks.prompts, exits: p.marks.exits, reader: p.reader}
+	w := wrote{at: time.Now(), outputs: p.in.outputs, prompts: p.in.marks.prompts, exits: p.in.marks.exits, reader: p.in.reader}
 	p.mu.Unlock()
 	if w.reader != (prompt.Task{}) {
 		w.switches, _ = prompt.Switches(w.reader)
 	}
 	p.mu.Lock()
-	p.wrote = w
+	p.in.wrote = w
 	p.mu.Unlock()
 }
 
@@ -268,8 +289,8 @@ func (p *Process) beforeWrite() {
 func (p *Process) CommandExit() (int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.marks.exits > p.wrote.exits {
-		return p.marks.exitCode, true
+	if p.in.marks.exits > p.in.wrote.exits {
+		return p.in.marks.exitCode, true
 	}
 	return 0, false
 }
@@ -346,7 +367,7 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		matched := u.Pattern != nil && scan.scan(p.log, true, match)
 		ended := p.lc.ended()
 		ch := p.changed
-		outputs, last := p.outputs, p.lastOutput
+		outputs, last := p.in.outputs, p.in.lastOutput
 		p.mu.Unlock()
 		switch {
 		case matched:

@@ -139,20 +139,20 @@ func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
 
 	// The reader took the prompt from the terminal just as the kernel was
 	// asked.
-	p.kernel = raceKernel{onInspect: func() { p.inFlight.Add(1) }}
+	p.in.kernel = raceKernel{onInspect: func() { p.in.inFlight.Add(1) }}
 	if st := p.evalInput(0); st.Waiting {
 		t.Fatalf("waiting with the prompt in flight: %+v", st)
 	}
 	// The reader puts it in the log.
 	p.mu.Lock()
 	p.out.append(p.log, Stdout, []byte(">>> "), &scratch{}, false)
-	p.outputs++
-	p.lastOutput = time.Now()
-	p.inFlight.Add(-1)
+	p.in.outputs++
+	p.in.lastOutput = time.Now()
+	p.in.inFlight.Add(-1)
 	p.broadcast()
 	p.mu.Unlock()
 
-	p.kernel = raceKernel{}
+	p.in.kernel = raceKernel{}
 	st := p.evalInput(0)
 	if !st.Waiting || st.Signal != SignalTTY || st.Prompt != ">>> " {
 		t.Fatalf("after the prompt reached the log: %+v; want waiting at %q (tty_read)", st, ">>> ")

@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,8 +39,6 @@ type Process struct {
 	// releaseSlot frees its place under the process limit; called once,
 	// without p.mu, just before the end becomes visible.
 	releaseSlot func()
-	prober      *prompt.Prober // shared by the Manager's processes
-	kernel      kernel         // procKernel but in tests
 	timeout     time.Duration
 	timing      timing
 	readers     sync.WaitGroup
@@ -63,18 +60,7 @@ type Process struct {
 	stdinErr error
 	urls     urlSet // URLs printed so far (urls.go)
 
-	// Input-wait detection (input.go).
-	outputs    uint64    // appends so far
-	lastOutput time.Time // when the newest output arrived; the start until then
-	// inFlight counts readers holding output between the read from the
-	// terminal (or pipe) and the log. Nobody judges input-wait while it is
-	// not zero: the output may be the very prompt the program waits at.
-	inFlight atomic.Int32
-	lastLine []byte // pipe mode: the last unterminated line
-	marks    markState
-	feeding  bool        // exec's stdin is still being written
-	wrote    wrote       // the newest write
-	reader   prompt.Task // the thread last seen blocked reading the input
+	in inputTracker
 }
 
 func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
@@ -90,7 +76,6 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		proc:        proc,
 		onEnd:       onEnd,
 		releaseSlot: spec.releaseSlot,
-		prober:      spec.prober,
 		timeout:     spec.timeout,
 		timing:      spec.timing,
 		waiterEnd:   make(chan struct{}),
@@ -99,10 +84,13 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		kick:        make(chan struct{}, 1),
 		changed:     make(chan struct{}),
 		log:         newOutputLog(capacity),
-		lastOutput:  spec.startedAt,
-		feeding:     spec.Stdin != "" || spec.CloseStdin,
+		in: inputTracker{
+			prober:     spec.prober,
+			lastOutput: spec.startedAt,
+			feeding:    spec.Stdin != "" || spec.CloseStdin,
+		},
 	}
-	p.kernel = procKernel{p}
+	p.in.kernel = procKernel{p}
 	p.life, p.endLife = context.WithCancel(parent)
 	if p.TTY {
 		cols, rows := proc.Size()
@@ -160,7 +148,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			p.inFlight.Add(1)
+			p.in.inFlight.Add(1)
 			redacted = red.Write(redacted[:0], buf[:n])
 			text, marks = scan.Write(text[:0], redacted, marks[:0])
 			p.mu.Lock()
@@ -171,9 +159,9 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 				prev = m.Pos
 			}
 			p.out.append(p.log, s, text[prev:], &sc, false)
-			p.outputs++
-			p.lastOutput = time.Now()
-			p.inFlight.Add(-1)
+			p.in.outputs++
+			p.in.lastOutput = time.Now()
+			p.in.inFlight.Add(-1)
 			p.broadcast()
 			p.mu.Unlock()
 			// A busy terminal always has more to read: without yielding, a
@@ -217,7 +205,7 @@ func (p *Process) writeInitial(data string, closeAfter bool) {
 	if err != nil && p.life.Err() == nil {
 		p.stdinErr = err
 	}
-	p.feeding = false
+	p.in.feeding = false
 	p.broadcast()
 	p.mu.Unlock()
 }
