@@ -234,8 +234,8 @@ func TestPurgeForgetsNames(t *testing.T) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.names) != 0 || len(m.runs) != 0 {
-		t.Errorf("left behind: names %v runs %v", m.names, m.runs)
+	if len(m.reg.names) != 0 || len(m.reg.runs) != 0 {
+		t.Errorf("left behind: names %v runs %v", m.reg.names, m.reg.runs)
 	}
 }
 

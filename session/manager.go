@@ -81,12 +81,9 @@ type Manager struct {
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
-	procs    map[string]*Process
-	order    []*Process // in start order
-	running  int        // started and not yet ended, including reservations
+	reg      registry
+	running  int // started and not yet ended, including reservations
 	shutdown bool
-	runs     map[string]*runRecord // by process id: how to start it again
-	names    map[string]*nameState // by name
 }
 
 // NewManager returns a Manager and starts its reaper: from then on it reaps
@@ -117,9 +114,7 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 		timing:    defaultTiming(),
 		startedAt: time.Now(),
 		quit:      make(chan struct{}),
-		procs:     make(map[string]*Process),
-		runs:      make(map[string]*runRecord),
-		names:     make(map[string]*nameState),
+		reg:       newRegistry(),
 	}
 	if cfg.LogDir != "" {
 		m.disk = newDiskLog(cfg.LogDir, cfg.LogMaxBytes)
@@ -171,7 +166,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 		if reserved {
 			m.mu.Lock()
 			m.running--
-			m.releaseNameLocked(spec.Name, false, false)
+			m.reg.releaseName(spec.Name, false, false)
 			m.mu.Unlock()
 		}
 	}()
@@ -225,12 +220,12 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 	m.mu.Lock()
 	late := m.shutdown
 	if !late {
-		m.procs[p.ID] = p
-		m.order = append(m.order, p)
-		m.runs[p.ID] = &runRecord{spec: orig, attempt: o.attempt, settled: make(chan struct{})}
+		m.reg.procs[p.ID] = p
+		m.reg.order = append(m.reg.order, p)
+		m.reg.runs[p.ID] = &runRecord{spec: orig, attempt: o.attempt, settled: make(chan struct{})}
 		m.followToDiskLocked(p)
 	}
-	m.releaseNameLocked(spec.Name, !late, o.restart)
+	m.reg.releaseName(spec.Name, !late, o.restart)
 	m.mu.Unlock()
 	close(registered)
 	reserved = false // the slot now belongs to p, which releases it when it ends
@@ -271,11 +266,11 @@ func (m *Manager) reserve(name string, pending *pendingRestart) error {
 	if m.shutdown {
 		return ErrShuttingDown
 	}
-	if err := m.claimNameLocked(name, pending); err != nil {
+	if err := m.reg.claimName(name, pending); err != nil {
 		return err
 	}
 	if err := m.cfg.CheckProcessLimit(m.running); err != nil {
-		m.releaseNameLocked(name, false, false)
+		m.reg.releaseName(name, false, false)
 		return err
 	}
 	m.running++
@@ -346,10 +341,10 @@ func newID() string {
 func (m *Manager) Get(id string) (*Process, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p, ok := m.procs[id]; ok {
+	if p, ok := m.reg.procs[id]; ok {
 		return p, nil
 	}
-	if p := m.byNameLocked(NormalizeName(id)); p != nil {
+	if p := m.reg.byName(NormalizeName(id)); p != nil {
 		return p, nil
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnknownProcess, id)
@@ -359,7 +354,7 @@ func (m *Manager) Get(id string) (*Process, error) {
 func (m *Manager) List() []*Process {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := slices.Clone(m.order)
+	out := slices.Clone(m.reg.order)
 	slices.Reverse(out)
 	return out
 }
@@ -370,24 +365,24 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 	now := time.Now()
 	var removed []*Process
 	m.mu.Lock()
-	keep := m.order[:0]
-	for _, p := range m.order {
+	keep := m.reg.order[:0]
+	for _, p := range m.reg.order {
 		in := p.Info()
 		limit := stoppedOlder
 		if in.Status == Completed {
 			limit = completedOlder
 		}
 		if in.Status != Running && now.Sub(in.EndedAt) > limit {
-			delete(m.procs, p.ID)
+			delete(m.reg.procs, p.ID)
 			removed = append(removed, p)
 			continue
 		}
 		keep = append(keep, p)
 	}
-	clear(m.order[len(keep):])
-	m.order = keep
+	clear(m.reg.order[len(keep):])
+	m.reg.order = keep
 	for _, p := range removed {
-		m.forgetLocked(p)
+		m.reg.forget(p)
 	}
 	m.mu.Unlock()
 	for _, p := range removed {
@@ -411,7 +406,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	m.restarts.Wait()
 	m.janitor.Wait()
 	m.mu.Lock()
-	procs := slices.Clone(m.order)
+	procs := slices.Clone(m.reg.order)
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range procs {
@@ -444,8 +439,8 @@ type Stats struct {
 func (m *Manager) Stats() Stats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := Stats{StartedAt: m.startedAt, Total: len(m.order)}
-	for _, p := range m.order {
+	st := Stats{StartedAt: m.startedAt, Total: len(m.reg.order)}
+	for _, p := range m.reg.order {
 		if !p.Ended() {
 			st.Running++
 		}

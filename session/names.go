@@ -31,6 +31,25 @@ func (e *NameInUseError) Error() string {
 	return fmt.Sprintf("starting %q: a process of that name is already running (%s); use restart to restart it, or stop it first", e.Name, e.ProcessID)
 }
 
+// registry is the Manager's record of its processes and their names: who
+// runs under which id and name, how each run was started (to start it
+// again), and each name's claim, pending crash restart and history. It
+// does no supervision; the Manager guards it with its mutex.
+type registry struct {
+	procs map[string]*Process
+	order []*Process            // in start order
+	runs  map[string]*runRecord // by process id: how to start it again
+	names map[string]*nameState // by name
+}
+
+func newRegistry() registry {
+	return registry{
+		procs: make(map[string]*Process),
+		runs:  make(map[string]*runRecord),
+		names: make(map[string]*nameState),
+	}
+}
+
 // nameState is what the Manager knows about a name beyond its runs.
 type nameState struct {
 	starting bool            // a Start under this name is under way
@@ -59,37 +78,37 @@ type History struct {
 func (m *Manager) History(p *Process) History {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ns := m.names[p.Name]
+	ns := m.reg.names[p.Name]
 	if p.Name == "" || ns == nil {
 		return History{}
 	}
 	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil}
 }
 
-// byNameLocked returns the newest run under name, or nil.
-func (m *Manager) byNameLocked(name string) *Process {
+// byName returns the newest run under name, or nil.
+func (r *registry) byName(name string) *Process {
 	if name == "" {
 		return nil
 	}
-	for i := len(m.order) - 1; i >= 0; i-- {
-		if m.order[i].Name == name {
-			return m.order[i]
+	for i := len(r.order) - 1; i >= 0; i-- {
+		if r.order[i].Name == name {
+			return r.order[i]
 		}
 	}
 	return nil
 }
 
-// claimNameLocked checks that name is free and marks it as starting. A crash
+// claimName checks that name is free and marks it as starting. A crash
 // restart passes the pending restart it carries out; it fails if that was
 // cancelled meanwhile.
-func (m *Manager) claimNameLocked(name string, pending *pendingRestart) error {
+func (r *registry) claimName(name string, pending *pendingRestart) error {
 	if name == "" {
 		return nil
 	}
-	ns := m.names[name]
+	ns := r.names[name]
 	if ns == nil {
 		ns = &nameState{}
-		m.names[name] = ns
+		r.names[name] = ns
 	}
 	if pending != nil {
 		if ns.pending != pending {
@@ -103,17 +122,17 @@ func (m *Manager) claimNameLocked(name string, pending *pendingRestart) error {
 	if ns.starting {
 		return &NameInUseError{Name: name, ProcessID: "starting"}
 	}
-	if p := m.byNameLocked(name); p != nil && !p.Ended() {
+	if p := r.byName(name); p != nil && !p.Ended() {
 		return &NameInUseError{Name: name, ProcessID: p.ID}
 	}
 	ns.starting = true
 	return nil
 }
 
-// releaseNameLocked ends a claim; restart says whether the run that started
+// releaseName ends a claim; restart says whether the run that started
 // (if any) is a restart of the name.
-func (m *Manager) releaseNameLocked(name string, started, restart bool) {
-	ns := m.names[name]
+func (r *registry) releaseName(name string, started, restart bool) {
+	ns := r.names[name]
 	if name == "" || ns == nil {
 		return
 	}
@@ -126,13 +145,13 @@ func (m *Manager) releaseNameLocked(name string, started, restart bool) {
 	}
 }
 
-// forgetLocked drops what the Manager keeps about a purged run, and about
+// forget drops what the Manager keeps about a purged run, and about
 // its name once no run, claim or pending restart is left under it.
-func (m *Manager) forgetLocked(p *Process) {
-	delete(m.runs, p.ID)
-	ns := m.names[p.Name]
-	if ns == nil || ns.starting || ns.pending != nil || m.byNameLocked(p.Name) != nil {
+func (r *registry) forget(p *Process) {
+	delete(r.runs, p.ID)
+	ns := r.names[p.Name]
+	if ns == nil || ns.starting || ns.pending != nil || r.byName(p.Name) != nil {
 		return
 	}
-	delete(m.names, p.Name)
+	delete(r.names, p.Name)
 }

@@ -90,13 +90,13 @@ func (m *Manager) WillRestart(p *Process) bool {
 	in := p.Info()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r := m.runs[p.ID]
+	r := m.reg.runs[p.ID]
 	if r == nil || in.Status == Running || m.shutdown {
 		return false
 	}
 	select {
 	case <-r.settled:
-		ns := m.names[p.Name]
+		ns := m.reg.names[p.Name]
 		return r.restart != nil && ns != nil && ns.pending == r.restart
 	default:
 		_, due := restartDue(r, in, m.timing.healthyRun)
@@ -111,18 +111,18 @@ func (m *Manager) afterEnd(p *Process) {
 	in := p.Info()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r := m.runs[p.ID]
+	r := m.reg.runs[p.ID]
 	if r == nil {
 		return
 	}
 	defer close(r.settled)
-	ns := m.names[p.Name]
+	ns := m.reg.names[p.Name]
 	if p.Name == "" || ns == nil {
 		return
 	}
 	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
 	attempt, due := restartDue(r, in, m.timing.healthyRun)
-	if !due || m.shutdown || m.byNameLocked(p.Name) != p || ns.pending != nil || ns.starting {
+	if !due || m.shutdown || m.reg.byName(p.Name) != p || ns.pending != nil || ns.starting {
 		return
 	}
 	delay := r.spec.Restart.backoff(attempt)
@@ -159,7 +159,7 @@ func (m *Manager) afterEnd(p *Process) {
 // is done first.
 func (m *Manager) NextRun(ctx context.Context, p *Process, deadline time.Time) *Process {
 	m.mu.Lock()
-	r := m.runs[p.ID]
+	r := m.reg.runs[p.ID]
 	m.mu.Unlock()
 	if r == nil {
 		return nil
@@ -212,7 +212,7 @@ func (m *Manager) CancelRestart(p *Process) bool {
 }
 
 func (m *Manager) cancelRestartLocked(name string) bool {
-	ns := m.names[name]
+	ns := m.reg.names[name]
 	if name == "" || ns == nil || ns.pending == nil {
 		return false
 	}
@@ -227,7 +227,7 @@ func (m *Manager) cancelRestartLocked(name string) bool {
 // A pending crash restart of the name is cancelled.
 func (m *Manager) Restart(ctx context.Context, p *Process, grace time.Duration) (*Process, error) {
 	m.mu.Lock()
-	r := m.runs[p.ID]
+	r := m.reg.runs[p.ID]
 	m.cancelRestartLocked(p.Name)
 	m.mu.Unlock()
 	if r == nil {
