@@ -142,6 +142,41 @@ func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 }
 
 func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, error) {
+	l, err := m.prepare(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.reserve(spec.Name, o.pending); err != nil {
+		return nil, err
+	}
+	// A fast command can end before it is registered: its end is handled
+	// (slot, history, crash restart) only once it is.
+	registered := make(chan struct{})
+	p, err := m.spawn(ctx, l, registered)
+	if err != nil {
+		m.mu.Lock()
+		m.running--
+		m.reg.releaseName(spec.Name, false, false)
+		m.mu.Unlock()
+		return nil, err
+	}
+	return m.register(ctx, p, l, o, registered)
+}
+
+// launch is a start that policy allowed, with everything resolved.
+type launch struct {
+	spec    Spec // as asked, with the default terminal size filled in
+	id      string
+	opts    pty.Options
+	ss      *startSpec
+	secrets []policy.Secret
+}
+
+// prepare applies policy in the spec's order (side effects, command
+// regexes, cwd; the process limit comes with the reservation) and resolves
+// the shell, the terminal size, the environment and shell integration.
+// Nothing is reserved or started.
+func (m *Manager) prepare(spec Spec) (*launch, error) {
 	if err := m.cfg.CheckSideEffects(spec.SideEffects); err != nil {
 		return nil, err
 	}
@@ -158,41 +193,23 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 			return nil, fmt.Errorf("finding shell %q: %w", s, err)
 		}
 	}
-	if err := m.reserve(spec.Name, o.pending); err != nil {
-		return nil, err
-	}
-	reserved := true
-	defer func() {
-		if reserved {
-			m.mu.Lock()
-			m.running--
-			m.reg.releaseName(spec.Name, false, false)
-			m.mu.Unlock()
-		}
-	}()
-
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
 	if spec.Cols == 0 {
 		spec.Cols = DefaultCols
 	}
 	if spec.Rows == 0 {
 		spec.Rows = DefaultRows
 	}
-	orig := spec
-	ss := &startSpec{Spec: spec, cwd: cwd, timeout: spec.Timeout, startedAt: time.Now(), releaseSlot: m.release, prober: m.prober, timing: m.timing}
-	id := newID()
-	ss.tag = m.tag + id
-	line, env := spec.Command, m.environ(spec, ss.tag)
+	l := &launch{spec: spec, id: newID()}
+	tag := m.tag + l.id
+	line, env := spec.Command, m.environ(spec, tag)
 	if spec.TTY {
-		if l, extra, ok, err := m.integrateShell(spec.Command); err != nil {
+		if il, extra, ok, err := m.integrateShell(spec.Command); err != nil {
 			m.log.Warn("shell integration unavailable", "error", err)
 		} else if ok {
-			line, env = l, append(env, extra...)
+			line, env = il, append(env, extra...)
 		}
 	}
-	proc, err := m.reaper.Start(pty.Options{
+	l.opts = pty.Options{
 		Path: shell,
 		Args: []string{shell, "-c", line},
 		Dir:  cwd,
@@ -200,35 +217,47 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 		TTY:  spec.TTY,
 		Cols: spec.Cols,
 		Rows: spec.Rows,
-	})
+	}
+	l.secrets = m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing}
+	// The command line itself may carry a secret (a token pasted into a
+	// curl header): ps and every answer show it redacted.
+	l.ss.Command = redact(l.secrets, spec.Command)
+	l.ss.Name = redact(l.secrets, spec.Name)
+	return l, nil
+}
+
+// spawn starts the prepared command and the Process that follows it; the
+// Process reports its end only once registered is closed.
+func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct{}) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l.ss.startedAt = time.Now()
+	proc, err := m.reaper.Start(l.opts)
 	if err != nil {
 		return nil, err
 	}
-	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
-	// The command line itself may carry a secret (a token pasted into a
-	// curl header): ps and every answer show it redacted.
-	ss.Command = redact(secrets, spec.Command)
-	ss.Name = redact(secrets, spec.Name)
-	// A fast command can end before it is registered: its end is handled
-	// (slot, history, crash restart) only once it is.
-	registered := make(chan struct{})
-	p := newProcess(m.ctx, id, ss, proc, m.cfg.MaxBufferBytes, secrets, func(p *Process) {
+	return newProcess(m.ctx, l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process) {
 		<-registered
 		m.ended(p)
-	})
+	}), nil
+}
 
+// register records a spawned process and hands it its reserved slot; if
+// shutdown began meanwhile, it kills the process instead.
+func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOpts, registered chan struct{}) (*Process, error) {
 	m.mu.Lock()
 	late := m.shutdown
 	if !late {
 		m.reg.procs[p.ID] = p
 		m.reg.order = append(m.reg.order, p)
-		m.reg.runs[p.ID] = &runRecord{spec: orig, attempt: o.attempt, settled: make(chan struct{})}
+		m.reg.runs[p.ID] = &runRecord{spec: l.spec, attempt: o.attempt, settled: make(chan struct{})}
 		m.followToDiskLocked(p)
 	}
-	m.reg.releaseName(spec.Name, !late, o.restart)
+	m.reg.releaseName(l.spec.Name, !late, o.restart)
 	m.mu.Unlock()
 	close(registered)
-	reserved = false // the slot now belongs to p, which releases it when it ends
 	if late {
 		// Shutdown began while this one was starting and will not see it.
 		_, _ = p.Stop(ctx, syscall.SIGKILL, 0, EndedByShutdown)
