@@ -255,7 +255,7 @@ func TestTermios(t *testing.T) {
 		}
 	}
 	// The same through the master.
-	tio, err := p.termios()
+	tio, err := p.io.(*terminal).termios()
 	if err != nil {
 		t.Fatalf("termios: %v", err)
 	}
@@ -270,15 +270,15 @@ func TestEcho(t *testing.T) {
 	p := start(t, r, shell(true, "stty -echo; echo ECHO-OFF; read x; stty echo; echo ECHO-ON; read y"))
 	ctx := context.Background()
 	p.out.match(t, "ECHO-OFF")
-	if on, err := p.Echo(); err != nil || on {
-		t.Errorf("Echo() after stty -echo = %v, %v; want false", on, err)
+	if on, _, err := p.Modes(); err != nil || on {
+		t.Errorf("echo after stty -echo = %v, %v; want false", on, err)
 	}
 	if err := p.WriteInput(ctx, []byte("secret\n")); err != nil {
 		t.Fatal(err)
 	}
 	p.out.match(t, "ECHO-ON")
-	if on, err := p.Echo(); err != nil || !on {
-		t.Errorf("Echo() after stty echo = %v, %v; want true", on, err)
+	if on, _, err := p.Modes(); err != nil || !on {
+		t.Errorf("echo after stty echo = %v, %v; want true", on, err)
 	}
 	if err := p.WriteInput(ctx, []byte("\n")); err != nil {
 		t.Fatal(err)
@@ -315,8 +315,8 @@ func TestNotTTY(t *testing.T) {
 	if _, err := p.ForegroundPgrp(); !errors.Is(err, ErrNotTTY) {
 		t.Errorf("ForegroundPgrp = %v, want ErrNotTTY", err)
 	}
-	if _, err := p.Echo(); !errors.Is(err, ErrNotTTY) {
-		t.Errorf("Echo = %v, want ErrNotTTY", err)
+	if _, _, err := p.Modes(); !errors.Is(err, ErrNotTTY) {
+		t.Errorf("Modes = %v, want ErrNotTTY", err)
 	}
 	if c, rw := p.Size(); c != 0 || rw != 0 {
 		t.Errorf("Size() = %dx%d, want 0x0", c, rw)
@@ -517,8 +517,8 @@ func TestCloseUnblocksRead(t *testing.T) {
 			if c, rw := p.Size(); tty && (c != 0 || rw != 0) {
 				t.Errorf("Size after Close = %dx%d", c, rw)
 			}
-			if _, err := p.Echo(); tty && !errors.Is(err, os.ErrClosed) {
-				t.Errorf("Echo after Close = %v, want os.ErrClosed", err)
+			if _, _, err := p.Modes(); tty && !errors.Is(err, os.ErrClosed) {
+				t.Errorf("Modes after Close = %v, want os.ErrClosed", err)
 			}
 		})
 	}

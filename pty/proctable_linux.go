@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // StartTime returns when process pid started, in clock ticks since boot:
@@ -26,4 +28,16 @@ func StartTime(pid int) (uint64, error) {
 		return 0, fmt.Errorf("parsing /proc/%d/stat", pid)
 	}
 	return strconv.ParseUint(f[19], 10, 64)
+}
+
+// SetChildSubreaper makes the calling process the reaper of its orphaned
+// descendants (Linux PR_SET_CHILD_SUBREAPER).
+//
+// Adopted orphans are reaped silently by the Reaper, so a Reaper should be
+// running whenever this is set.
+func SetChildSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting child subreaper: %w", err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -18,4 +19,10 @@ func StartTime(pid int) (uint64, error) {
 		return 0, fmt.Errorf("reading the start time of %d: no such process", pid)
 	}
 	return uint64(t.Sec)*1e6 + uint64(t.Usec), nil
+}
+
+// SetChildSubreaper is Linux-only; elsewhere orphaned descendants go to
+// init (launchd), as they would without a subreaper.
+func SetChildSubreaper() error {
+	return errors.New("setting child subreaper: not supported on this system")
 }
