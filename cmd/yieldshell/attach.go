@@ -38,7 +38,7 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 	// Where the log stands now, then the screen: output in between shows
 	// twice rather than never.
 	var pos tools.OutputOut
-	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "max_output_bytes": 1}, &pos); err != nil {
+	if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, MaxOutputBytes: new(1)}, &pos); err != nil {
 		return err
 	}
 	id = pos.ProcessID
@@ -47,8 +47,8 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 	}
 	// A process on pipes has no screen: its newest output stands in.
 	var scr, tail tools.OutputOut
-	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "view": "screen"}, &scr); err != nil {
-		if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "since_seq": max(*pos.NextSeq-2000, 0)}, &tail); err != nil {
+	if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, View: "screen"}, &scr); err != nil {
+		if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, SinceSeq: new(max(*pos.NextSeq-2000, 0))}, &tail); err != nil {
 			return err
 		}
 	}
@@ -76,9 +76,9 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, i
 		defer func() {
 			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			var o tools.OutputOut
+			var o tools.WriteOut
 			if scr.Screen != nil {
-				_ = callInto(rctx, cs, "write", map[string]any{"process_id": id, "input": "", "cols": scr.Screen.Cols, "rows": scr.Screen.Rows}, &o)
+				_ = callInto(rctx, cs, "write", tools.WriteIn{ProcessID: id, Cols: new(scr.Screen.Cols), Rows: new(scr.Screen.Rows)}, &o)
 			}
 		}()
 	}
@@ -174,7 +174,7 @@ func (a *attacher) stream(ctx context.Context) error {
 		var o tools.OutputOut
 		var err error
 		if !kicked {
-			err = callInto(wctx, a.cs, "wait", map[string]any{"process_id": a.id, "since_seq": a.seq, "until": "^", "timeout_ms": 30000}, &o)
+			err = callInto(wctx, a.cs, "wait", tools.WaitIn{ProcessID: a.id, SinceSeq: new(a.seq), Until: "^", TimeoutMs: new(30000)}, &o)
 		}
 		a.mu.Lock()
 		a.cancelWait = nil
@@ -184,7 +184,7 @@ func (a *attacher) stream(ctx context.Context) error {
 			return nil
 		}
 		if kicked || err != nil && wctx.Err() != nil {
-			err = callInto(ctx, a.cs, "read", map[string]any{"process_id": a.id, "since_seq": a.seq}, &o)
+			err = callInto(ctx, a.cs, "read", tools.ReadIn{ProcessID: a.id, SinceSeq: new(a.seq)}, &o)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -227,8 +227,8 @@ func (a *attacher) kick() {
 // program has taken them (the answer comes when it waits for input again,
 // or after a short while).
 func (a *attacher) write(ctx context.Context, s string) error {
-	var o tools.OutputOut
-	err := callInto(ctx, a.cs, "write", map[string]any{"process_id": a.id, "input": s, "yield_ms": 100, "max_output_bytes": 1}, &o)
+	var o tools.WriteOut
+	err := callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Input: s, YieldMs: new(100), MaxOutputBytes: new(1)}, &o)
 	if err != nil {
 		return err
 	}
@@ -242,8 +242,8 @@ func (a *attacher) resize(ctx context.Context, fd int) {
 	if err != nil || cols < 2 || rows < 2 {
 		return
 	}
-	var o tools.OutputOut
-	_ = callInto(ctx, a.cs, "write", map[string]any{"process_id": a.id, "input": "", "cols": cols, "rows": rows}, &o)
+	var o tools.WriteOut
+	_ = callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Cols: new(cols), Rows: new(rows)}, &o)
 }
 
 // drawScreen clears the terminal and draws a rendered screen with its cursor.

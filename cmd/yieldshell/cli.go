@@ -31,6 +31,26 @@ func connectInProcess(ctx context.Context, srv *mcp.Server) (*mcp.ClientSession,
 	return cs, func() { _ = cs.Close(); _ = ss.Close() }, nil
 }
 
+// callCmd is `yieldshell call TOOL [JSON]`, served by an app of its own.
+func callCmd(ctx context.Context, c *cli, args []string) int {
+	a, code := c.loadApp(oneCall)
+	if a == nil {
+		return code
+	}
+	defer a.shutdown()
+	return callTool(ctx, a.srv, args, c.stdout, c.stderr)
+}
+
+// toolsCmd is `yieldshell tools [--json]`.
+func toolsCmd(ctx context.Context, c *cli, args []string) int {
+	a, code := c.loadApp(oneCall)
+	if a == nil {
+		return code
+	}
+	defer a.shutdown()
+	return listTools(ctx, a.srv, args, c.stdout, c.stderr)
+}
+
 // callTool runs `yieldshell call TOOL [JSON]`: one tool call, its answer on
 // stdout. Exit status: 0 for an answer, 1 for a tool error (isError), 2 for
 // a call that could not be made (usage, bad JSON, unknown tool).

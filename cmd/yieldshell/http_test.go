@@ -79,7 +79,7 @@ func TestHTTPAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
+	a, err := newApp(cfg, loggers{stderr: slog.DiscardHandler, sdk: slog.New(slog.DiscardHandler)}, oneCall)
 	if err != nil {
 		t.Fatal(err)
 	}

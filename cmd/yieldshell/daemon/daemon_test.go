@@ -1,8 +1,9 @@
 //go:build unix
 
-package main
+package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/session"
 )
 
 func TestCheckPeer(t *testing.T) {
@@ -70,7 +72,7 @@ func TestRuntimeDir(t *testing.T) {
 		}
 		return ""
 	}
-	dir, err := runtimeDir(env)
+	dir, err := RuntimeDir(env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestRuntimeDir(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("runtime dir %s: %v %v, want mode 0700", dir, fi.Mode(), err)
 	}
-	if again, err := runtimeDir(env); err != nil || again != dir {
+	if again, err := RuntimeDir(env); err != nil || again != dir {
 		t.Errorf("second call: %q %v", again, err)
 	}
 	if err := checkPrivateDir(dir, fi, uint32(os.Getuid())+1); err == nil || !strings.Contains(err.Error(), "belongs to uid") {
@@ -88,7 +90,7 @@ func TestRuntimeDir(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtimeDir(env); err == nil || !strings.Contains(err.Error(), "chmod 700") {
+	if _, err := RuntimeDir(env); err == nil || !strings.Contains(err.Error(), "chmod 700") {
 		t.Errorf("a directory open to others was accepted: %v", err)
 	}
 
@@ -97,7 +99,7 @@ func TestRuntimeDir(t *testing.T) {
 	if err := os.Symlink(dir, filepath.Join(base2, "yieldshell")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtimeDir(func(string) string { return base2 }); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if _, err := RuntimeDir(func(string) string { return base2 }); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("a symlink was accepted: %v", err)
 	}
 }
@@ -108,25 +110,13 @@ func TestLoadIdle(t *testing.T) {
 		want string
 		ok   bool
 	}{{"", "30m0s", true}, {"0", "0s", true}, {"1500", "1.5s", true}, {"-1", "", false}, {"soon", "", false}} {
-		d, err := loadIdle(func(string) string { return c.v })
+		d, err := LoadIdle(func(string) string { return c.v })
 		if (err == nil) != c.ok || c.ok && d.String() != c.want {
-			t.Errorf("loadIdle(%q) = %v, %v; want %s ok=%v", c.v, d, err, c.want, c.ok)
+			t.Errorf("LoadIdle(%q) = %v, %v; want %s ok=%v", c.v, d, err, c.want, c.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), idleEnv) {
-			t.Errorf("the error does not name %s: %v", idleEnv, err)
+		if err != nil && !strings.Contains(err.Error(), IdleEnv) {
+			t.Errorf("the error does not name %s: %v", IdleEnv, err)
 		}
-	}
-}
-
-func TestEnvBool(t *testing.T) {
-	for v, want := range map[string]bool{"": false, "0": false, "off": false, "1": true, "TRUE": true, " yes ": true, "on": true} {
-		got, err := envBool(persistEnv, func(string) string { return v })
-		if err != nil || got != want {
-			t.Errorf("envBool(%q) = %v, %v; want %v", v, got, err, want)
-		}
-	}
-	if _, err := envBool(persistEnv, func(string) string { return "maybe" }); err == nil || !strings.Contains(err.Error(), persistEnv) {
-		t.Errorf("envBool(maybe): %v, want an error naming %s", err, persistEnv)
 	}
 }
 
@@ -141,12 +131,12 @@ func TestSettingsDiffer(t *testing.T) {
 			return ""
 		}
 	}
-	a := settings(env("YIELDSHELL_MAX_PROCESSES", "7", "YIELDSHELL_TAG", "x", "HOME", "/root"))
+	a := Settings(env("YIELDSHELL_MAX_PROCESSES", "7", "YIELDSHELL_TAG", "x", "HOME", "/root"))
 	if len(a) != 1 || a["YIELDSHELL_MAX_PROCESSES"] == "" || a["YIELDSHELL_MAX_PROCESSES"] == "7" {
 		t.Errorf("settings = %v, want only YIELDSHELL_MAX_PROCESSES, hashed", a)
 	}
-	b := settings(env("YIELDSHELL_MAX_PROCESSES", "8", idleEnv, "1000"))
-	if got := settingsDiffer(a, b); !slices.Equal(got, []string{"YIELDSHELL_MAX_PROCESSES", idleEnv}) {
+	b := Settings(env("YIELDSHELL_MAX_PROCESSES", "8", IdleEnv, "1000"))
+	if got := settingsDiffer(a, b); !slices.Equal(got, []string{"YIELDSHELL_MAX_PROCESSES", IdleEnv}) {
 		t.Errorf("settingsDiffer = %v", got)
 	}
 	if got := settingsDiffer(a, a); len(got) != 0 {
@@ -158,43 +148,24 @@ func TestSettingsDiffer(t *testing.T) {
 // protocol to it: what each kind of hello gets, an MCP session after an
 // accepted one, and stop ending the server.
 func TestHandshake(t *testing.T) {
-	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
-	dir, err := os.MkdirTemp("", "ys")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	const version = "1.2.3-test"
+	dir, s := newTestServer(t, version)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	type result struct {
-		held []net.Conn
-		err  error
-	}
-	served := make(chan result, 1)
-	go func() {
-		held, err := serveSocket(t.Context(), a, dir, 0, pw)
-		served <- result{held, err}
-	}()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(t.Context(), pw) }()
 	if ready, _ := io.ReadAll(pr); string(ready) != "ok\n" {
 		t.Fatalf("ready: %q", ready)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, socketName)); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(filepath.Join(dir, SocketName)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v, want 0600", fi.Mode(), err)
 	}
 
-	raw := func(line string) welcome {
+	raw := func(line string) Welcome {
 		t.Helper()
-		c, err := net.Dial("unix", filepath.Join(dir, socketName))
+		c, err := net.Dial("unix", filepath.Join(dir, SocketName))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +173,7 @@ func TestHandshake(t *testing.T) {
 		if _, err := io.WriteString(c, line); err != nil {
 			t.Fatal(err)
 		}
-		var w welcome
+		var w Welcome
 		if err := json.NewDecoder(c).Decode(&w); err != nil {
 			t.Fatalf("welcome for %q: %v", line, err)
 		}
@@ -217,22 +188,23 @@ func TestHandshake(t *testing.T) {
 			t.Errorf("hello %q: %+v, want an error about %s", c.line, w, c.err)
 		}
 	}
-	if w := raw(`{"op":"status"}` + "\n"); !w.OK || w.Version != buildVersion() || w.Clients != 0 {
+	if w := raw(`{"op":"status"}` + "\n"); !w.OK || w.Version != version || w.Clients != 0 {
 		t.Errorf("status: %+v", w)
 	}
 
 	// An accepted mcp hello: the connection carries MCP, and counts as a client.
-	c, br, w, err := dialServer(dir, hello{Op: "mcp"})
-	if err != nil || !w.OK {
-		t.Fatalf("mcp hello: %+v %v", w, err)
+	cl := &Client{Dir: dir, Version: version, Notes: io.Discard}
+	c, err := cl.Connect()
+	if err != nil {
+		t.Fatalf("mcp hello: %v", err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).
-		Connect(t.Context(), &mcp.IOTransport{Reader: bufConn{br, c}, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		Connect(t.Context(), &mcp.IOTransport{Reader: c, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{}}); err != nil {
-		t.Errorf("ps over the socket: %v", err)
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ping", Arguments: map[string]any{}}); err != nil {
+		t.Errorf("a tool call over the socket: %v", err)
 	}
 	if w := raw(`{"op":"status"}` + "\n"); w.Clients != 1 {
 		t.Errorf("status with a client connected: %+v", w)
@@ -243,27 +215,52 @@ func TestHandshake(t *testing.T) {
 	cs.Close()
 
 	// stop: an answer, then the server stops serving.
-	c2, br2, w, err := dialServer(dir, hello{Op: "stop"})
-	if err != nil || !w.OK {
-		t.Fatalf("stop: %+v %v", w, err)
+	c2, err := cl.Dial(Hello{Op: OpStop})
+	if err != nil || !c2.Welcome.OK {
+		t.Fatalf("stop: %+v %v", c2, err)
 	}
 	defer c2.Close()
 	select {
-	case r := <-served:
-		if r.err != nil || len(r.held) != 1 {
-			t.Errorf("serveSocket: %v, %d held stop connections, want 1", r.err, len(r.held))
-		}
-		for _, c := range r.held {
-			c.Close()
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server still serves 10 s after stop")
 	}
 	// The stop request learns that the server is done by EOF.
-	if n, err := br2.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+	if n, err := c2.Read(make([]byte, 1)); n != 0 || err != io.EOF {
 		t.Errorf("after stop's welcome: %d bytes, %v; want EOF", n, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, socketName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, SocketName)); !os.IsNotExist(err) {
 		t.Errorf("the socket outlived the server: %v", err)
 	}
+}
+
+// newTestServer returns a runtime directory and a Server for it over a
+// Manager and an MCP server with one tool, ping.
+func newTestServer(t *testing.T, version string) (string, *Server) {
+	t.Helper()
+	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	mgr, err := session.NewManager(t.Context(), cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: version}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ping"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
+		return nil, struct{}{}, nil
+	})
+	// Socket paths are short: t.TempDir is too long on some systems.
+	dir, err := os.MkdirTemp("", "ys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	shutdown := func() { mgr.Shutdown(context.Background()) }
+	t.Cleanup(shutdown)
+	return dir, &Server{MCP: srv, Manager: mgr, Log: log, Dir: dir, Version: version, Shutdown: shutdown}
 }
