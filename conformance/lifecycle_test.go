@@ -302,13 +302,10 @@ func TestNoResourceGrowth(t *testing.T) {
 	// A descriptor of the last command may still be on its way to being
 	// closed as its answer is sent.
 	var fdsAfter int
-	deadline := time.Now().Add(5 * time.Second)
-	for pause := time.Millisecond; ; pause = min(pause*2, 50*time.Millisecond) {
-		if fdsAfter = openFDs(t, pid); fdsAfter <= fds+3 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(pause) // polling interval of a condition wait, not synchronisation
-	}
+	waitUntil(5*time.Second, func() bool {
+		fdsAfter = openFDs(t, pid)
+		return fdsAfter <= fds+3
+	})
 	threadsAfter := procStatusField(t, pid, "Threads")
 	t.Logf("after %d execs: open fds %d -> %d, threads %d -> %d", n, fds, fdsAfter, threads, threadsAfter)
 	if fdsAfter > fds+3 {

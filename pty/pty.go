@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,10 +53,7 @@ const (
 	defaultCols = 120
 	defaultRows = 40
 
-	// eofWriteTimeout bounds CloseInput in TTY mode: the EOF byte can only
-	// block when the terminal's input queue is full, and CloseInput has no
-	// context of its own.
-	eofWriteTimeout = 2 * time.Second
+	defaultEOFWriteTimeout = 2 * time.Second
 )
 
 // Process is one started command. Its pid is also its process-group id and
@@ -71,6 +69,8 @@ type Process struct {
 
 	done   chan struct{}
 	status ExitStatus // written by the reaper before done is closed
+
+	eofWriteTimeout time.Duration // see Reaper.EOFWriteTimeout
 
 	// closed and inputClosed are set before the descriptors are closed,
 	// so an operation that then fails can say why: the runtime reports a
@@ -96,6 +96,11 @@ type Reaper struct {
 	// through this Reaper (tests use it to observe orphan reaping). It runs
 	// with mu held, so it must not block or call into the Reaper.
 	unknown func(pid int, ws unix.WaitStatus)
+
+	// EOFWriteTimeout bounds CloseInput in TTY mode (default 2 s): the EOF
+	// byte can only block when the terminal's input queue is full, and
+	// CloseInput has no context of its own. Set it before Start.
+	EOFWriteTimeout time.Duration
 
 	sigc      chan os.Signal
 	quit      chan struct{}
@@ -215,8 +220,9 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		args = []string{opts.Path}
 	}
 	p := &Process{
-		wsem: make(chan struct{}, 1),
-		done: make(chan struct{}),
+		wsem:            make(chan struct{}, 1),
+		done:            make(chan struct{}),
+		eofWriteTimeout: cmp.Or(r.EOFWriteTimeout, defaultEOFWriteTimeout),
 	}
 	var err error
 	if opts.TTY {

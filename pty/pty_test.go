@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -737,5 +738,26 @@ func TestReaperClose(t *testing.T) {
 			_ = p.Close()
 		}
 		t.Errorf("Start after Close = %v, want reaper closed", err)
+	}
+}
+
+// TestCloseInputFullQueue: with the terminal's input queue full, CloseInput
+// gives up after the Reaper's EOFWriteTimeout instead of blocking.
+func TestCloseInputFullQueue(t *testing.T) {
+	r := newTestReaper(t)
+	r.EOFWriteTimeout = 50 * time.Millisecond
+	p := start(t, r, helper(true, "sleep"))
+	// Nothing reads: fill the queue until a write blocks.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := p.WriteInput(ctx, bytes.Repeat([]byte("x\n"), 1<<19)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WriteInput into a full queue = %v, want DeadlineExceeded", err)
+	}
+	t0 := time.Now()
+	if err := p.CloseInput(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("CloseInput with a full queue = %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("CloseInput took %v with EOFWriteTimeout 50ms", d)
 	}
 }

@@ -108,7 +108,7 @@ func (t *terminal) closeInput(p *Process) error {
 	if eof == 0 { // _POSIX_VDISABLE, e.g. after `stty eof undef`
 		return errors.New("terminal has no eof character")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), eofWriteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), p.eofWriteTimeout)
 	defer cancel()
 	return p.writeInput(ctx, []byte{eof})
 }

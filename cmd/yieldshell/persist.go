@@ -48,7 +48,7 @@ func bridgeCmd(ctx context.Context, c *cli) int {
 		return 1
 	}
 	defer conn.Close()
-	conn.Bridge(ctx, c.stdin, c.stdout)
+	cl.Bridge(ctx, conn, c.stdin, c.stdout)
 	return 0
 }
 

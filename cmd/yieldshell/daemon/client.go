@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,12 @@ type Client struct {
 	// Notes gets a line for what the client did on its own (started or
 	// replaced the server) and for differing settings.
 	Notes io.Writer
+
+	// GreetTimeout bounds the hello and welcome (default 10 s);
+	// StartTimeout how long a started server may take to be ready (30 s);
+	// DrainTimeout how long [Client.Bridge] lets the last answers through
+	// once the client has gone (5 s).
+	GreetTimeout, StartTimeout, DrainTimeout time.Duration
 }
 
 // Conn is a connection to the server after its welcome. Reads go through
@@ -67,16 +74,16 @@ func (cl *Client) Dial(h Hello) (*Conn, error) {
 	}
 	h.Version = cl.Version
 	conn := &Conn{c: c, r: bufio.NewReader(c)}
-	if err := conn.greet(h); err != nil {
+	if err := conn.greet(h, cmp.Or(cl.GreetTimeout, 10*time.Second)); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("greeting the yieldshell server: %w", err)
 	}
 	return conn, nil
 }
 
-func (c *Conn) greet(h Hello) error {
+func (c *Conn) greet(h Hello, timeout time.Duration) error {
 	b, _ := json.Marshal(h)
-	_ = c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = c.c.SetDeadline(time.Now().Add(timeout))
 	if _, err := c.c.Write(append(b, '\n')); err != nil {
 		return err
 	}
@@ -154,7 +161,7 @@ func (cl *Client) spawn() error {
 	// Not waited for: it lives on, and init (or the nearest subreaper)
 	// reaps it once this process has gone.
 	_ = cmd.Process.Release()
-	_ = pr.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_ = pr.SetReadDeadline(time.Now().Add(cmp.Or(cl.StartTimeout, 30*time.Second)))
 	msg, _ := io.ReadAll(pr)
 	if s := strings.TrimSpace(string(msg)); s != "ok" {
 		if s == "" {
@@ -266,10 +273,10 @@ func (cl *Client) noteSettings(w Welcome) {
 	}
 }
 
-// Bridge copies MCP bytes between a stdio client and the server until the
-// server closes the connection, ctx ends, or the client goes away (then
-// the last answers still get through, for a few seconds).
-func (c *Conn) Bridge(ctx context.Context, stdin io.Reader, stdout io.Writer) {
+// Bridge copies MCP bytes between a stdio client and c until the server
+// closes the connection, ctx ends, or the client goes away (then the last
+// answers still get through, for DrainTimeout).
+func (cl *Client) Bridge(ctx context.Context, c *Conn, stdin io.Reader, stdout io.Writer) {
 	up, down := make(chan struct{}), make(chan struct{})
 	// The copy from stdin cannot be interrupted (stdin is usually a
 	// blocking descriptor); it ends with the process.
@@ -286,7 +293,7 @@ func (c *Conn) Bridge(ctx context.Context, stdin io.Reader, stdout io.Writer) {
 	case <-down: // the server closed the connection
 	case <-ctx.Done():
 	case <-up: // the client went away: let the last answers through
-		t := time.NewTimer(5 * time.Second)
+		t := time.NewTimer(cmp.Or(cl.DrainTimeout, 5*time.Second))
 		select {
 		case <-down:
 		case <-t.C:

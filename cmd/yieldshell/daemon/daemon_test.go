@@ -237,6 +237,34 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
+// TestHelloTimeout: a connection that says nothing is answered with a
+// refusal after the server's HelloTimeout.
+func TestHelloTimeout(t *testing.T) {
+	dir, s := newTestServer(t, "1")
+	s.HelloTimeout = 50 * time.Millisecond
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, pw) }()
+	t.Cleanup(func() { cancel(); <-served })
+	if ready, _ := io.ReadAll(pr); string(ready) != "ok\n" {
+		t.Fatalf("ready: %q", ready)
+	}
+	c, err := net.Dial("unix", filepath.Join(dir, SocketName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var w Welcome
+	if err := json.NewDecoder(c).Decode(&w); err != nil || w.OK || !strings.Contains(w.Error, "hello line") {
+		t.Errorf("welcome to a silent connection: %+v, %v", w, err)
+	}
+}
+
 // newTestServer returns a runtime directory and a Server for it over a
 // Manager and an MCP server with one tool, ping.
 func newTestServer(t *testing.T, version string) (string, *Server) {

@@ -7,5 +7,5 @@
 // accepted "mcp" hello the connection carries MCP (newline-delimited
 // JSON-RPC) unchanged. [Server] serves the socket; [Client] dials it,
 // starts the server in the background under a lock when none runs, stops
-// it, and [Conn.Bridge] copies a stdio client's bytes to it.
+// it, and [Client.Bridge] copies a stdio client's bytes to it.
 package daemon

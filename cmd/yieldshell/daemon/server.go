@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,9 @@ type Server struct {
 	// Shutdown ends every process once serving has stopped, before the
 	// clients that asked for the stop learn that the server is done.
 	Shutdown func()
+	// HelloTimeout is how long a connection may take to say its hello
+	// (default 5 s).
+	HelloTimeout time.Duration
 
 	started time.Time
 	stop    context.CancelFunc // ends serving
@@ -197,7 +201,7 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 		return
 	}
 	br := bufio.NewReader(c)
-	h, err := readHello(c, br)
+	h, err := readHello(c, br, cmp.Or(s.HelloTimeout, 5*time.Second))
 	w := s.answer(c, h, err)
 	b, _ := json.Marshal(w)
 	_, werr := c.Write(append(b, '\n'))
@@ -218,9 +222,9 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 	c.Close()
 }
 
-func readHello(c *net.UnixConn, br *bufio.Reader) (Hello, error) {
+func readHello(c *net.UnixConn, br *bufio.Reader, timeout time.Duration) (Hello, error) {
 	var h Hello
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(timeout))
 	defer c.SetReadDeadline(time.Time{})
 	line, err := br.ReadBytes('\n')
 	if err == nil {
