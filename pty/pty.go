@@ -26,7 +26,8 @@ type Options struct {
 	// TTY selects a pseudo-terminal (stdin, stdout and stderr are the
 	// terminal) instead of three pipes.
 	TTY bool
-	// Cols and Rows give the terminal size; zero means 120×40.
+	// Cols and Rows give the terminal size; zero means [DefaultCols] and
+	// [DefaultRows].
 	Cols, Rows uint16
 }
 
@@ -36,12 +37,14 @@ type ExitStatus struct {
 	Signal syscall.Signal // the signal that killed it, or 0
 }
 
-// ErrNotTTY is returned by terminal-only operations on a pipe-mode process.
+// ErrNotTTY is returned by terminal-only operations ([Process.Resize],
+// [Process.ForegroundPgrp], [Process.Modes]) on a pipe-mode process.
 var ErrNotTTY = errors.New("not a terminal")
 
-// ErrInputClosed is returned (wrapped) by WriteInput when nothing can receive
+// ErrInputClosed is returned (wrapped) by [Process.WriteInput] when nothing can receive
 // the bytes any more: the stdin pipe has no reader, the terminal has no
-// process holding it, or the input was closed by CloseInput or Close. Callers
+// process holding it, or the input was closed by [Process.CloseInput] or
+// [Process.Close]. Callers
 // use it to tell "the program is gone" from a timeout.
 var ErrInputClosed = errors.New("input closed")
 
@@ -49,12 +52,14 @@ var ErrInputClosed = errors.New("input closed")
 // ever reap the child.
 var errReaperClosed = errors.New("reaper closed")
 
+// DefaultCols and DefaultRows are the terminal size a command gets when
+// none is asked for: 120×40.
 const (
-	defaultCols = 120
-	defaultRows = 40
-
-	defaultEOFWriteTimeout = 2 * time.Second
+	DefaultCols = 120
+	DefaultRows = 40
 )
+
+const defaultEOFWriteTimeout = 2 * time.Second // see Reaper.EOFWriteTimeout
 
 // Process is one started command. Its pid is also its process-group id and
 // session id.
@@ -108,7 +113,7 @@ type Reaper struct {
 	closeOnce sync.Once
 }
 
-// NewReaper starts the reaping goroutine. Close stops it.
+// NewReaper starts the reaping goroutine. [Reaper.Close] stops it.
 //
 // Only one Reaper may exist in a process at a time: each one waits for any
 // child, so two would steal each other's statuses.
@@ -184,7 +189,7 @@ func (r *Reaper) reap() {
 }
 
 // Close stops the reaping goroutine and waits for it. Processes still running
-// are no longer reaped: their Done channels stay open.
+// are no longer reaped: their [Process.Done] channels stay open.
 func (r *Reaper) Close() error {
 	r.closeOnce.Do(func() {
 		r.mu.Lock()
@@ -299,7 +304,7 @@ func (p *Process) TTY() bool {
 // is reported as io.EOF) or after Close.
 //
 // EOF in TTY mode can come long after the process exits, while a descendant
-// still holds the terminal; use Done for the exit itself.
+// still holds the terminal; use [Process.Done] for the exit itself.
 func (p *Process) Stdout() io.Reader { return p.io.stdout() }
 
 // Stderr returns the stderr pipe in pipe mode, nil in TTY mode.
@@ -309,7 +314,7 @@ func (p *Process) Stderr() io.Reader { return p.io.stderr() }
 // stdin pipe), giving up when ctx is done.
 //
 // When it gives up part of b may have been written. It returns an error
-// wrapping ErrInputClosed when nothing can read the input any more, and
+// wrapping [ErrInputClosed] when nothing can read the input any more, and
 // ctx's error when ctx ended first. Concurrent calls are serialised.
 //
 // In TTY mode "nothing can read" means no process holds the terminal, which
@@ -415,7 +420,7 @@ func (p *Process) control(fn func(fd int) error) error {
 // way is not waiting for anything yet.
 func (p *Process) Unread() (int, error) { return p.io.unread() }
 
-// Resize sets the terminal size (delivers SIGWINCH). ErrNotTTY in pipe mode.
+// Resize sets the terminal size (delivers SIGWINCH); [ErrNotTTY] in pipe mode.
 //
 // A zero dimension is refused: programs treat 0×0 as "size unknown" and
 // fall back to guesses. After Close the terminal operations (Resize,
@@ -480,7 +485,7 @@ func (p *Process) InputPath() string { return p.io.inputPath() }
 // Done is closed when the process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Status returns the exit status; valid once Done is closed.
+// Status returns the exit status; valid once [Process.Done] is closed.
 func (p *Process) Status() ExitStatus {
 	select {
 	case <-p.done:

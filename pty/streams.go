@@ -149,10 +149,10 @@ func (t *terminal) termios() (*unix.Termios, error) {
 // discipline erases whole UTF-8 characters), all without (*os.File).Fd.
 func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
 	if cols == 0 {
-		cols = defaultCols
+		cols = DefaultCols
 	}
 	if rows == 0 {
-		rows = defaultRows
+		rows = DefaultRows
 	}
 	var opErr error
 	err := rc.Control(func(fd uintptr) {

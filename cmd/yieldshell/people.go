@@ -33,39 +33,41 @@ func psCmd(ctx context.Context, c *cli, args []string) int {
 
 // logsCmd is `yieldshell logs ID|NAME [-f]`.
 func logsCmd(ctx context.Context, c *cli, args []string) int {
-	var follow bool
-	id, ok := c.oneArg("logs", args, map[string]*bool{"-f": &follow, "--follow": &follow})
+	mode := printOnce
+	setFollow := func() { mode = follow }
+	id, ok := c.oneArg("logs", args, map[string]func(){"-f": setFollow, "--follow": setFollow})
 	if !ok {
 		return 2
 	}
 	return c.withSession(ctx, func(cs *mcp.ClientSession) error {
-		return printLogs(ctx, cs, id, follow, c.stdout, c.stderr)
+		return printLogs(ctx, cs, id, mode, c.stdout, c.stderr)
 	})
 }
 
 // attachCmd is `yieldshell attach ID|NAME [--watch]`.
 func attachCmd(ctx context.Context, c *cli, args []string) int {
-	var watch bool
-	id, ok := c.oneArg("attach", args, map[string]*bool{"--watch": &watch, "-watch": &watch})
+	mode := typing
+	setWatch := func() { mode = watching }
+	id, ok := c.oneArg("attach", args, map[string]func(){"--watch": setWatch, "-watch": setWatch})
 	if !ok {
 		return 2
 	}
 	return c.withSession(ctx, func(cs *mcp.ClientSession) error {
-		return attach(ctx, cs, id, watch, c.stdin, c.stdout)
+		return attach(ctx, cs, id, mode, c.stdin, c.stdout)
 	})
 }
 
 // oneArg reads the one ID|NAME argument of cmd among the flags it knows,
-// each of which sets its bool; it prints the usage when args do not fit.
-func (c *cli) oneArg(cmd string, args []string, flags map[string]*bool) (string, bool) {
+// calling each flag's func; it prints the usage when args do not fit.
+func (c *cli) oneArg(cmd string, args []string, flags map[string]func()) (string, bool) {
 	usage := map[string]string{
 		"logs":   "usage: yieldshell logs ID|NAME [-f]",
 		"attach": "usage: yieldshell attach ID|NAME [--watch]",
 	}[cmd]
 	var pos []string
 	for _, a := range args {
-		if f, ok := flags[a]; ok {
-			*f = true
+		if set, ok := flags[a]; ok {
+			set()
 		} else if strings.HasPrefix(a, "-") {
 			fmt.Fprintf(c.stderr, "yieldshell %s: unknown flag %s\n%s\n", cmd, a, usage)
 			return "", false
@@ -181,11 +183,19 @@ func oneLine(s string, n int) string {
 	return s
 }
 
+// logsMode says whether logs stops at the end of the log or follows it.
+type logsMode int
+
+const (
+	printOnce logsMode = iota
+	follow
+)
+
 // printLogs prints a process's whole retained log; with follow, it then
 // prints output as it comes until the process ends. Following blocks in
 // wait until a new line is complete (a prompt still being written shows
 // with the next line, or after wait's timeout), so it never spins.
-func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, follow bool, stdout, stderr io.Writer) error {
+func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, mode logsMode, stdout, stderr io.Writer) error {
 	var seq int64
 	for waiting := false; ; waiting = true {
 		var out tools.OutputOut
@@ -205,7 +215,7 @@ func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, follow boo
 		if out.Capped {
 			continue
 		}
-		if !follow || out.Status != "running" {
+		if mode != follow || out.Status != "running" {
 			return nil
 		}
 	}
