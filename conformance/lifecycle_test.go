@@ -147,6 +147,8 @@ func survivors(pids []int) []int {
 
 // TestNoSurvivors ends each shape of process tree by each end path and
 // checks that nothing of the tree is left.
+//
+// Spec: DESIGN Ending: "stop and timeout signal the whole group, escalate to SIGKILL after the grace, and also reach descendants that left the group".
 func TestNoSurvivors(t *testing.T) {
 	for _, shape := range treeShapes {
 		for _, path := range endPaths {
@@ -196,6 +198,8 @@ func TestNoSurvivors(t *testing.T) {
 // TestServerSIGKILL: a server killed outright cannot clean up. Its direct
 // children die with it (parent-death signal, terminal hang-up); a
 // descendant that escaped is ended by the next server's start-up sweep.
+//
+// Spec: DESIGN Reaping: "A setsid grandchild survives the group kill and the PTY hang-up: find it by an environment tag or session id."
 func TestServerSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	killPidsAtCleanup(t, dir)
@@ -280,6 +284,8 @@ func openFDs(t *testing.T, pid int) int {
 
 // TestNoResourceGrowth: finished commands must not leave descriptors or
 // threads behind in the server.
+//
+// Spec: DESIGN One process, followed through: goroutines are "owned by the Process and stopped/joined by it; nothing is fire-and-forget."
 func TestNoResourceGrowth(t *testing.T) {
 	t.Parallel() // it watches its own server only
 	s := start(t, lifecycleVersion)
@@ -350,6 +356,8 @@ func cpuTicks(t *testing.T, pid int) int {
 
 // TestIdleServerUsesNoCPU: a server watching quiet processes must sleep,
 // not poll.
+//
+// Spec: DESIGN One process, followed through: "Every state change ... wakes waiters through channels or a condition — no polling loops, no sleeps."
 func TestIdleServerUsesNoCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 10 s measurement")

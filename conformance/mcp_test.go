@@ -133,6 +133,8 @@ func (w *wire) progress(token string) map[string]any {
 // (go-sdk v1.8.0 still answers a cancelled request, which shows when the
 // handler returned) and the process carries on; progress arrives while the
 // call blocks, with the newest output line.
+//
+// Spec: DESIGN go-sdk facts: "A cancelled call still gets a response; the handler's ctx is cancelled." (the process is not the request's to end).
 func TestCancelLeavesProcessRunning(t *testing.T) {
 	w := startWire(t)
 	w.callTool(2, "exec", map[string]any{"command": "echo started; exec sleep 60", "side_effects": []string{"NONE"},
@@ -238,6 +240,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHTTP drives the binary over streamable HTTP: the token is required,
 // exec round-trips, and SIGTERM ends every process before the server exits.
+//
+// Spec: README HTTP: "yieldshell --http ADDR serves the same tools over the MCP streamable HTTP transport" with a bearer token.
 func TestHTTP(t *testing.T) {
 	statSources()
 	h := startHTTP(t, t.Context())
@@ -310,6 +314,8 @@ func BenchmarkExecTransports(b *testing.B) {
 // TestCancelledCallKeepsProcess: at every protocol version, cancelling a
 // blocking exec from the Go client leaves the process running and the
 // server answering.
+//
+// Spec: DESIGN go-sdk facts: "the conformance suite runs on both" protocol versions; a cancelled call leaves the process running.
 func TestCancelledCallKeepsProcess(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		ctx, cancel := context.WithCancel(t.Context())
