@@ -31,24 +31,17 @@ func connectInProcess(ctx context.Context, srv *mcp.Server) (*mcp.ClientSession,
 	return cs, func() { _ = cs.Close(); _ = ss.Close() }, nil
 }
 
-// callCmd is `yieldshell call TOOL [JSON]`, served by an app of its own.
-func callCmd(ctx context.Context, c *cli, args []string) int {
-	a, code := c.loadApp(oneCall)
-	if a == nil {
-		return code
+// inProcess makes fn (call or tools) a subcommand that serves it from an
+// app of its own.
+func inProcess(fn func(context.Context, *mcp.Server, []string, io.Writer, io.Writer) int) func(context.Context, *cli, []string) int {
+	return func(ctx context.Context, c *cli, args []string) int {
+		a, code := c.loadApp(oneCall)
+		if a == nil {
+			return code
+		}
+		defer a.shutdown()
+		return fn(ctx, a.srv, args, c.stdout, c.stderr)
 	}
-	defer a.shutdown()
-	return callTool(ctx, a.srv, args, c.stdout, c.stderr)
-}
-
-// toolsCmd is `yieldshell tools [--json]`.
-func toolsCmd(ctx context.Context, c *cli, args []string) int {
-	a, code := c.loadApp(oneCall)
-	if a == nil {
-		return code
-	}
-	defer a.shutdown()
-	return listTools(ctx, a.srv, args, c.stdout, c.stderr)
 }
 
 // callTool runs `yieldshell call TOOL [JSON]`: one tool call, its answer on

@@ -79,8 +79,8 @@ type cli struct {
 // commands are the subcommands by name; "" serves MCP.
 var commands = map[string]func(ctx context.Context, c *cli, args []string) int{
 	"":       serveCmd,
-	"call":   callCmd,
-	"tools":  toolsCmd,
+	"call":   inProcess(callTool),
+	"tools":  inProcess(listTools),
 	"server": serverCmd,
 	"ps":     psCmd,
 	"logs":   logsCmd,
