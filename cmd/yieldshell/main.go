@@ -108,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := fs.Arg(0)
 	cmd, ok := commands[name]
-	if !ok {
+	if !ok || name == "" && fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", name)
 		usage(stderr)
 		return 2
@@ -147,20 +147,24 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 	if c.persist && c.httpAddr == "" {
 		return bridgeCmd(ctx, c)
 	}
+	cfg, code, err := c.config()
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return code
+	}
 	var hc *httpConfig
 	if c.httpAddr != "" {
-		var err error
 		if hc, err = loadHTTPConfig(c.httpAddr, c.tokenFile, c.getenv); err != nil {
 			fmt.Fprintln(c.stderr, "yieldshell:", err)
 			return 2
 		}
 	}
-	a, code := c.loadApp(longRunning)
-	if a == nil {
-		return code
+	a, err := c.newApp(cfg, longRunning)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return 1
 	}
 	defer a.shutdown()
-	var err error
 	if hc != nil {
 		err = serveHTTP(ctx, a, hc, c.stderr)
 	} else {
