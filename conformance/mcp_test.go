@@ -351,3 +351,40 @@ func TestCancelledCallKeepsProcess(t *testing.T) {
 		}
 	})
 }
+
+// TestBadLinesKeepTheServer: a line that is not JSON, not JSON-RPC, or over
+// 16 MiB gets its JSON-RPC error; the server goes on serving, and the
+// process it runs goes on running.
+//
+// Spec: DESIGN Errors: "Protocol errors are for malformed requests only" —
+// a malformed line is answered, and ends nothing.
+func TestBadLinesKeepTheServer(t *testing.T) {
+	w := startWire(t)
+	w.callTool(2, "exec", map[string]any{"command": "echo up; exec sleep 60", "side_effects": []string{"NONE"}, "yield_ms": 0}, "")
+	id := w.answer(2)["process_id"]
+	for i, tc := range []struct {
+		line string
+		code float64
+	}{
+		{"garbage", -32700},
+		{"[]", -32600},
+		{"{}", -32600},
+		{`{"jsonrpc":"1.0","id":3,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600},
+		{"\xff", -32700},
+		{`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"pad":"` + strings.Repeat("x", 17<<20) + `"}}`, -32600},
+	} {
+		w.send(tc.line)
+		e := w.next(func(m map[string]any) bool { return m["error"] != nil })
+		if code := e["error"].(map[string]any)["code"]; code != tc.code {
+			t.Errorf("%.40q: error %v, want code %v", tc.line, e, tc.code)
+		}
+		ping := 100 + i
+		w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, ping))
+		w.next(func(m map[string]any) bool { return m["id"] == float64(ping) })
+	}
+	w.callTool(200, "read", map[string]any{"process_id": id}, "")
+	if r := w.answer(200); r["status"] != "running" {
+		t.Errorf("the process after the bad lines: %v", r)
+	}
+}

@@ -15,17 +15,18 @@ import (
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
-		"pty":                   {},
-		"screen":                {},
-		"policy":                {},
-		"prompt":                {"screen"},
-		"session":               {"pty", "screen", "prompt", "policy"},
-		"tools":                 {"session", "policy", "tools/shellyeah", "tools/mcptool"},
-		"tools/shellyeah":       {"session", "policy", "tools/mcptool"},
-		"tools/mcptool":         {},
-		"conformance":           {},
-		"cmd/yieldshell/daemon": {"session", "policy"},
-		"cmd/yieldshell":        {"cmd/yieldshell/daemon", "tools", "session", "pty", "policy"},
+		"pty":                    {},
+		"screen":                 {},
+		"policy":                 {},
+		"prompt":                 {"screen"},
+		"session":                {"pty", "screen", "prompt", "policy"},
+		"tools":                  {"session", "policy", "tools/shellyeah", "tools/mcptool"},
+		"tools/shellyeah":        {"session", "policy", "tools/mcptool"},
+		"tools/mcptool":          {},
+		"conformance":            {},
+		"cmd/yieldshell/daemon":  {"session", "policy", "cmd/yieldshell/linerpc"},
+		"cmd/yieldshell/linerpc": {},
+		"cmd/yieldshell":         {"cmd/yieldshell/daemon", "cmd/yieldshell/linerpc", "tools", "session", "pty", "policy"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

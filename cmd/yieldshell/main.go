@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
+	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/session"
@@ -182,13 +183,18 @@ func serveStdio(ctx context.Context, a *app, c *cli) error {
 		// A person started it by hand: say what it is waiting for.
 		fmt.Fprintln(c.stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
 	}
-	err := a.srv.Run(ctx, &mcp.StdioTransport{})
+	err := a.srv.Run(ctx, &linerpc.Transport{Reader: c.stdin, Writer: nopCloser{c.stdout}})
 	a.log.Debug("transport closed; shutting down", "error", err)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
+
+// nopCloser leaves stdout open when the transport closes.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // role says what an app is for.
 type role int

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
 	"github.com/yieldshell/yieldshell/session"
 )
 
@@ -265,7 +266,7 @@ func (s *Server) answer(c net.Conn, h Hello, err error) Welcome {
 // serveMCP runs one MCP session over c until either side closes it.
 func (s *Server) serveMCP(ctx context.Context, c *net.UnixConn, br *bufio.Reader) {
 	conn := &Conn{c: c, r: br}
-	ss, err := s.MCP.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	ss, err := s.MCP.Connect(ctx, &linerpc.Transport{Reader: conn, Writer: conn}, nil)
 	if err != nil {
 		s.Log.Warn("starting an MCP session", "error", err)
 		return
