@@ -265,6 +265,10 @@ func TestHTTP(t *testing.T) {
 	defer cs.Close()
 	s := &server{t: t, cs: cs}
 	s.exec("echo over http", nil).mustStatus(t, "completed")
+	// The server's own credential does not reach the commands.
+	if r := s.exec(`echo "${YIELDSHELL_HTTP_TOKEN:-unset}"`, nil); r.str("stdout") != "unset\n" {
+		t.Errorf("a command sees YIELDSHELL_HTTP_TOKEN: %q", r.str("stdout"))
+	}
 	if r := s.call("ps", nil); !strings.Contains(r.text, "echo over http") {
 		t.Errorf("ps over http: %s", r.text)
 	}

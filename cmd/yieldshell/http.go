@@ -80,7 +80,7 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	}
 	switch {
 	case tokenFile != "":
-		b, err := os.ReadFile(tokenFile)
+		b, err := readPrivate(tokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading the bearer token: %w", err)
 		}
@@ -99,6 +99,24 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 		return nil, errors.New("the bearer token is too short: use at least 16 characters (e.g. openssl rand -hex 32)")
 	}
 	return hc, nil
+}
+
+// readPrivate reads a file that only its owner may read: a token others
+// can read is no secret.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%s has mode %#o: others can read it; chmod 600 %s", path, perm, path)
+	}
+	return io.ReadAll(f)
 }
 
 // positiveInt reads a variable holding a number above zero (blank: def).

@@ -27,6 +27,10 @@ func TestLoadHTTPConfig(t *testing.T) {
 	if err := os.WriteFile(file, []byte("from-the-file-0123456789\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	readable := filepath.Join(dir, "readable")
+	if err := os.WriteFile(readable, []byte("from-the-file-0123456789\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	empty := filepath.Join(dir, "empty")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -48,6 +52,7 @@ func TestLoadHTTPConfig(t *testing.T) {
 		{addr: "0.0.0.0:9", file: file, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
 		{addr: "0.0.0.0:9", env: map[string]string{tokenFileEnv: file, tokenEnv: "ignored-env-token-0123"}, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
 		{addr: "9", file: empty, wantErr: "is empty"},
+		{addr: "9", file: readable, wantErr: "others can read it"},
 		{addr: "9", file: filepath.Join(dir, "missing"), wantErr: "reading the bearer token"},
 		{addr: "9", env: map[string]string{tokenEnv: "short"}, wantErr: "too short"},
 		{addr: "a:b:c", wantErr: "invalid --http address"},

@@ -159,6 +159,10 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 			fmt.Fprintln(c.stderr, "yieldshell:", err)
 			return 2
 		}
+		// The token is the server's credential, not the commands': they
+		// start from this environment.
+		_ = os.Unsetenv(tokenEnv)
+		_ = os.Unsetenv(tokenFileEnv)
 	}
 	a, err := c.newApp(cfg, longRunning)
 	if err != nil {
