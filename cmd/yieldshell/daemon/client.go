@@ -158,9 +158,11 @@ func (cl *Client) spawn() error {
 	if err != nil {
 		return fmt.Errorf("starting the server: %w", err)
 	}
-	// Not waited for: it lives on, and init (or the nearest subreaper)
-	// reaps it once this process has gone.
-	_ = cmd.Process.Release()
+	// Reaped here while this process lives (a bridge can outlive the
+	// server it started, and a dead server left unreaped would look alive
+	// to the next one); by init, or the nearest subreaper, after. The
+	// goroutine ends when the server does.
+	go func() { _ = cmd.Wait() }()
 	_ = pr.SetReadDeadline(time.Now().Add(cmp.Or(cl.StartTimeout, 30*time.Second)))
 	msg, _ := io.ReadAll(pr)
 	if s := strings.TrimSpace(string(msg)); s != "ok" {
