@@ -26,8 +26,8 @@ var ErrNotRunning = errors.New("no yieldshell server is running for this user")
 type Client struct {
 	Dir     string // the runtime directory (see [RuntimeDir])
 	Version string // this binary's version: servers of another are refused or replaced
-	// Settings are this client's configuration (see [Settings]); a server
-	// started with other settings earns a note.
+	// Settings are this client's configuration (see [Settings]);
+	// ConnectOrStart bridges only to a server with the same.
 	Settings map[string]string
 	// Notes gets a line for what the client did on its own (started or
 	// replaced the server) and for differing settings.
@@ -210,8 +210,9 @@ func (cl *Client) versionError(w Welcome) error {
 		w.Version, w.PID, w.Running, w.Clients, cl.Version, w.Version)
 }
 
-// Connect opens a connection that carries MCP to the running server; a
-// server of another version is refused.
+// Connect opens a connection that carries MCP to the running server, for
+// looking at what it runs whatever its settings; a server of another
+// version is refused.
 func (cl *Client) Connect() (*Conn, error) {
 	c, err := cl.Dial(Hello{Op: OpMCP})
 	if err != nil {
@@ -225,19 +226,26 @@ func (cl *Client) Connect() (*Conn, error) {
 }
 
 func (cl *Client) refusal(w Welcome) error {
-	if w.Version == cl.Version {
-		return fmt.Errorf("connecting to the yieldshell server: %s", w.Error)
+	switch {
+	case w.Version != cl.Version:
+		return cl.versionError(w)
+	case len(w.Differ) > 0:
+		return cl.settingsError(w)
 	}
-	return cl.versionError(w)
+	return fmt.Errorf("connecting to the yieldshell server: %s", w.Error)
 }
 
 // ConnectOrStart is [Client.Connect] that starts the server when none
-// runs, and replaces an idle server of another version; a busy one of
-// another version is refused.
+// runs, and replaces an idle server of another version or other settings
+// (see [Settings]); a busy one is refused, saying what differs.
 func (cl *Client) ConnectOrStart() (*Conn, error) {
 	started, replaced := false, false
 	for {
-		c, err := cl.Dial(Hello{Op: OpMCP})
+		settings := cl.Settings
+		if settings == nil {
+			settings = map[string]string{} // nil would skip the check
+		}
+		c, err := cl.Dial(Hello{Op: OpMCP, Settings: settings})
 		switch {
 		case errors.Is(err, ErrNotRunning) && !started:
 			w, fresh, err := cl.Start()
@@ -252,27 +260,32 @@ func (cl *Client) ConnectOrStart() (*Conn, error) {
 		case err != nil:
 			return nil, err
 		case c.Welcome.OK:
-			cl.noteSettings(c.Welcome)
 			return c, nil
 		}
 		c.Close()
 		w := c.Welcome
-		if w.Version == cl.Version || replaced || w.Running > 0 || w.Clients > 0 {
-			return nil, cl.refusal(w)
+		refusal := cl.refusal(w)
+		if w.Version == cl.Version && len(w.Differ) == 0 {
+			return nil, refusal // neither version nor settings: nothing to replace
 		}
-		fmt.Fprintf(cl.Notes, "yieldshell: replacing the idle persistent server of version %s (pid %d) with version %s\n", w.Version, w.PID, cl.Version)
+		if replaced || w.Running > 0 || w.Clients > 0 {
+			return nil, refusal
+		}
+		fmt.Fprintf(cl.Notes, "yieldshell: replacing the idle persistent server (pid %d, version %s) with one of this client's version and settings\n", w.PID, w.Version)
 		if _, err := cl.StopIfIdle(30 * time.Second); err != nil {
-			return nil, fmt.Errorf("%w (%w)", cl.versionError(w), err)
+			return nil, fmt.Errorf("%w (%w)", refusal, err)
 		}
 		replaced, started = true, false
 	}
 }
 
-func (cl *Client) noteSettings(w Welcome) {
-	if diff := settingsDiffer(cl.Settings, w.Settings); len(diff) > 0 {
-		fmt.Fprintf(cl.Notes, "yieldshell: the persistent server (pid %d) runs with the settings of the client that started it, which differ from this one's in %s; "+
-			"to apply these, end it and everything it runs with `yieldshell server stop` and restart this client\n", w.PID, strings.Join(diff, ", "))
-	}
+// settingsError is the refusal to bridge to a server whose settings differ
+// from this client's: its policy may be looser than the one the client was
+// configured with, and a bridge never fails open.
+func (cl *Client) settingsError(w Welcome) error {
+	return fmt.Errorf("the yieldshell server running for this user (pid %d, %d running processes, %d clients) was started with other settings than this client's: %s differ, and its commands would run under its rules, not this client's. "+
+		"Give this client the same settings, or end that server and everything it runs with `yieldshell server stop` and restart the client",
+		w.PID, w.Running, w.Clients, strings.Join(w.Differ, ", "))
 }
 
 // Bridge copies MCP bytes between a stdio client and c until the server

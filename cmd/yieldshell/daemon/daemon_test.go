@@ -292,3 +292,43 @@ func newTestServer(t *testing.T, version string) (string, *Server) {
 	t.Cleanup(shutdown)
 	return dir, &Server{MCP: srv, Manager: mgr, Log: log, Dir: dir, Version: version, Shutdown: shutdown}
 }
+
+// TestBridgeRefusesOtherSettings: a bridge whose settings differ from a
+// busy server's is refused, naming what differs and the way on, instead of
+// running its commands under the server's (perhaps looser) policy; one with
+// the same settings, and ps-like connections without any, are served.
+func TestBridgeRefusesOtherSettings(t *testing.T) {
+	dir, s := newTestServer(t, "1")
+	s.Settings = map[string]string{"YIELDSHELL_ALLOWED_CWDS": "aaaa"}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, pw) }()
+	t.Cleanup(func() { cancel(); <-served })
+	if ready, _ := io.ReadAll(pr); string(ready) != "ok\n" {
+		t.Fatalf("ready: %q", ready)
+	}
+	// A person's ps: no settings, no check; it also makes the server busy.
+	viewer, err := (&Client{Dir: dir, Version: "1", Notes: io.Discard}).Connect()
+	if err != nil {
+		t.Fatalf("a connection without settings: %v", err)
+	}
+	defer viewer.Close()
+
+	stricter := &Client{Dir: dir, Version: "1", Notes: io.Discard, Settings: map[string]string{"YIELDSHELL_ALLOWED_CWDS": "bbbb"}}
+	if c, err := stricter.ConnectOrStart(); err == nil {
+		c.Close()
+		t.Error("a bridge with other settings was connected")
+	} else if !strings.Contains(err.Error(), "YIELDSHELL_ALLOWED_CWDS") || !strings.Contains(err.Error(), "yieldshell server stop") {
+		t.Errorf("the refusal does not say what differs and what to do: %v", err)
+	}
+	same := &Client{Dir: dir, Version: "1", Notes: io.Discard, Settings: s.Settings}
+	c, err := same.ConnectOrStart()
+	if err != nil {
+		t.Fatalf("a bridge with the same settings: %v", err)
+	}
+	c.Close()
+}

@@ -44,6 +44,10 @@ type Hello struct {
 	Version string `json:"version"`
 	Op      string `json:"op"`                // OpMCP, OpStatus or OpStop
 	IfIdle  bool   `json:"if_idle,omitempty"` // stop: only if nothing runs and no client is connected
+	// Settings are a bridge's configuration (see [Settings]): its mcp
+	// hello is refused when they differ from the server's. Without them
+	// (ps, logs, attach) no check is made.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Welcome is the server's answer to a [Hello]. A refused hello also gets
@@ -57,9 +61,9 @@ type Welcome struct {
 	Running int       `json:"running"` // running processes
 	Clients int       `json:"clients"` // connected MCP clients, the asker excluded
 	Log     string    `json:"log"`
-	// Settings are the server's configuration (see [Settings]), with an
-	// accepted mcp hello.
-	Settings map[string]string `json:"settings,omitempty"`
+	// Differ names the settings (see [Settings]) in which an mcp hello
+	// differed from the server's, when that was why it was refused.
+	Differ []string `json:"differ,omitempty"`
 }
 
 // LoadIdle reads [IdleEnv] (0: never exit by itself).

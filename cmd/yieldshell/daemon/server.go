@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -254,8 +255,13 @@ func (s *Server) answer(c net.Conn, h Hello, err error) Welcome {
 		s.held = append(s.held, c)
 	case h.Op == OpMCP && h.Version != w.Version:
 		w.Error = fmt.Sprintf("version mismatch: the server is %s, the client %s", w.Version, h.Version)
+	case h.Op == OpMCP && h.Settings != nil && len(settingsDiffer(h.Settings, s.Settings)) > 0:
+		// The client's policy may be stricter than the one its commands
+		// would run under here: never fail open.
+		w.Differ = settingsDiffer(h.Settings, s.Settings)
+		w.Error = "settings differ: " + strings.Join(w.Differ, ", ")
 	case h.Op == OpMCP:
-		w.OK, w.Settings = true, s.Settings
+		w.OK = true
 		s.clients[c] = struct{}{}
 	default:
 		w.Error = fmt.Sprintf("unknown operation %q", h.Op)
