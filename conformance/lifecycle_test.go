@@ -339,17 +339,10 @@ func TestNoResourceGrowth(t *testing.T) {
 // cpuTicks returns a process's utime+stime in clock ticks.
 func cpuTicks(t *testing.T, pid int) int {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	// fields after the command: state(3) ... utime(14) stime(15)
-	utime, err1 := strconv.Atoi(f[11])
-	stime, err2 := strconv.Atoi(f[12])
+	utime, err1 := strconv.Atoi(statField(t, pid, 14))
+	stime, err2 := strconv.Atoi(statField(t, pid, 15))
 	if err1 != nil || err2 != nil {
-		t.Fatalf("/proc/%d/stat: %q", pid, s)
+		t.Fatalf("/proc/%d/stat: utime %v, stime %v", pid, err1, err2)
 	}
 	return utime + stime
 }
@@ -483,4 +476,16 @@ func BenchmarkPsUnderFlood(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(procStatusField(b, cmd.Process.Pid, "VmHWM"))/1024, "peak-rss-MB")
+}
+
+// statField returns field n (1-based, as proc(5) counts) of /proc/pid/stat.
+func statField(t *testing.T, pid, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return f[n-3]
 }

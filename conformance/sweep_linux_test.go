@@ -91,18 +91,6 @@ func waitExited(t *testing.T, pid int) {
 	}
 }
 
-// statField returns field n (1-based, as proc(5) counts) of /proc/pid/stat.
-func statField(t *testing.T, pid, n int) string {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return f[n-3]
-}
-
 // childrenOf lists pid's children.
 func childrenOf(pid int) []string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))

@@ -242,6 +242,22 @@ func TestHandshake(t *testing.T) {
 func TestHelloTimeout(t *testing.T) {
 	dir, s := newTestServer(t, "1")
 	s.HelloTimeout = 50 * time.Millisecond
+	serve(t, s)
+	c, err := net.Dial("unix", filepath.Join(dir, SocketName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var w Welcome
+	if err := json.NewDecoder(c).Decode(&w); err != nil || w.OK || !strings.Contains(w.Error, "hello line") {
+		t.Errorf("welcome to a silent connection: %+v, %v", w, err)
+	}
+}
+
+// serve runs s until the test ends, returning once clients can connect.
+func serve(t *testing.T, s *Server) {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -252,16 +268,6 @@ func TestHelloTimeout(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-served })
 	if ready, _ := io.ReadAll(pr); string(ready) != "ok\n" {
 		t.Fatalf("ready: %q", ready)
-	}
-	c, err := net.Dial("unix", filepath.Join(dir, SocketName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var w Welcome
-	if err := json.NewDecoder(c).Decode(&w); err != nil || w.OK || !strings.Contains(w.Error, "hello line") {
-		t.Errorf("welcome to a silent connection: %+v, %v", w, err)
 	}
 }
 
@@ -300,17 +306,7 @@ func newTestServer(t *testing.T, version string) (string, *Server) {
 func TestBridgeRefusesOtherSettings(t *testing.T) {
 	dir, s := newTestServer(t, "1")
 	s.Settings = map[string]string{"YIELDSHELL_ALLOWED_CWDS": "aaaa"}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, pw) }()
-	t.Cleanup(func() { cancel(); <-served })
-	if ready, _ := io.ReadAll(pr); string(ready) != "ok\n" {
-		t.Fatalf("ready: %q", ready)
-	}
+	serve(t, s)
 	// A person's ps: no settings, no check; it also makes the server busy.
 	viewer, err := (&Client{Dir: dir, Version: "1", Notes: io.Discard}).Connect()
 	if err != nil {
