@@ -120,7 +120,12 @@ func (a *attacher) relay(ctx context.Context, keys chan []byte, streamed chan er
 		select {
 		case err := <-streamed:
 			streamed <- err // for the join in attach
-			return "", nil  // the process ended (stream said so) or an error
+			if ctx.Err() != nil {
+				// The stream stops when ctx does: that is the reason, not
+				// the process.
+				return "interrupted; " + a.id + " keeps running", nil
+			}
+			return "", nil // the process ended (stream said so) or an error
 		case <-ctx.Done():
 			return "interrupted; " + a.id + " keeps running", nil
 		case <-winch:
