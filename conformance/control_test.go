@@ -9,6 +9,7 @@ import (
 	"time"
 )
 
+// Spec: 0.4.0 write: "Write text input to the standard input (stdin) of a running process."
 func TestWriteDrivesAProcess(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {
@@ -36,6 +37,7 @@ func TestWriteDrivesAProcess(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 wait: "If the wait timeout expires, wait returns the current status but does not kill the process."
 func TestWaitDoesNotKill(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		id := s.exec("sleep 30", map[string]any{"yield_ms": 0}).str("process_id")
@@ -51,6 +53,7 @@ func TestWaitDoesNotKill(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 wait: "Block execution until the process exits or the wait timeout expires."
 func TestWaitReturnsForFinished(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		id := s.exec("echo hello", nil).mustStatus(t, "completed").str("process_id")
@@ -64,6 +67,8 @@ func TestWaitReturnsForFinished(t *testing.T) {
 
 // A descendant that keeps the terminal (or the pipes) open after the command
 // exits must not hold exec or wait hostage.
+//
+// Spec: 0.4.0 wait: "If descendant processes keep inherited pipes open after the tracked process exits, the server closes its drain tasks so wait can complete without blocking indefinitely."
 func TestDescendantHoldingOutput(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {
@@ -84,6 +89,7 @@ func TestDescendantHoldingOutput(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Platform Support: "allowing signals (SIGTERM/SIGKILL) to target the entire process group."
 func TestStop(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec("sleep 60 & sleep 60 & wait", map[string]any{"yield_ms": 0})
@@ -107,6 +113,7 @@ func TestStop(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 stop: "signal (string, default: \"SIGTERM\"): OS signal to send" and "force_after_ms ... Grace period before escalating to force kill (SIGKILL)."
 func TestStopSignals(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		id := s.exec("sleep 60", map[string]any{"yield_ms": 0}).str("process_id")
@@ -136,6 +143,7 @@ func TestStopSignals(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 ps: "include_completed ... If false, finished/stopped processes are excluded"; cleanup: "Prune completed or stopped process records".
 func TestPsAndCleanup(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		s.exec("echo one", map[string]any{"name": "first"})
@@ -179,6 +187,8 @@ func TestPsAndCleanup(t *testing.T) {
 
 // When the client goes away (stdin EOF) the server ends every process it
 // started before it exits.
+//
+// Spec: DESIGN Ending: "On stdin EOF or SIGTERM/SIGINT/SIGHUP the server ends every process it started before it exits."
 func TestShutdownOnEOF(t *testing.T) {
 	for _, v := range protocols {
 		t.Run(protoName(v), func(t *testing.T) {
@@ -200,6 +210,7 @@ func TestShutdownOnEOF(t *testing.T) {
 	}
 }
 
+// Spec: DESIGN Errors: "Bad configuration fails at start-up with a message naming the variable, the bad value and the valid ones."
 func TestStartup(t *testing.T) {
 	out, err := runBin(t, nil, "--help")
 	if err != nil {

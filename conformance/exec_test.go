@@ -8,6 +8,7 @@ import (
 	"time"
 )
 
+// Spec: 0.4.0 Output Statuses: "completed: Process finished within yield_ms. Returns exit code, stdout, and stderr."
 func TestExecCompletes(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec("echo hello", nil).mustStatus(t, "completed")
@@ -35,6 +36,7 @@ func TestExecCompletes(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN Errors: "A non-zero exit code is data."
 func TestExecExitCodeIsData(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tc := range []struct {
@@ -63,6 +65,7 @@ func TestExecExitCodeIsData(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN PTY mode: "stdin/stdout/stderr are the terminal, so output arrives merged in stdout (stderr is \"\")".
 func TestExecPTYIsDefault(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec(`test -t 0 && test -t 1 && test -t 2 && echo tty; stty size; echo "$TERM"; echo err >&2`, nil).mustStatus(t, "completed")
@@ -79,6 +82,7 @@ func TestExecPTYIsDefault(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN PTY mode: "Pipe mode keeps the spec's split stdout/stderr with plain pipes".
 func TestExecPipeModeSplitsStreams(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec("test -t 1 || echo notty; echo err >&2", map[string]any{"tty": false}).mustStatus(t, "completed")
@@ -88,6 +92,7 @@ func TestExecPipeModeSplitsStreams(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN PTY mode: "the log is the cleaned text (escape sequences removed, CR and backspace redraws resolved to what a person saw, CRLF -> LF ...)".
 func TestExecCleansTerminalOutput(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tc := range []struct{ cmd, want string }{
@@ -105,6 +110,7 @@ func TestExecCleansTerminalOutput(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN Output to stdout is the transport: every answer is a JSON-RPC message, so output that is not UTF-8 must still make valid JSON.
 func TestExecInvalidUTF8StaysValidJSON(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {
@@ -117,6 +123,7 @@ func TestExecInvalidUTF8StaysValidJSON(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Output Statuses: "backgrounded: Process auto-yielded. Returns process_id, pid, a snapshot of initial stdout/stderr, duration_ms, truncated, and a message".
 func TestExecBackgrounds(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		start := time.Now()
@@ -143,6 +150,7 @@ func TestExecBackgrounds(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0: "keeping normal foreground semantics for fast commands, then automatically promoting long-running commands ... after a brief delay (yield_ms)".
 func TestExecReturnsAtExitNotAtYield(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		start := time.Now()
@@ -153,6 +161,7 @@ func TestExecReturnsAtExitNotAtYield(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 exec: "timeout_ms ... Total execution runtime limit in milliseconds. Process is killed if it runs longer than this."
 func TestExecTimeout(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec("sleep 30", map[string]any{"yield_ms": 10000, "timeout_ms": 200}).mustStatus(t, "timed_out")
@@ -172,6 +181,7 @@ func TestExecTimeout(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 exec: "stdin ... Initial text input written to standard input immediately after spawning" and "env ... Additive environment variable overlay."
 func TestExecStdinAndEnv(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec(`read line; echo "got $line"`, map[string]any{"stdin": "hi\n"}).mustStatus(t, "completed")
@@ -189,6 +199,7 @@ func TestExecStdinAndEnv(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 exec: "cwd ... Defaults to YIELDSHELL_DEFAULT_CWD"; Output Statuses: "failed_to_start: Command could not be spawned (e.g., bad directory ...)".
 func TestExecCwd(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -217,6 +228,7 @@ func TestExecCwd(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Side-Effects Guide: "The server rejects the call with failed_to_start if any declared category is blocked."
 func TestExecSideEffects(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "marker")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -255,12 +267,14 @@ func TestExecSideEffects(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Configuration: "Set to , (or any value that resolves to no entries) to clear the default blocklist."
 func TestExecBlocklistFromEnv(t *testing.T) {
 	forEachProtocol(t, []string{"MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,"}, func(t *testing.T, s *server) {
 		s.exec("true", map[string]any{"side_effects": []string{"RUNS_INLINE_CODE"}}).mustStatus(t, "completed")
 	})
 }
 
+// Spec: 0.4.0 Configuration: YIELDSHELL_MAX_PROCESSES "Completed, stopped, timed-out, and failed processes do not count against this limit."
 func TestExecMaxProcesses(t *testing.T) {
 	forEachProtocol(t, []string{"YIELDSHELL_MAX_PROCESSES=2"}, func(t *testing.T, s *server) {
 		for range 3 {
@@ -275,6 +289,7 @@ func TestExecMaxProcesses(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Configuration: YIELDSHELL_DENY_COMMAND_REGEX "Commands matching this pattern are blocked before starting"; ALLOW: "only commands matching this pattern are permitted."
 func TestExecCommandRegexes(t *testing.T) {
 	forEachProtocol(t, []string{`YIELDSHELL_DENY_COMMAND_REGEX=rm\s`, `YIELDSHELL_ALLOW_COMMAND_REGEX=^(echo|rm)\s`}, func(t *testing.T, s *server) {
 		s.exec("rm -rf /nonexistent-ys", nil).mustStatus(t, "failed_to_start")
@@ -283,6 +298,7 @@ func TestExecCommandRegexes(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Configuration: YIELDSHELL_MAX_OUTPUT_BYTES "The default and maximum capacity of the ring buffers for stdout/stderr."
 func TestExecOutputCap(t *testing.T) {
 	forEachProtocol(t, []string{"YIELDSHELL_MAX_OUTPUT_BYTES=100"}, func(t *testing.T, s *server) {
 		r := s.exec(helper("bytes", "500"), nil).mustStatus(t, "completed")
@@ -295,6 +311,7 @@ func TestExecOutputCap(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Configuration: YIELDSHELL_REDACT_ENV_REGEX "Their values are redacted in stdout/stderr outputs."
 func TestRedaction(t *testing.T) {
 	const secret = "supersecret-value-123"
 	const overlay = "overlay-secret-456"
@@ -323,6 +340,7 @@ func TestRedaction(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN Errors: "Protocol errors are for malformed requests only."
 func TestMalformedArguments(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, args := range []map[string]any{
@@ -343,6 +361,7 @@ func TestMalformedArguments(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN One process, followed through: cwd is checked with "symlinks resolved, compared per path component, never as a string prefix".
 func TestExecAllowedRoots(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "work")

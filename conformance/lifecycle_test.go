@@ -147,6 +147,8 @@ func survivors(pids []int) []int {
 
 // TestNoSurvivors ends each shape of process tree by each end path and
 // checks that nothing of the tree is left.
+//
+// Spec: DESIGN Ending: "stop and timeout signal the whole group, escalate to SIGKILL after the grace, and also reach descendants that left the group".
 func TestNoSurvivors(t *testing.T) {
 	for _, shape := range treeShapes {
 		for _, path := range endPaths {
@@ -196,6 +198,8 @@ func TestNoSurvivors(t *testing.T) {
 // TestServerSIGKILL: a server killed outright cannot clean up. Its direct
 // children die with it (parent-death signal, terminal hang-up); a
 // descendant that escaped is ended by the next server's start-up sweep.
+//
+// Spec: DESIGN Reaping: "A setsid grandchild survives the group kill and the PTY hang-up: find it by an environment tag or session id."
 func TestServerSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	killPidsAtCleanup(t, dir)
@@ -280,6 +284,8 @@ func openFDs(t *testing.T, pid int) int {
 
 // TestNoResourceGrowth: finished commands must not leave descriptors or
 // threads behind in the server.
+//
+// Spec: DESIGN One process, followed through: goroutines are "owned by the Process and stopped/joined by it; nothing is fire-and-forget."
 func TestNoResourceGrowth(t *testing.T) {
 	t.Parallel() // it watches its own server only
 	s := start(t, lifecycleVersion)
@@ -302,13 +308,10 @@ func TestNoResourceGrowth(t *testing.T) {
 	// A descriptor of the last command may still be on its way to being
 	// closed as its answer is sent.
 	var fdsAfter int
-	deadline := time.Now().Add(5 * time.Second)
-	for pause := time.Millisecond; ; pause = min(pause*2, 50*time.Millisecond) {
-		if fdsAfter = openFDs(t, pid); fdsAfter <= fds+3 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(pause) // polling interval of a condition wait, not synchronisation
-	}
+	waitUntil(5*time.Second, func() bool {
+		fdsAfter = openFDs(t, pid)
+		return fdsAfter <= fds+3
+	})
 	threadsAfter := procStatusField(t, pid, "Threads")
 	t.Logf("after %d execs: open fds %d -> %d, threads %d -> %d", n, fds, fdsAfter, threads, threadsAfter)
 	if fdsAfter > fds+3 {
@@ -336,23 +339,18 @@ func TestNoResourceGrowth(t *testing.T) {
 // cpuTicks returns a process's utime+stime in clock ticks.
 func cpuTicks(t *testing.T, pid int) int {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	// fields after the command: state(3) ... utime(14) stime(15)
-	utime, err1 := strconv.Atoi(f[11])
-	stime, err2 := strconv.Atoi(f[12])
+	utime, err1 := strconv.Atoi(statField(t, pid, 14))
+	stime, err2 := strconv.Atoi(statField(t, pid, 15))
 	if err1 != nil || err2 != nil {
-		t.Fatalf("/proc/%d/stat: %q", pid, s)
+		t.Fatalf("/proc/%d/stat: utime %v, stime %v", pid, err1, err2)
 	}
 	return utime + stime
 }
 
 // TestIdleServerUsesNoCPU: a server watching quiet processes must sleep,
 // not poll.
+//
+// Spec: DESIGN One process, followed through: "Every state change ... wakes waiters through channels or a condition — no polling loops, no sleeps."
 func TestIdleServerUsesNoCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 10 s measurement")
@@ -478,4 +476,16 @@ func BenchmarkPsUnderFlood(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(procStatusField(b, cmd.Process.Pid, "VmHWM"))/1024, "peak-rss-MB")
+}
+
+// statField returns field n (1-based, as proc(5) counts) of /proc/pid/stat.
+func statField(t *testing.T, pid, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return f[n-3]
 }

@@ -15,6 +15,8 @@ const devURL = "http://localhost:5173/"
 
 // Names are handles in every tool, compared the same way everywhere, and a
 // second start under a running name is refused with the running one's id.
+//
+// Spec: DESIGN Names: "any tool that takes a process_id also takes a name; starting a second live process under a running name is refused with the existing id".
 func TestNamesAreHandles(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		first := s.exec(helper("devserver", "0", devURL), map[string]any{"name": "Web App", "yield_ms": 0}).mustStatus(t, "backgrounded")
@@ -52,6 +54,8 @@ func TestNamesAreHandles(t *testing.T) {
 
 // exec wait_for answers as soon as the dev server prints its URL, with the
 // URL listed; output of the first milliseconds counts.
+//
+// Spec: shell-yeah start_shell_with_verification: "verification_pattern ... Optional regex pattern to match in stdout/stderr to verify successful startup."
 func TestWaitForVerifiesStart(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, delay := range []string{"0", "300"} {
@@ -109,6 +113,8 @@ func printedAt(t *testing.T, line string) time.Time {
 
 // A crashing server is restarted with back-off until it stays up; the
 // history is in ps; stop ends it for good and restart starts it again.
+//
+// Spec: shell-yeah: "max_retries ... Optional maximum number of restart attempts for a crashed process" and "restart_shell: Restarts a specific process."
 func TestCrashRestartsAndRestart(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		counter := filepath.Join(t.TempDir(), "runs")
@@ -178,6 +184,8 @@ func TestCrashRestartsAndRestart(t *testing.T) {
 }
 
 // stop all ends every running process at once and reports each.
+//
+// Spec: shell-yeah: "stop_all_shelles: Attempts to stop all managed processes."
 func TestStopAll(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		var ids []string
@@ -220,6 +228,8 @@ func TestStopAll(t *testing.T) {
 
 // Finished records expire on their own; a purged name is unknown, never an
 // invented status.
+//
+// Spec: shell-yeah Features: "Automatic Purging: Stopped processes are automatically purged from the process list".
 func TestPurgeExpiresRecords(t *testing.T) {
 	forEachProtocol(t, []string{"YIELDSHELL_PURGE_AFTER_MS=100"}, func(t *testing.T, s *server) {
 		s.exec("echo done", map[string]any{"name": "short"}).mustStatus(t, "completed")
@@ -234,6 +244,8 @@ func TestPurgeExpiresRecords(t *testing.T) {
 }
 
 // ps carries the server's own health.
+//
+// Spec: shell-yeah: "health_check: Provides a status summary of the process manager itself."
 func TestHealthInPs(t *testing.T) {
 	forEachProtocol(t, []string{"YIELDSHELL_MAX_PROCESSES=7"}, func(t *testing.T, s *server) {
 		s.exec("sleep 30", map[string]any{"yield_ms": 0})
@@ -249,6 +261,8 @@ func TestHealthInPs(t *testing.T) {
 
 // With YIELDSHELL_LOG_DIR, the clean log is also on disk, readable only by
 // the user, and answers say where and how to follow it.
+//
+// Spec: shell-yeah: responses carry "log_file_path" and "tail_command" for following a process's log.
 func TestLogsOnDisk(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir, "YS_SECRET_TOKEN=hunter2hunter2"}, func(t *testing.T, s *server) {

@@ -237,18 +237,25 @@ func (r result) mustStatus(t *testing.T, want string) result {
 	return r
 }
 
-// eventually calls f until it reports true, failing after the deadline.
-// Each call is a full round-trip to the server; the pause between calls
-// only keeps the loop from spinning.
+// eventually calls f until it reports true, failing after within.
 func eventually(t *testing.T, within time.Duration, what string, f func() bool) {
 	t.Helper()
+	if !waitUntil(within, f) {
+		t.Fatalf("timed out after %v waiting for %s", within, what)
+	}
+}
+
+// waitUntil calls f until it reports true or within has passed, and says
+// which. Each call is a full round-trip to the server or /proc; the pause
+// between calls only keeps the loop from spinning.
+func waitUntil(within time.Duration, f func() bool) bool {
 	deadline := time.Now().Add(within)
 	for pause := time.Millisecond; ; pause = min(pause*2, 50*time.Millisecond) {
 		if f() {
-			return
+			return true
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", within, what)
+			return false
 		}
 		time.Sleep(pause) // polling interval of a condition wait, not synchronisation
 	}

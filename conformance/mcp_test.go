@@ -133,6 +133,8 @@ func (w *wire) progress(token string) map[string]any {
 // (go-sdk v1.8.0 still answers a cancelled request, which shows when the
 // handler returned) and the process carries on; progress arrives while the
 // call blocks, with the newest output line.
+//
+// Spec: DESIGN go-sdk facts: "A cancelled call still gets a response; the handler's ctx is cancelled." (the process is not the request's to end).
 func TestCancelLeavesProcessRunning(t *testing.T) {
 	w := startWire(t)
 	w.callTool(2, "exec", map[string]any{"command": "echo started; exec sleep 60", "side_effects": []string{"NONE"},
@@ -238,6 +240,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHTTP drives the binary over streamable HTTP: the token is required,
 // exec round-trips, and SIGTERM ends every process before the server exits.
+//
+// Spec: README HTTP: "yieldshell --http ADDR serves the same tools over the MCP streamable HTTP transport" with a bearer token.
 func TestHTTP(t *testing.T) {
 	statSources()
 	h := startHTTP(t, t.Context())
@@ -261,6 +265,10 @@ func TestHTTP(t *testing.T) {
 	defer cs.Close()
 	s := &server{t: t, cs: cs}
 	s.exec("echo over http", nil).mustStatus(t, "completed")
+	// The server's own credential does not reach the commands.
+	if r := s.exec(`echo "${YIELDSHELL_HTTP_TOKEN:-unset}"`, nil); r.str("stdout") != "unset\n" {
+		t.Errorf("a command sees YIELDSHELL_HTTP_TOKEN: %q", r.str("stdout"))
+	}
 	if r := s.call("ps", nil); !strings.Contains(r.text, "echo over http") {
 		t.Errorf("ps over http: %s", r.text)
 	}
@@ -310,6 +318,8 @@ func BenchmarkExecTransports(b *testing.B) {
 // TestCancelledCallKeepsProcess: at every protocol version, cancelling a
 // blocking exec from the Go client leaves the process running and the
 // server answering.
+//
+// Spec: DESIGN go-sdk facts: "the conformance suite runs on both" protocol versions; a cancelled call leaves the process running.
 func TestCancelledCallKeepsProcess(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -344,4 +354,41 @@ func TestCancelledCallKeepsProcess(t *testing.T) {
 			t.Errorf("after the cancel the process is %q, want running", r.str("status"))
 		}
 	})
+}
+
+// TestBadLinesKeepTheServer: a line that is not JSON, not JSON-RPC, or over
+// 16 MiB gets its JSON-RPC error; the server goes on serving, and the
+// process it runs goes on running.
+//
+// Spec: DESIGN Errors: "Protocol errors are for malformed requests only" —
+// a malformed line is answered, and ends nothing.
+func TestBadLinesKeepTheServer(t *testing.T) {
+	w := startWire(t)
+	w.callTool(2, "exec", map[string]any{"command": "echo up; exec sleep 60", "side_effects": []string{"NONE"}, "yield_ms": 0}, "")
+	id := w.answer(2)["process_id"]
+	for i, tc := range []struct {
+		line string
+		code float64
+	}{
+		{"garbage", -32700},
+		{"[]", -32600},
+		{"{}", -32600},
+		{`{"jsonrpc":"1.0","id":3,"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, -32600},
+		{"\xff", -32700},
+		{`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"pad":"` + strings.Repeat("x", 17<<20) + `"}}`, -32600},
+	} {
+		w.send(tc.line)
+		e := w.next(func(m map[string]any) bool { return m["error"] != nil })
+		if code := e["error"].(map[string]any)["code"]; code != tc.code {
+			t.Errorf("%.40q: error %v, want code %v", tc.line, e, tc.code)
+		}
+		ping := 100 + i
+		w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, ping))
+		w.next(func(m map[string]any) bool { return m["id"] == float64(ping) })
+	}
+	w.callTool(200, "read", map[string]any{"process_id": id}, "")
+	if r := w.answer(200); r["status"] != "running" {
+		t.Errorf("the process after the bad lines: %v", r)
+	}
 }

@@ -74,6 +74,7 @@ func killBridge(t *testing.T, s *server) {
 	eventually(t, 10*time.Second, "the bridge to exit", func() bool { return !alive(s.cmd.Process.Pid) })
 }
 
+// Spec: shell-yeah Key Capabilities: "Shells persist and can be checked or controlled in future chats."
 func TestPersistSurvivesClientRestart(t *testing.T) {
 	env := persistRuntime(t)
 	first := start(t, "2025-06-18", env...)
@@ -120,6 +121,7 @@ func TestPersistSurvivesClientRestart(t *testing.T) {
 	}
 }
 
+// Spec: README Persistent sessions: one persistent server per user, shared by every client that bridges to it.
 func TestPersistTwoBridgesAtOnce(t *testing.T) {
 	env := persistRuntime(t)
 	// Both start while no server runs: exactly one server must result.
@@ -149,6 +151,7 @@ func TestPersistTwoBridgesAtOnce(t *testing.T) {
 	a.readUntil(id, "from-b")
 }
 
+// Spec: README: YIELDSHELL_SERVER_IDLE_MS "The persistent server exits after this long with no running process and no client".
 func TestPersistIdleExit(t *testing.T) {
 	// Long enough that a loaded machine gets the first bridge connected
 	// before the server, idle until then, gives up.
@@ -177,6 +180,7 @@ func TestPersistIdleExit(t *testing.T) {
 	}
 }
 
+// Spec: README: "yieldshell server stop" ends the server "and every process it runs".
 func TestPersistServerStopLeavesNoSurvivors(t *testing.T) {
 	env := persistRuntime(t)
 	dir := t.TempDir()
@@ -210,6 +214,8 @@ func TestPersistServerStopLeavesNoSurvivors(t *testing.T) {
 
 // TestPersistVersionMismatch: a bridge of another version replaces an idle
 // server, and refuses, saying what to do, when the server runs processes.
+//
+// Spec: README Persistent sessions: versions are never mixed; an idle server of another version is replaced.
 func TestPersistVersionMismatch(t *testing.T) {
 	env := persistRuntime(t)
 	other := filepath.Join(t.TempDir(), "yieldshell-other")
@@ -255,6 +261,8 @@ func TestPersistVersionMismatch(t *testing.T) {
 }
 
 // TestPeopleViews: ps and logs show a person what the agent sees.
+//
+// Spec: README: "yieldshell ps", "yieldshell logs ID|NAME [-f]" show a person the persistent server's processes.
 func TestPeopleViews(t *testing.T) {
 	env := persistRuntime(t)
 	s := start(t, "2025-06-18", env...)

@@ -65,6 +65,7 @@ func writeFile(t *testing.T, name, content string) string {
 	return path
 }
 
+// Spec: DESIGN: a long one is promoted "the moment the program sits waiting for input"; Contracts: "waiting_for_input: true, input_kind ..., prompt".
 func TestPromptPythonREPL(t *testing.T) {
 	need(t, "python3")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -93,6 +94,7 @@ func TestPromptPythonREPL(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN Input-wait signals: "the terminal's foreground process blocked reading the terminal (Linux /proc)".
 func TestPromptReadP(t *testing.T) {
 	need(t, "bash")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -108,6 +110,8 @@ func TestPromptReadP(t *testing.T) {
 }
 
 // A password typed at a getpass prompt appears in no answer and no log.
+//
+// Spec: DESIGN Input-wait signals: "echo off meaning a secret"; a secret typed there is redacted like any other.
 func TestPromptPassword(t *testing.T) {
 	need(t, "python3")
 	script := writeFile(t, "login.py", "import getpass\npw = getpass.getpass('Password: ')\nprint('length', len(pw))\n")
@@ -130,6 +134,7 @@ func TestPromptPassword(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN Facts: "readline programs in pselect6 (poll_schedule_timeout)" are seen waiting for input.
 func TestPromptNodeREPL(t *testing.T) {
 	need(t, "node")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -145,6 +150,8 @@ func TestPromptNodeREPL(t *testing.T) {
 }
 
 // A debugging session in pdb: break, continue, print, step, continue.
+//
+// Spec: DESIGN: "REPLs, password prompts, progress bars and full-screen programs behave as they do for a person".
 func TestPromptPdb(t *testing.T) {
 	need(t, "python3")
 	script := writeFile(t, "prog.py", "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n\nprint('total', total([3, 4, 5]))\n")
@@ -168,6 +175,8 @@ func TestPromptPdb(t *testing.T) {
 }
 
 // The same with gdb on a small C program.
+//
+// Spec: DESIGN: "REPLs, password prompts, progress bars and full-screen programs behave as they do for a person".
 func TestPromptGdb(t *testing.T) {
 	need(t, "gdb", "gcc")
 	src := writeFile(t, "prog.c", "#include <stdio.h>\nint main(void) {\n  int x = 6;\n  x = x * 7;\n  printf(\"x=%d\\n\", x);\n  return 0;\n}\n")
@@ -199,6 +208,8 @@ func TestPromptGdb(t *testing.T) {
 
 // An interactive bash is a persistent session: each command answers when
 // it finishes, with its exit code, and cwd and variables carry over.
+//
+// Spec: DESIGN Input-wait signals: "Shells we start interactively get OSC 133 integration injected, so a command typed into them returns when it finishes, with its exit code."
 func TestPromptBashSession(t *testing.T) {
 	need(t, "bash")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -234,6 +245,8 @@ func TestPromptBashSession(t *testing.T) {
 
 // cat waits for input in both modes; in pipe mode it is seen reading its
 // stdin pipe, and Ctrl-D (the key) closes that pipe.
+//
+// Spec: DESIGN PTY mode: in pipe mode "input-wait is still detected".
 func TestPromptCat(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := waiting(t, s.exec("cat", map[string]any{"yield_ms": longYield}), "line")
@@ -263,6 +276,8 @@ func TestPromptCat(t *testing.T) {
 // waiting, even when their last line looks like a prompt: build tools
 // printing partial lines, sleeps mid-line, test collectors, and a program
 // that reads from a pipe rather than its terminal.
+//
+// Spec: DESIGN Input-wait signals: "Heuristics never fire on a line that is still being written."
 func TestNoFalseInputWait(t *testing.T) {
 	corpus := []string{
 		`printf 'Compiling foo: '; sleep 0.4; echo done`,
@@ -292,6 +307,8 @@ func TestNoFalseInputWait(t *testing.T) {
 }
 
 // A program that ignores its terminal is running, not waiting.
+//
+// Spec: DESIGN Input-wait signals: only a program reading its terminal (or a prompt mark) waits for input.
 func TestIgnoresTerminalIsNotWaiting(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec("sleep 30", map[string]any{"yield_ms": 600}).mustStatus(t, "backgrounded")
@@ -307,6 +324,8 @@ func TestIgnoresTerminalIsNotWaiting(t *testing.T) {
 
 // wait answers at once for a process that waits for input; read and ps
 // show the state.
+//
+// Spec: DESIGN: exec, wait and write "return on exit ..., on input-wait, on a requested pattern, on the deadline".
 func TestWaitReturnsAtInputWait(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec(`sleep 0.2; printf 'Name: '; read n; echo "hi $n"`, map[string]any{"yield_ms": 0})

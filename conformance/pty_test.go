@@ -102,6 +102,8 @@ func (p *ptyTerm) cooked() bool {
 // TestAttach drives `yieldshell attach` through a real terminal: it shows
 // the screen, what is typed reaches the process and its echo shows,
 // Ctrl-] detaches, the process keeps running and the terminal is restored.
+//
+// Spec: README: "attach puts the terminal in raw mode, draws the process's rendered screen" and "Ctrl-] detaches".
 func TestAttach(t *testing.T) {
 	env := persistRuntime(t)
 	s := start(t, "2025-06-18", env...)

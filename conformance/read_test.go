@@ -5,6 +5,7 @@ import (
 	"testing"
 )
 
+// Spec: 0.4.0 Incremental Reads: "To retrieve only new output, call read with since_seq set to the previously received next_seq."
 func TestReadSinceSeq(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec(helper("echo-lines"), map[string]any{"yield_ms": 0})
@@ -37,6 +38,7 @@ func TestReadSinceSeq(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 read: "\"both\" includes both, \"stdout\" includes only stdout, and \"stderr\" includes only stderr."
 func TestReadStreams(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec("echo out; echo err >&2", map[string]any{"tty": false}).mustStatus(t, "completed")
@@ -58,6 +60,8 @@ func TestReadStreams(t *testing.T) {
 
 // A read cut by max_output_bytes must leave next_seq at the first byte it
 // did not return, so paging reassembles the output exactly.
+//
+// Spec: DESIGN Sequence numbers: "A read cut by max_output_bytes returns next_seq at the first byte it did not return".
 func TestReadPagingLosesNothing(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {
@@ -87,6 +91,7 @@ func TestReadPagingLosesNothing(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Incremental Reads: "truncated is set to true and the read returns data from the earliest retained sequence onward."
 func TestReadEviction(t *testing.T) {
 	forEachProtocol(t, []string{"YIELDSHELL_MAX_BUFFER_BYTES=2000", "YIELDSHELL_MAX_OUTPUT_BYTES=1000"}, func(t *testing.T, s *server) {
 		r := s.exec(helper("bytes", "5000"), map[string]any{"tty": false}).mustStatus(t, "completed")
@@ -100,6 +105,7 @@ func TestReadEviction(t *testing.T) {
 	})
 }
 
+// Spec: 0.4.0 Error Responses: "{\"process_id\": \"proc_abc123\", \"error\": \"Unknown process_id: proc_abc123\"}".
 func TestUnknownProcess(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tool := range []string{"read", "write", "wait", "stop"} {

@@ -22,6 +22,7 @@ func lines(s map[string]any) []string {
 	return out
 }
 
+// Spec: DESIGN PTY mode: "read can also return the rendered screen (rows, cursor, alternate-screen flag)".
 func TestReadScreenView(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		id := s.exec(`printf 'one\ntwo\nthree\033[2A\rX'; sleep 30`, map[string]any{"yield_ms": 0, "cols": 40, "rows": 10}).str("process_id")
@@ -49,6 +50,8 @@ func TestReadScreenView(t *testing.T) {
 
 // A full-screen program gets its screen in every answer, and one line in
 // the log instead of its redraws.
+//
+// Spec: DESIGN PTY mode: the rendered screen is "automatic when the program is in the alternate screen".
 func TestAltScreenIsRendered(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec(`printf 'before\n\033[?1049h\033[2J\033[H\033[1mtitle\033[0m\033[5;3Hbody'; sleep 30`, map[string]any{"yield_ms": 500})
@@ -66,6 +69,7 @@ func TestAltScreenIsRendered(t *testing.T) {
 	})
 }
 
+// Spec: DESIGN: each command gets its own pseudo-terminal, so a program sees a resize as a person's terminal shows it (SIGWINCH).
 func TestResizeDeliversSIGWINCH(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		id := s.exec(`trap 'stty size' WINCH; echo ready; while :; do sleep 0.05; done`, map[string]any{"yield_ms": 0}).str("process_id")

@@ -11,6 +11,8 @@ import (
 // The mcp-shell-yeah toolset, driven end to end: a dev server started,
 // verified, checked, typed into, restarted, crashed, waited for, listed and
 // stopped, with the peer's parameter names and response fields.
+//
+// Spec: DESIGN Toolsets: "YIELDSHELL_TOOLSET=shell-yeah (or all) exposes the mcp-shell-yeah tool names and parameters on the same engine".
 func TestShellYeahToolset(t *testing.T) {
 	logs := filepath.Join(t.TempDir(), "logs")
 	forEachProtocol(t, []string{"YIELDSHELL_TOOLSET=shell-yeah", "YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {

@@ -19,6 +19,8 @@ import (
 // blocks, and exec/wait/read round-trip. It skips without node and npm, or
 // when the pinned packages cannot be installed (no registry): they are
 // installed once per package-lock.json into the user's cache directory.
+//
+// Spec: DESIGN go-sdk facts: "today's clients (TypeScript SDK, Cursor, Claude) use initialize (2025-06-18)".
 func TestTypeScriptClient(t *testing.T) {
 	statSources()
 	node, err := exec.LookPath("node")

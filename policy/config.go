@@ -63,7 +63,7 @@ func Vars() []Var {
 		{envDefaultCwd, "server's working directory",
 			"Working directory for commands that give no cwd, and the base for relative cwd values; must be an existing directory."},
 		{envAllowedCwds, "(none: any directory)",
-			"Roots separated by " + listSeparatorName() + "; when set, every command's cwd must resolve (symlinks included) inside one of them. Each root must exist."},
+			"Roots separated by " + listSeparatorName() + "; when set, every command's cwd must resolve (symlinks included) inside one of them. Each root must exist; a value naming none is refused."},
 		{envMaxOutputBytes, strconv.Itoa(defaultMaxOutputBytes),
 			"Default and maximum number of output bytes returned by one exec, read or wait response."},
 		{envMaxProcesses, strconv.Itoa(defaultMaxProcesses),
@@ -425,6 +425,7 @@ func (l *loader) allowedCwds() []string {
 	if !ok {
 		return nil
 	}
+	errsBefore := len(l.errs)
 	var roots []string
 	for _, part := range filepath.SplitList(v) {
 		part = strings.TrimSpace(part)
@@ -440,7 +441,11 @@ func (l *loader) allowedCwds() []string {
 			roots = append(roots, dir)
 		}
 	}
-	// A value of separators only leaves roots nil: any directory, as in 0.4.0.
+	// A value of separators only names no root: refused, rather than read as
+	// "any directory" (fail closed).
+	if len(roots) == 0 && len(l.errs) == errsBefore {
+		l.fail(envAllowedCwds, v, "names no directory; list the allowed roots, or leave it unset to allow any directory")
+	}
 	return roots
 }
 

@@ -74,11 +74,11 @@ func (pr *Prober) Inspect(in Input) Probe {
 	if acc.conclusive() {
 		return acc.result()
 	}
-	members := pr.members(in, leader, false)
+	members := pr.members(in, leader, tableAge)
 	if len(members) == 0 && acc.waitsOnOthers() {
 		// The leader waits on processes the copy of the table may predate
 		// (a shell that has just started a command): read it again.
-		members = pr.members(in, leader, true)
+		members = pr.members(in, leader, 0)
 	}
 	for _, pid := range members {
 		acc.addProcess(pid, in.Path)
@@ -90,12 +90,12 @@ func (pr *Prober) Inspect(in Input) Probe {
 }
 
 // members returns the pids of in's group (or session) other than leader,
-// from the copy of the process table, read anew when it is older than
-// tableAge or fresh is true.
-func (pr *Prober) members(in Input, leader int, fresh bool) []int {
+// from the copy of the process table, read anew unless it is at most
+// maxAge old (0: always).
+func (pr *Prober) members(in Input, leader int, maxAge time.Duration) []int {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	if fresh || time.Since(pr.at) > tableAge {
+	if maxAge == 0 || time.Since(pr.at) > maxAge {
 		pr.procs = readTable(pr.procs[:0])
 		pr.at = time.Now()
 	}

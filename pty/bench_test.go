@@ -19,13 +19,13 @@ import (
 
 var benchArgs = []string{"sh", "-c", "echo hello"}
 
-func benchReaper(b *testing.B, tty bool) {
+func benchReaper(b *testing.B, m mode) {
 	r, err := NewReaper()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	opts := Options{Path: "/bin/sh", Args: benchArgs, Env: os.Environ(), TTY: tty}
+	opts := Options{Path: "/bin/sh", Args: benchArgs, Env: os.Environ(), TTY: bool(m)}
 	buf := make([]byte, 4096)
 	for b.Loop() {
 		p, err := r.Start(opts)
@@ -48,10 +48,10 @@ func benchReaper(b *testing.B, tty bool) {
 }
 
 // BenchmarkStartWait starts sh under a PTY, reads to EOF and waits for Done.
-func BenchmarkStartWait(b *testing.B) { benchReaper(b, true) }
+func BenchmarkStartWait(b *testing.B) { benchReaper(b, onTerminal) }
 
 // BenchmarkStartWaitPipe is the same in pipe mode.
-func BenchmarkStartWaitPipe(b *testing.B) { benchReaper(b, false) }
+func BenchmarkStartWaitPipe(b *testing.B) { benchReaper(b, onPipes) }
 
 // BenchmarkBaselineExec is os/exec with a stdout pipe; no Reaper may exist.
 func BenchmarkBaselineExec(b *testing.B) {

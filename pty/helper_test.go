@@ -134,8 +134,23 @@ func bulkLine(i int, nl string) string {
 	return fmt.Sprintf("%08d %s%s", i, strings.Repeat("x", 90), nl)
 }
 
+// mode is how a test connects a process: a terminal or pipes.
+type mode bool
+
+const (
+	onTerminal mode = true
+	onPipes    mode = false
+)
+
+func (m mode) String() string {
+	if m == onTerminal {
+		return "tty"
+	}
+	return "pipe"
+}
+
 // helper describes a run of the test binary as helper name with args.
-func helper(tty bool, name string, args ...string) Options {
+func helper(m mode, name string, args ...string) Options {
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
@@ -144,16 +159,16 @@ func helper(tty bool, name string, args ...string) Options {
 		Path: exe,
 		Args: append([]string{exe, name}, args...),
 		Env:  append(os.Environ(), helperEnv+"=1"),
-		TTY:  tty,
+		TTY:  bool(m),
 	}
 }
 
-func shell(tty bool, script string) Options {
+func shell(m mode, script string) Options {
 	return Options{
 		Path: "/bin/sh",
 		Args: []string{"sh", "-c", script},
 		Env:  os.Environ(),
-		TTY:  tty,
+		TTY:  bool(m),
 	}
 }
 

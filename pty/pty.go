@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	cpty "github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,7 +26,8 @@ type Options struct {
 	// TTY selects a pseudo-terminal (stdin, stdout and stderr are the
 	// terminal) instead of three pipes.
 	TTY bool
-	// Cols and Rows give the terminal size; zero means 120×40.
+	// Cols and Rows give the terminal size; zero means [DefaultCols] and
+	// [DefaultRows].
 	Cols, Rows uint16
 }
 
@@ -36,12 +37,14 @@ type ExitStatus struct {
 	Signal syscall.Signal // the signal that killed it, or 0
 }
 
-// ErrNotTTY is returned by terminal-only operations on a pipe-mode process.
+// ErrNotTTY is returned by terminal-only operations ([Process.Resize],
+// [Process.ForegroundPgrp], [Process.Modes]) on a pipe-mode process.
 var ErrNotTTY = errors.New("not a terminal")
 
-// ErrInputClosed is returned (wrapped) by WriteInput when nothing can receive
+// ErrInputClosed is returned (wrapped) by [Process.WriteInput] when nothing can receive
 // the bytes any more: the stdin pipe has no reader, the terminal has no
-// process holding it, or the input was closed by CloseInput or Close. Callers
+// process holding it, or the input was closed by [Process.CloseInput] or
+// [Process.Close]. Callers
 // use it to tell "the program is gone" from a timeout.
 var ErrInputClosed = errors.New("input closed")
 
@@ -49,34 +52,20 @@ var ErrInputClosed = errors.New("input closed")
 // ever reap the child.
 var errReaperClosed = errors.New("reaper closed")
 
+// DefaultCols and DefaultRows are the terminal size a command gets when
+// none is asked for: 120×40.
 const (
-	defaultCols = 120
-	defaultRows = 40
-
-	// eofWriteTimeout bounds CloseInput in TTY mode: the EOF byte can only
-	// block when the terminal's input queue is full, and CloseInput has no
-	// context of its own.
-	eofWriteTimeout = 2 * time.Second
+	DefaultCols = 120
+	DefaultRows = 40
 )
+
+const defaultEOFWriteTimeout = 2 * time.Second // see Reaper.EOFWriteTimeout
 
 // Process is one started command. Its pid is also its process-group id and
 // session id.
 type Process struct {
 	pid int
-	tty bool
-	// inputPath is how /proc names the command's input: the terminal
-	// ("/dev/pts/N") or its stdin pipe ("pipe:[inode]").
-	inputPath string
-
-	// TTY mode: master is the only descriptor; rc reaches its fd without
-	// (*os.File).Fd, which would switch it back to blocking mode.
-	master *os.File
-	rc     syscall.RawConn
-
-	// Pipe mode: the server's ends of the three pipes.
-	stdin, stdout, stderr *os.File
-
-	out, errOut io.Reader
+	io  streams
 
 	// wsem serialises writers (a write deadline is per descriptor, so two
 	// concurrent WriteInputs would cut each other short) while still letting
@@ -85,6 +74,8 @@ type Process struct {
 
 	done   chan struct{}
 	status ExitStatus // written by the reaper before done is closed
+
+	eofWriteTimeout time.Duration // see Reaper.EOFWriteTimeout
 
 	// closed and inputClosed are set before the descriptors are closed,
 	// so an operation that then fails can say why: the runtime reports a
@@ -111,13 +102,18 @@ type Reaper struct {
 	// with mu held, so it must not block or call into the Reaper.
 	unknown func(pid int, ws unix.WaitStatus)
 
+	// EOFWriteTimeout bounds CloseInput in TTY mode (default 2 s): the EOF
+	// byte can only block when the terminal's input queue is full, and
+	// CloseInput has no context of its own. Set it before Start.
+	EOFWriteTimeout time.Duration
+
 	sigc      chan os.Signal
 	quit      chan struct{}
 	stopped   chan struct{}
 	closeOnce sync.Once
 }
 
-// NewReaper starts the reaping goroutine. Close stops it.
+// NewReaper starts the reaping goroutine. [Reaper.Close] stops it.
 //
 // Only one Reaper may exist in a process at a time: each one waits for any
 // child, so two would steal each other's statuses.
@@ -193,7 +189,7 @@ func (r *Reaper) reap() {
 }
 
 // Close stops the reaping goroutine and waits for it. Processes still running
-// are no longer reaped: their Done channels stay open.
+// are no longer reaped: their [Process.Done] channels stay open.
 func (r *Reaper) Close() error {
 	r.closeOnce.Do(func() {
 		r.mu.Lock()
@@ -221,96 +217,37 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 	if opts.Path == "" {
 		return nil, errors.New("empty path")
 	}
-	if opts.Dir != "" {
-		// The fork would report a bad directory as "fork/exec <path>: no
-		// such file or directory", which blames the program. Say what it is.
-		fi, err := os.Stat(opts.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("chdir: %w", err)
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("chdir %s: %w", opts.Dir, unix.ENOTDIR)
-		}
+	if err := checkDir(opts.Dir); err != nil {
+		return nil, err
 	}
 	args := opts.Args
 	if len(args) == 0 {
 		args = []string{opts.Path}
 	}
 	p := &Process{
-		tty:  opts.TTY,
-		wsem: make(chan struct{}, 1),
-		done: make(chan struct{}),
+		wsem:            make(chan struct{}, 1),
+		done:            make(chan struct{}),
+		eofWriteTimeout: cmp.Or(r.EOFWriteTimeout, defaultEOFWriteTimeout),
 	}
-	attr := &os.ProcAttr{Dir: opts.Dir, Env: opts.Env}
-	// childEnds are closed in the parent once the child has them (or the
-	// start failed); closeOnFail are the server's ends.
-	var childEnds, closeOnFail []*os.File
-	defer func() {
-		for _, f := range childEnds {
-			_ = f.Close()
-		}
-	}()
-	fail := func(err error) (*Process, error) {
-		for _, f := range closeOnFail {
-			_ = f.Close()
-		}
+	var err error
+	if opts.TTY {
+		p.io, err = openTerminal(opts.Cols, opts.Rows, &p.closed)
+	} else {
+		p.io, err = openPipes(&p.closed, &p.inputClosed)
+	}
+	if err != nil {
 		return nil, err
 	}
-
-	if opts.TTY {
-		master, slave, err := cpty.Open()
-		if err != nil {
-			return nil, fmt.Errorf("opening pty: %w", err)
-		}
-		childEnds = append(childEnds, slave)
-		closeOnFail = append(closeOnFail, master)
-		rc, err := master.SyscallConn()
-		if err != nil {
-			return fail(fmt.Errorf("configuring pty: %w", err))
-		}
-		if err := setupMaster(rc, opts.Cols, opts.Rows); err != nil {
-			return fail(err)
-		}
-		p.master, p.rc = master, rc
-		p.inputPath = slave.Name()
-		p.out = eofReader{rc: rc, closed: &p.closed}
-		attr.Files = []*os.File{slave, slave, slave}
-		attr.Sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-		setDeathSignal(attr.Sys)
-	} else {
-		var pipes [3][2]*os.File
-		for i := range pipes {
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				return fail(fmt.Errorf("creating pipe: %w", err))
-			}
-			pipes[i] = [2]*os.File{pr, pw}
-			if i == 0 {
-				childEnds = append(childEnds, pr)
-				closeOnFail = append(closeOnFail, pw)
-			} else {
-				childEnds = append(childEnds, pw)
-				closeOnFail = append(closeOnFail, pr)
-			}
-		}
-		p.stdin, p.stdout, p.stderr = pipes[0][1], pipes[1][0], pipes[2][0]
-		var st unix.Stat_t
-		if err := unix.Fstat(int(pipes[0][0].Fd()), &st); err == nil {
-			p.inputPath = fmt.Sprintf("pipe:[%d]", st.Ino)
-		}
-		out, err := newEOFReader(p.stdout, &p.closed)
-		if err != nil {
-			return fail(fmt.Errorf("configuring pipes: %w", err))
-		}
-		errOut, err := newEOFReader(p.stderr, &p.closed)
-		if err != nil {
-			return fail(fmt.Errorf("configuring pipes: %w", err))
-		}
-		p.out, p.errOut = out, errOut
-		attr.Files = []*os.File{pipes[0][0], pipes[1][1], pipes[2][1]}
-		attr.Sys = &syscall.SysProcAttr{Setsid: true}
-		setDeathSignal(attr.Sys)
+	// The child's ends are closed here once the child has them (or the
+	// start failed); the server's ends only if it failed.
+	defer p.io.closeChild()
+	fail := func(err error) (*Process, error) {
+		_ = p.io.close()
+		return nil, err
 	}
+	files, sys := p.io.child()
+	setDeathSignal(sys)
+	attr := &os.ProcAttr{Dir: opts.Dir, Env: opts.Env, Files: files, Sys: sys}
 
 	r.mu.Lock()
 	if r.closed {
@@ -336,133 +273,48 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 	return p, nil
 }
 
-// setupMaster configures the terminal before the child can see it: non-blocking
-// (so deadlines and Close work), a real size, and IUTF8 (so the line
-// discipline erases whole UTF-8 characters), all without (*os.File).Fd.
-func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
-	if cols == 0 {
-		cols = defaultCols
+// checkDir says what is wrong with a working directory: the fork would
+// report a bad one as "fork/exec <path>: no such file or directory", which
+// blames the program.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
 	}
-	if rows == 0 {
-		rows = defaultRows
-	}
-	var opErr error
-	err := rc.Control(func(fd uintptr) {
-		if opErr = syscall.SetNonblock(int(fd), true); opErr != nil {
-			return
-		}
-		ws := &unix.Winsize{Col: cols, Row: rows}
-		if opErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws); opErr != nil {
-			return
-		}
-		var t *unix.Termios
-		if t, opErr = unix.IoctlGetTermios(int(fd), ioctlGetTermios); opErr != nil {
-			return
-		}
-		t.Iflag |= unix.IUTF8
-		t.Oflag |= unix.OPOST | unix.ONLCR
-		opErr = unix.IoctlSetTermios(int(fd), ioctlSetTermios, t)
-	})
-	if err == nil {
-		err = opErr
-	}
+	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("configuring pty: %w", err)
+		return fmt.Errorf("chdir: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("chdir %s: %w", dir, unix.ENOTDIR)
 	}
 	return nil
-}
-
-// eofReader reads a stream in batches and reports its ends as io.EOF: EIO
-// is how the master says the last slave descriptor closed, and ErrClosed is
-// what a reader woken by Close gets.
-type eofReader struct {
-	rc syscall.RawConn
-	// closed is the process's flag, set before its descriptors are closed:
-	// a raw read on a closed file fails with an error that cannot be
-	// matched from outside internal/poll.
-	closed *atomic.Bool
-}
-
-func newEOFReader(f *os.File, closed *atomic.Bool) (eofReader, error) {
-	rc, err := f.SyscallConn()
-	return eofReader{rc: rc, closed: closed}, err
-}
-
-// Read fills b with all the output there is, in as many reads as that takes
-// (a terminal hands out at most about 4 KiB a read), and waits only while
-// there is none: a busy program's output then costs its reader one wake-up
-// per batch instead of one per 4 KiB.
-func (r eofReader) Read(b []byte) (int, error) {
-	n := 0
-	var readErr error
-	err := r.rc.Read(func(fd uintptr) bool {
-		for n < len(b) {
-			m, e := unix.Read(int(fd), b[n:])
-			switch {
-			case e == unix.EINTR:
-				continue
-			case e == unix.EAGAIN:
-				return n > 0 // nothing now: done if something was read, else wait
-			case e != nil:
-				readErr = e
-				return true
-			case m == 0:
-				if n == 0 {
-					readErr = io.EOF
-				}
-				return true
-			}
-			n += m
-		}
-		return true
-	})
-	if n > 0 {
-		return n, nil // an error comes again on the next read
-	}
-	if err == nil {
-		err = readErr
-	}
-	if errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || r.closed.Load() {
-		err = io.EOF
-	}
-	return 0, err
 }
 
 // Pid returns the process id (== pgid == sid).
 func (p *Process) Pid() int { return p.pid }
 
 // TTY reports whether the process runs under a pseudo-terminal.
-func (p *Process) TTY() bool { return p.tty }
+func (p *Process) TTY() bool {
+	_, ok := p.io.(*terminal)
+	return ok
+}
 
 // Stdout returns the terminal's output in TTY mode, or stdout in pipe mode.
 // Read returns io.EOF once no process holds the other end (EIO on the master
 // is reported as io.EOF) or after Close.
 //
 // EOF in TTY mode can come long after the process exits, while a descendant
-// still holds the terminal; use Done for the exit itself.
-func (p *Process) Stdout() io.Reader { return p.out }
+// still holds the terminal; use [Process.Done] for the exit itself.
+func (p *Process) Stdout() io.Reader { return p.io.stdout() }
 
 // Stderr returns the stderr pipe in pipe mode, nil in TTY mode.
-func (p *Process) Stderr() io.Reader {
-	if p.tty {
-		return nil
-	}
-	return p.errOut
-}
-
-// input is where WriteInput writes.
-func (p *Process) input() *os.File {
-	if p.tty {
-		return p.master
-	}
-	return p.stdin
-}
+func (p *Process) Stderr() io.Reader { return p.io.stderr() }
 
 // WriteInput writes all of b to the process's input (the terminal, or the
 // stdin pipe), giving up when ctx is done.
 //
 // When it gives up part of b may have been written. It returns an error
-// wrapping ErrInputClosed when nothing can read the input any more, and
+// wrapping [ErrInputClosed] when nothing can read the input any more, and
 // ctx's error when ctx ended first. Concurrent calls are serialised.
 //
 // In TTY mode "nothing can read" means no process holds the terminal, which
@@ -485,18 +337,10 @@ func (p *Process) writeInput(ctx context.Context, b []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if p.tty {
-		// A master with no slave holder accepts writes and drops them
-		// (measured on Linux 6.18), so ask first.
-		hup, err := p.hungUp()
-		if err != nil {
-			return p.mapWriteErr(err)
-		}
-		if hup {
-			return ErrInputClosed
-		}
+	if err := p.io.checkInput(); err != nil {
+		return p.mapWriteErr(err)
 	}
-	f := p.input()
+	f := p.io.input()
 	dl, _ := ctx.Deadline() // zero (no deadline) clears an earlier one
 	if err := f.SetWriteDeadline(dl); err != nil {
 		return p.mapWriteErr(err)
@@ -529,29 +373,11 @@ func (p *Process) writeInput(ctx context.Context, b []byte) error {
 
 func (p *Process) mapWriteErr(err error) error {
 	switch {
-	case p.inputClosed.Load(),
+	case errors.Is(err, ErrInputClosed), p.inputClosed.Load(),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.EIO), errors.Is(err, os.ErrClosed):
 		return ErrInputClosed
 	}
 	return err
-}
-
-// hungUp reports whether no process holds the terminal's slave side any more.
-// It never waits (zero timeout).
-func (p *Process) hungUp() (bool, error) {
-	var hup bool
-	err := p.control(func(fd int) error {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-		for {
-			_, err := unix.Poll(fds, 0)
-			if err == unix.EINTR {
-				continue
-			}
-			hup = fds[0].Revents&unix.POLLHUP != 0
-			return err
-		}
-	})
-	return hup, err
 }
 
 // CloseInput ends the input: closes the stdin pipe, or, in TTY mode, sends the
@@ -562,31 +388,10 @@ func (p *Process) hungUp() (bool, error) {
 // it just hands that partial line to the reader, and in raw mode (editors,
 // readline) it is an ordinary byte. Send a newline first when unsure.
 func (p *Process) CloseInput() error {
-	if err := p.closeInput(); err != nil {
+	if err := p.io.closeInput(p); err != nil {
 		return fmt.Errorf("closing input: %w", err)
 	}
 	return nil
-}
-
-func (p *Process) closeInput() error {
-	if !p.tty {
-		p.inputClosed.Store(true)
-		if err := p.stdin.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
-			return err
-		}
-		return nil
-	}
-	t, err := p.termios()
-	if err != nil {
-		return err
-	}
-	eof := t.Cc[unix.VEOF]
-	if eof == 0 { // _POSIX_VDISABLE, e.g. after `stty eof undef`
-		return errors.New("terminal has no eof character")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), eofWriteTimeout)
-	defer cancel()
-	return p.writeInput(ctx, []byte{eof})
 }
 
 // Signal sends sig to the process group.
@@ -601,67 +406,25 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-// control runs fn on the master's descriptor, which fails cleanly after Close
-// instead of touching a reused fd number.
+// control runs fn on the terminal's descriptor; ErrNotTTY in pipe mode.
 func (p *Process) control(fn func(fd int) error) error {
-	if !p.tty {
+	t, ok := p.io.(*terminal)
+	if !ok {
 		return ErrNotTTY
 	}
-	var opErr error
-	if err := p.rc.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
-		if p.closed.Load() {
-			return os.ErrClosed
-		}
-		return err
-	}
-	return opErr
+	return t.control(fn)
 }
 
 // Unread returns how many bytes of output wait in the terminal (or the
 // pipes) for the server to read them: a program with output still on its
 // way is not waiting for anything yet.
-func (p *Process) Unread() (int, error) {
-	if p.tty {
-		var n int
-		err := p.control(func(fd int) (err error) {
-			n, err = unix.IoctlGetInt(fd, ioctlUnread)
-			return err
-		})
-		return n, err
-	}
-	total := 0
-	for _, f := range []*os.File{p.stdout, p.stderr} {
-		rc, err := f.SyscallConn()
-		if err != nil {
-			return 0, err
-		}
-		var n int
-		var opErr error
-		if err := rc.Control(func(fd uintptr) { n, opErr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
-			return 0, err
-		}
-		if opErr != nil {
-			return 0, opErr
-		}
-		total += n
-	}
-	return total, nil
-}
+func (p *Process) Unread() (int, error) { return p.io.unread() }
 
-func (p *Process) termios() (*unix.Termios, error) {
-	var t *unix.Termios
-	err := p.control(func(fd int) (err error) {
-		t, err = unix.IoctlGetTermios(fd, ioctlGetTermios)
-		return err
-	})
-	return t, err
-}
-
-// Resize sets the terminal size (delivers SIGWINCH). ErrNotTTY in pipe mode.
+// Resize sets the terminal size (delivers SIGWINCH); [ErrNotTTY] in pipe mode.
 //
 // A zero dimension is refused: programs treat 0×0 as "size unknown" and
 // fall back to guesses. After Close the terminal operations (Resize,
-// ForegroundPgrp, Echo) return an error wrapping os.ErrClosed.
+// ForegroundPgrp, Modes) return an error wrapping os.ErrClosed.
 func (p *Process) Resize(cols, rows uint16) error {
 	if cols == 0 || rows == 0 {
 		return fmt.Errorf("resizing terminal: invalid size %dx%d", cols, rows)
@@ -700,31 +463,29 @@ func (p *Process) ForegroundPgrp() (int, error) {
 	return pgrp, nil
 }
 
-// Echo reports whether the terminal echoes input (false at a password prompt).
-func (p *Process) Echo() (bool, error) {
-	echo, _, err := p.Modes()
-	return echo, err
-}
-
 // Modes reports the terminal's echo and canonical (line-editing) modes. A
 // program that reads a secret turns echo off and keeps canonical mode;
 // readline and full-screen programs turn both off and echo by themselves.
 func (p *Process) Modes() (echo, canonical bool, err error) {
-	t, err := p.termios()
+	t, ok := p.io.(*terminal)
+	if !ok {
+		return false, false, fmt.Errorf("reading terminal modes: %w", ErrNotTTY)
+	}
+	tio, err := t.termios()
 	if err != nil {
 		return false, false, fmt.Errorf("reading terminal modes: %w", err)
 	}
-	return t.Lflag&unix.ECHO != 0, t.Lflag&unix.ICANON != 0, nil
+	return tio.Lflag&unix.ECHO != 0, tio.Lflag&unix.ICANON != 0, nil
 }
 
 // InputPath is how /proc names the command's input: "/dev/pts/N" in TTY
 // mode, "pipe:[inode]" for the stdin pipe; "" if unknown.
-func (p *Process) InputPath() string { return p.inputPath }
+func (p *Process) InputPath() string { return p.io.inputPath() }
 
 // Done is closed when the process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Status returns the exit status; valid once Done is closed.
+// Status returns the exit status; valid once [Process.Done] is closed.
 func (p *Process) Status() ExitStatus {
 	select {
 	case <-p.done:
@@ -744,17 +505,8 @@ func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)
 		p.inputClosed.Store(true)
-		var files []*os.File
-		if p.tty {
-			files = []*os.File{p.master}
-		} else {
-			files = []*os.File{p.stdin, p.stdout, p.stderr}
-		}
-		for _, f := range files {
-			// stdin may already be closed by CloseInput.
-			if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) && p.closeErr == nil {
-				p.closeErr = fmt.Errorf("closing process %d: %w", p.pid, err)
-			}
+		if err := p.io.close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			p.closeErr = fmt.Errorf("closing process %d: %w", p.pid, err)
 		}
 	})
 	return p.closeErr

@@ -1,6 +1,7 @@
 package pty
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,19 +20,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func modeName(tty bool) string {
-	if tty {
-		return "tty"
-	}
-	return "pipe"
-}
-
 func TestExitCode(t *testing.T) {
-	for _, tty := range []bool{true, false} {
-		t.Run(modeName(tty), func(t *testing.T) {
+	for _, tty := range []mode{onTerminal, onPipes} {
+		t.Run(tty.String(), func(t *testing.T) {
 			r := newTestReaper(t)
 			p := start(t, r, helper(tty, "exit", "3", "bye"))
-			if p.TTY() != tty {
+			if p.TTY() != bool(tty) {
 				t.Errorf("TTY() = %v, want %v", p.TTY(), tty)
 			}
 			if got, want := p.wait(t), (ExitStatus{Code: 3}); got != want {
@@ -41,7 +35,7 @@ func TestExitCode(t *testing.T) {
 			if err != io.EOF {
 				t.Errorf("read error = %v, want io.EOF", err)
 			}
-			if want := "bye\n"; tty {
+			if want := "bye\n"; tty == onTerminal {
 				if want = "bye\r\n"; out != want {
 					t.Errorf("output = %q, want %q", out, want)
 				}
@@ -54,15 +48,15 @@ func TestExitCode(t *testing.T) {
 
 func TestShellExitCode(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, shell(true, "exit 7"))
+	p := start(t, r, shell(onTerminal, "exit 7"))
 	if got, want := p.wait(t), (ExitStatus{Code: 7}); got != want {
 		t.Errorf("status = %+v, want %+v", got, want)
 	}
 }
 
 func TestPidIsGroupAndSession(t *testing.T) {
-	for _, tty := range []bool{true, false} {
-		t.Run(modeName(tty), func(t *testing.T) {
+	for _, tty := range []mode{onTerminal, onPipes} {
+		t.Run(tty.String(), func(t *testing.T) {
 			r := newTestReaper(t)
 			p := start(t, r, helper(tty, "sleep"))
 			p.out.match(t, "ready")
@@ -85,7 +79,7 @@ func TestKilledBySignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			r := newTestReaper(t)
-			p := start(t, r, helper(true, "sleep"))
+			p := start(t, r, helper(onTerminal, "sleep"))
 			p.out.match(t, "ready")
 			if err := p.Signal(sig); err != nil {
 				t.Fatalf("Signal: %v", err)
@@ -99,7 +93,7 @@ func TestKilledBySignal(t *testing.T) {
 
 func TestIgnoredSignal(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "ignoreterm"))
+	p := start(t, r, helper(onPipes, "ignoreterm"))
 	p.out.match(t, "ready")
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatalf("Signal: %v", err)
@@ -125,7 +119,7 @@ func TestIgnoredSignal(t *testing.T) {
 
 func TestSignalAfterExit(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "exit", "0", "x"))
+	p := start(t, r, helper(onPipes, "exit", "0", "x"))
 	p.wait(t)
 	err := p.Signal(syscall.SIGTERM)
 	if !errors.Is(err, unix.ESRCH) {
@@ -135,7 +129,7 @@ func TestSignalAfterExit(t *testing.T) {
 
 func TestStatusBeforeDone(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "sleep"))
+	p := start(t, r, helper(onPipes, "sleep"))
 	p.out.match(t, "ready")
 	if got := p.Status(); got != (ExitStatus{}) {
 		t.Errorf("Status while running = %+v, want zero", got)
@@ -145,7 +139,7 @@ func TestStatusBeforeDone(t *testing.T) {
 func TestTTYOutputComplete(t *testing.T) {
 	const lines = 1000 // 100 KB
 	r := newTestReaper(t)
-	p := start(t, r, helper(true, "bulk", strconv.Itoa(lines)))
+	p := start(t, r, helper(onTerminal, "bulk", strconv.Itoa(lines)))
 	p.wait(t)
 	out, err := p.out.end(t)
 	if err != io.EOF {
@@ -168,7 +162,7 @@ func TestTTYOutputComplete(t *testing.T) {
 
 func TestTTYEIOIsEOF(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(true, "nonl"))
+	p := start(t, r, helper(onTerminal, "nonl"))
 	out, err := p.out.end(t)
 	if err != io.EOF {
 		t.Errorf("read error = %v, want io.EOF", err)
@@ -186,13 +180,13 @@ func TestTTYEIOIsEOF(t *testing.T) {
 func TestTerminalSize(t *testing.T) {
 	tests := []struct {
 		name       string
-		tty        bool
+		tty        mode
 		cols, rows uint16
 		want       string
 	}{
-		{"default", true, 0, 0, "tty=true size=120x40"},
-		{"given", true, 80, 24, "tty=true size=80x24"},
-		{"pipe", false, 0, 0, "tty=false size=0x0"},
+		{"default", onTerminal, 0, 0, "tty=true size=120x40"},
+		{"given", onTerminal, 80, 24, "tty=true size=80x24"},
+		{"pipe", onPipes, 0, 0, "tty=false size=0x0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +201,7 @@ func TestTerminalSize(t *testing.T) {
 
 func TestResize(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(true, "winch"))
+	p := start(t, r, helper(onTerminal, "winch"))
 	p.out.match(t, `ready 120x40\r\n`)
 	if c, rw := p.Size(); c != 120 || rw != 40 {
 		t.Errorf("Size() = %dx%d, want 120x40", c, rw)
@@ -227,7 +221,7 @@ func TestResize(t *testing.T) {
 
 func TestStttySizeSeesResize(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, shell(true, "stty size; read x; stty size"))
+	p := start(t, r, shell(onTerminal, "stty size; read x; stty size"))
 	p.out.match(t, `^40 120\r\n`)
 	if err := p.Resize(90, 33); err != nil {
 		t.Fatalf("Resize: %v", err)
@@ -241,7 +235,7 @@ func TestStttySizeSeesResize(t *testing.T) {
 
 func TestTermios(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, shell(true, "stty -a; echo END"))
+	p := start(t, r, shell(onTerminal, "stty -a; echo END"))
 	p.out.match(t, "END")
 	flags := map[string]bool{}
 	for _, f := range strings.FieldsFunc(p.out.String(), func(r rune) bool {
@@ -255,7 +249,7 @@ func TestTermios(t *testing.T) {
 		}
 	}
 	// The same through the master.
-	tio, err := p.termios()
+	tio, err := p.io.(*terminal).termios()
 	if err != nil {
 		t.Fatalf("termios: %v", err)
 	}
@@ -267,18 +261,18 @@ func TestTermios(t *testing.T) {
 
 func TestEcho(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, shell(true, "stty -echo; echo ECHO-OFF; read x; stty echo; echo ECHO-ON; read y"))
+	p := start(t, r, shell(onTerminal, "stty -echo; echo ECHO-OFF; read x; stty echo; echo ECHO-ON; read y"))
 	ctx := context.Background()
 	p.out.match(t, "ECHO-OFF")
-	if on, err := p.Echo(); err != nil || on {
-		t.Errorf("Echo() after stty -echo = %v, %v; want false", on, err)
+	if on, _, err := p.Modes(); err != nil || on {
+		t.Errorf("echo after stty -echo = %v, %v; want false", on, err)
 	}
 	if err := p.WriteInput(ctx, []byte("secret\n")); err != nil {
 		t.Fatal(err)
 	}
 	p.out.match(t, "ECHO-ON")
-	if on, err := p.Echo(); err != nil || !on {
-		t.Errorf("Echo() after stty echo = %v, %v; want true", on, err)
+	if on, _, err := p.Modes(); err != nil || !on {
+		t.Errorf("echo after stty echo = %v, %v; want true", on, err)
 	}
 	if err := p.WriteInput(ctx, []byte("\n")); err != nil {
 		t.Fatal(err)
@@ -291,7 +285,7 @@ func TestEcho(t *testing.T) {
 
 func TestForegroundPgrp(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, shell(true, "echo ready; read x"))
+	p := start(t, r, shell(onTerminal, "echo ready; read x"))
 	p.out.match(t, "ready")
 	pg, err := p.ForegroundPgrp()
 	if err != nil {
@@ -308,15 +302,15 @@ func TestForegroundPgrp(t *testing.T) {
 
 func TestNotTTY(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "sleep"))
+	p := start(t, r, helper(onPipes, "sleep"))
 	if err := p.Resize(80, 24); !errors.Is(err, ErrNotTTY) {
 		t.Errorf("Resize = %v, want ErrNotTTY", err)
 	}
 	if _, err := p.ForegroundPgrp(); !errors.Is(err, ErrNotTTY) {
 		t.Errorf("ForegroundPgrp = %v, want ErrNotTTY", err)
 	}
-	if _, err := p.Echo(); !errors.Is(err, ErrNotTTY) {
-		t.Errorf("Echo = %v, want ErrNotTTY", err)
+	if _, _, err := p.Modes(); !errors.Is(err, ErrNotTTY) {
+		t.Errorf("Modes = %v, want ErrNotTTY", err)
 	}
 	if c, rw := p.Size(); c != 0 || rw != 0 {
 		t.Errorf("Size() = %dx%d, want 0x0", c, rw)
@@ -324,15 +318,15 @@ func TestNotTTY(t *testing.T) {
 	if p.Stderr() == nil {
 		t.Errorf("pipe mode Stderr() = nil")
 	}
-	q := start(t, r, helper(true, "sleep"))
+	q := start(t, r, helper(onTerminal, "sleep"))
 	if q.Stderr() != nil {
 		t.Errorf("TTY mode Stderr() != nil")
 	}
 }
 
 func TestInputToEOF(t *testing.T) {
-	for _, tty := range []bool{true, false} {
-		t.Run(modeName(tty), func(t *testing.T) {
+	for _, tty := range []mode{onTerminal, onPipes} {
+		t.Run(tty.String(), func(t *testing.T) {
 			r := newTestReaper(t)
 			p := start(t, r, helper(tty, "cat"))
 			if err := p.WriteInput(context.Background(), []byte("hello\n")); err != nil {
@@ -347,7 +341,7 @@ func TestInputToEOF(t *testing.T) {
 				t.Errorf("status = %+v, want 0", got)
 			}
 			p.out.match(t, "EOF n=6 err=<nil>")
-			if err := p.CloseInput(); !tty && err != nil {
+			if err := p.CloseInput(); tty == onPipes && err != nil {
 				t.Errorf("second CloseInput = %v, want nil", err)
 			}
 			if err := p.WriteInput(context.Background(), []byte("x")); !errors.Is(err, ErrInputClosed) {
@@ -359,7 +353,7 @@ func TestInputToEOF(t *testing.T) {
 
 func TestEchoLine(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(true, "echoline"))
+	p := start(t, r, helper(onTerminal, "echoline"))
 	if err := p.WriteInput(context.Background(), []byte("héllo\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +363,7 @@ func TestEchoLine(t *testing.T) {
 
 func TestWriteInputHonoursContext(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "gatecat"))
+	p := start(t, r, helper(onPipes, "gatecat"))
 	p.out.match(t, "ready")
 	big := make([]byte, 1<<20) // far more than a pipe holds
 
@@ -421,7 +415,7 @@ func TestWriteInputHonoursContext(t *testing.T) {
 
 func TestWriteInputConcurrent(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "cat"))
+	p := start(t, r, helper(onPipes, "cat"))
 	const writers, each = 8, 100
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -451,8 +445,8 @@ func TestWriteInputConcurrent(t *testing.T) {
 }
 
 func TestWriteInputClosed(t *testing.T) {
-	for _, tty := range []bool{true, false} {
-		t.Run(modeName(tty), func(t *testing.T) {
+	for _, tty := range []mode{onTerminal, onPipes} {
+		t.Run(tty.String(), func(t *testing.T) {
 			r := newTestReaper(t)
 			p := start(t, r, helper(tty, "exit", "0", "bye"))
 			p.wait(t)
@@ -474,7 +468,7 @@ func TestWriteInputClosed(t *testing.T) {
 
 func TestPipeKeepsStreamsApart(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(false, "split"))
+	p := start(t, r, helper(onPipes, "split"))
 	p.wait(t)
 	if out, err := p.out.end(t); out != "to stdout\n" || err != io.EOF {
 		t.Errorf("stdout = %q, %v", out, err)
@@ -485,8 +479,8 @@ func TestPipeKeepsStreamsApart(t *testing.T) {
 }
 
 func TestCloseUnblocksRead(t *testing.T) {
-	for _, tty := range []bool{true, false} {
-		t.Run(modeName(tty), func(t *testing.T) {
+	for _, tty := range []mode{onTerminal, onPipes} {
+		t.Run(tty.String(), func(t *testing.T) {
 			r := newTestReaper(t)
 			p := start(t, r, helper(tty, "sleep"))
 			p.out.match(t, "ready")
@@ -514,11 +508,11 @@ func TestCloseUnblocksRead(t *testing.T) {
 			if err := p.Close(); err != nil {
 				t.Errorf("second Close = %v", err)
 			}
-			if c, rw := p.Size(); tty && (c != 0 || rw != 0) {
+			if c, rw := p.Size(); tty == onTerminal && (c != 0 || rw != 0) {
 				t.Errorf("Size after Close = %dx%d", c, rw)
 			}
-			if _, err := p.Echo(); tty && !errors.Is(err, os.ErrClosed) {
-				t.Errorf("Echo after Close = %v, want os.ErrClosed", err)
+			if _, _, err := p.Modes(); tty == onTerminal && !errors.Is(err, os.ErrClosed) {
+				t.Errorf("Modes after Close = %v, want os.ErrClosed", err)
 			}
 		})
 	}
@@ -536,7 +530,7 @@ func gpid(t *testing.T, p *tproc) int {
 
 func TestGrandchildHoldingTerminal(t *testing.T) {
 	r := newTestReaper(t)
-	p := start(t, r, helper(true, "grandchild", "hold"))
+	p := start(t, r, helper(onTerminal, "grandchild", "hold"))
 	if got := p.wait(t); got != (ExitStatus{}) {
 		t.Fatalf("status = %+v, want 0", got)
 	}
@@ -570,7 +564,7 @@ func TestOrphanReaped(t *testing.T) {
 	})
 	t.Cleanup(func() { _ = r.Close() })
 
-	p := start(t, r, helper(false, "grandchild", "detach"))
+	p := start(t, r, helper(onPipes, "grandchild", "detach"))
 	p.wait(t)
 	g := gpid(t, p)
 	// The grandchild was reparented when its parent exited, before the
@@ -682,10 +676,10 @@ func TestStartFailures(t *testing.T) {
 	}
 	r := newTestReaper(t)
 	for _, tt := range tests {
-		for _, tty := range []bool{true, false} {
-			t.Run(tt.name+"/"+modeName(tty), func(t *testing.T) {
+		for _, tty := range []mode{onTerminal, onPipes} {
+			t.Run(tt.name+"/"+tty.String(), func(t *testing.T) {
 				opts := tt.opts
-				opts.TTY = tty
+				opts.TTY = bool(tty)
 				// First run: lets the runtime open whatever it opens once.
 				_, _ = r.Start(opts)
 				fds, gs := countFDs(t), runtime.NumGoroutine()
@@ -730,12 +724,33 @@ func TestReaperClose(t *testing.T) {
 	default:
 		t.Fatal("reaping goroutine still running after Close")
 	}
-	p, err := r.Start(helper(false, "exit", "0", "x"))
+	p, err := r.Start(helper(onPipes, "exit", "0", "x"))
 	if !errors.Is(err, errReaperClosed) {
 		if p != nil {
 			_ = p.Signal(syscall.SIGKILL)
 			_ = p.Close()
 		}
 		t.Errorf("Start after Close = %v, want reaper closed", err)
+	}
+}
+
+// TestCloseInputFullQueue: with the terminal's input queue full, CloseInput
+// gives up after the Reaper's EOFWriteTimeout instead of blocking.
+func TestCloseInputFullQueue(t *testing.T) {
+	r := newTestReaper(t)
+	r.EOFWriteTimeout = 50 * time.Millisecond
+	p := start(t, r, helper(onTerminal, "sleep"))
+	// Nothing reads: fill the queue until a write blocks.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := p.WriteInput(ctx, bytes.Repeat([]byte("x\n"), 1<<19)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WriteInput into a full queue = %v, want DeadlineExceeded", err)
+	}
+	t0 := time.Now()
+	if err := p.CloseInput(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("CloseInput with a full queue = %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("CloseInput took %v with EOFWriteTimeout 50ms", d)
 	}
 }

@@ -3,7 +3,6 @@
 package pty
 
 import (
-	"errors"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,9 +19,3 @@ const (
 // Children of a server killed outright get the terminal hang-up (PTY mode)
 // and the next server's start-up sweep cannot find them (no /proc).
 func setDeathSignal(*syscall.SysProcAttr) {}
-
-// SetChildSubreaper is Linux-only; elsewhere orphaned descendants go to
-// init (launchd), as they would without a subreaper.
-func SetChildSubreaper() error {
-	return errors.New("setting child subreaper: not supported on this system")
-}

@@ -1,13 +1,18 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // diskLog appends processes' clean, redacted logs to files in one
@@ -15,12 +20,18 @@ import (
 // each other in one file) or per process id. A file that would grow past
 // max is rotated: the previous one is kept as <file>.1. The directory is
 // created 0700, the files 0600.
+//
+// The directory may be one others can reach, so nothing in it is taken on
+// trust: it must be a real directory of this user that nobody else can
+// write to, every file is opened through it without following a link and
+// must be a regular file of this user, and rotation renames within it and
+// creates the new file exclusively, so a planted link or file is refused
+// rather than written through.
 type diskLog struct {
 	dir string
 	max int64
 
 	mu    sync.Mutex
-	made  bool
 	files map[string]*logFile
 }
 
@@ -32,6 +43,9 @@ type logFile struct {
 }
 
 func newDiskLog(dir string, max int64) *diskLog {
+	if max <= 0 {
+		max = math.MaxInt64 // no cap
+	}
 	return &diskLog{dir: dir, max: max, files: make(map[string]*logFile)}
 }
 
@@ -44,24 +58,77 @@ func (d *diskLog) path(p *Process) string {
 	return filepath.Join(d.dir, base+".log")
 }
 
-// sanitizeFileName keeps letters, digits, '.', '-' and '_' and replaces the
-// rest, so a name can never leave the directory.
+// sanitizeFileName keeps letters, digits, '-', '_' and (not first) '.',
+// and writes every other byte as %XX, so a name can never leave the
+// directory and two names never share a file. A long name is cut and ends
+// with a hash of the whole.
 func sanitizeFileName(name string) string {
 	var b strings.Builder
-	for _, r := range name {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		case r == '.' && b.Len() > 0:
-			b.WriteRune(r)
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b.WriteByte(c)
+		case c == '.' && i > 0:
+			b.WriteByte(c)
 		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 100 {
-			break
+			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
-	return b.String()
+	if b.Len() <= 100 {
+		return b.String()
+	}
+	sum := sha256.Sum256([]byte(name))
+	return b.String()[:80] + "-" + hex.EncodeToString(sum[:8])
+}
+
+// openDir opens the log directory, creating it if needed, and checks that
+// only this user can change what is in it.
+func (d *diskLog) openDir() (*os.File, error) {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating log directory: %w", err)
+	}
+	fd, err := unix.Open(d.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening log directory %s (a symlink is refused): %w", d.dir, err)
+	}
+	dir := os.NewFile(uintptr(fd), d.dir)
+	var st unix.Stat_t
+	err = unix.Fstat(fd, &st)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("checking log directory: %w", err)
+	case st.Uid != uint32(os.Geteuid()):
+		err = fmt.Errorf("log directory %s belongs to uid %d, not to this user: use a directory of your own", d.dir, st.Uid)
+	case st.Mode&0o022 != 0:
+		err = fmt.Errorf("log directory %s has mode %#o: others can write to it; chmod go-w %s or use a private directory", d.dir, st.Mode&0o7777, d.dir)
+	}
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return dir, nil
+}
+
+// openIn opens name in dir for appending without following a link, and
+// checks that it is a regular file of this user. With create it must not
+// exist yet.
+func openIn(dir *os.File, name string, create bool) (*os.File, error) {
+	flags := unix.O_WRONLY | unix.O_APPEND | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if create {
+		flags |= unix.O_EXCL
+	}
+	fd, err := unix.Openat(int(dir.Fd()), name, flags, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening log file %s (a symlink is refused): %w", name, err)
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name))
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uint32(os.Geteuid()) {
+		f.Close()
+		return nil, fmt.Errorf("opening log file %s: not a regular file of this user", name)
+	}
+	return f, nil
 }
 
 // open returns the file at path, opened for appending, with one more user.
@@ -72,15 +139,14 @@ func (d *diskLog) open(path string) (*logFile, error) {
 		lf.users++
 		return lf, nil
 	}
-	if !d.made {
-		if err := os.MkdirAll(d.dir, 0o700); err != nil {
-			return nil, fmt.Errorf("creating log directory: %w", err)
-		}
-		d.made = true
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	dir, err := d.openDir()
 	if err != nil {
-		return nil, fmt.Errorf("opening log file: %w", err)
+		return nil, err
+	}
+	defer dir.Close()
+	f, err := openIn(dir, filepath.Base(path), false)
+	if err != nil {
+		return nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -103,33 +169,42 @@ func (d *diskLog) close(path string, lf *logFile) {
 	}
 }
 
-// write appends b, rotating first if the file would grow past the cap.
+// write appends b, rotating whenever the file would grow past the cap: a
+// write larger than the cap is split across files.
 func (d *diskLog) write(path string, lf *logFile, b []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if lf.err != nil || len(b) == 0 {
-		return lf.err
-	}
-	if lf.size > 0 && lf.size+int64(len(b)) > d.max {
-		lf.err = d.rotate(path, lf)
-		if lf.err != nil {
-			return lf.err
+	for len(b) > 0 && lf.err == nil {
+		if lf.size >= d.max {
+			if lf.err = d.rotate(path, lf); lf.err != nil {
+				break
+			}
 		}
-	}
-	n, err := lf.f.Write(b)
-	lf.size += int64(n)
-	if err != nil {
-		lf.err = fmt.Errorf("writing log file: %w", err)
+		part := b[:min(int64(len(b)), d.max-lf.size)]
+		n, err := lf.f.Write(part)
+		lf.size += int64(n)
+		b = b[n:]
+		if err != nil {
+			lf.err = fmt.Errorf("writing log file: %w", err)
+		}
 	}
 	return lf.err
 }
 
+// rotate renames the file to <file>.1 within the directory and creates a
+// new one in its place, refusing one that appeared meanwhile.
 func (d *diskLog) rotate(path string, lf *logFile) error {
 	_ = lf.f.Close()
-	if err := os.Rename(path, path+".1"); err != nil && !errors.Is(err, os.ErrNotExist) {
+	dir, err := d.openDir()
+	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_TRUNC, 0o600)
+	defer dir.Close()
+	name := filepath.Base(path)
+	if err := unix.Renameat(int(dir.Fd()), name, int(dir.Fd()), name+".1"); err != nil && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("rotating log file: %w", err)
+	}
+	f, err := openIn(dir, name, true)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}

@@ -47,6 +47,9 @@ func endTagged(ctx context.Context, match func(tag string) bool, grace time.Dura
 func SweepOrphans(log *slog.Logger) {
 	n := 0
 	for pid, v := range pty.Tagged(tagKey) {
+		if !pty.Owned(pid) {
+			continue // another user's or another PID namespace's: its tag's pid is not ours to judge
+		}
 		spid, rest, ok := strings.Cut(v, ":")
 		start, _, ok2 := strings.Cut(rest, ":")
 		if !ok || !ok2 {
@@ -56,8 +59,8 @@ func SweepOrphans(log *slog.Logger) {
 		if err != nil {
 			continue
 		}
-		if st, err := pty.StartTime(serverPid); err == nil && strconv.FormatUint(st, 10) == start {
-			continue // its server is alive and owns it
+		if st, err := strconv.ParseUint(start, 10, 64); err == nil && pty.Alive(serverPid, st) {
+			continue // its server is alive (not a zombie) and owns it
 		}
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			n++

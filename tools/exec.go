@@ -75,7 +75,7 @@ func execTool(cfg *policy.Config) *mcp.Tool {
 		Title:       "Run a shell command",
 		Description: execDescription(cfg),
 		InputSchema: execSchema(),
-		Annotations: mcptool.Annotations("Run a shell command", false, true, false, true),
+		Annotations: mcptool.RunsCommands("Run a shell command"),
 	}
 }
 
@@ -136,7 +136,7 @@ func execSchema() json.RawMessage {
 }
 
 func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn) (*mcp.CallToolResult, ExecOut, error) {
-	yield := time.Duration(h.clampYield(in.YieldMs)) * time.Millisecond
+	yield := h.clampYield(in.YieldMs)
 	timeout := h.cfg.DefaultTimeoutMs
 	if in.TimeoutMs != nil {
 		timeout = max(*in.TimeoutMs, 0)
@@ -199,12 +199,12 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		ProcessID:   p.ID,
 		Pid:         p.Pid,
 		DurationMs:  millis(time.Since(start)),
-		Stdout:      ptr(text(o.Stdout)),
-		Stderr:      ptr(text(o.Stderr)),
+		Stdout:      new(text(o.Stdout)),
+		Stderr:      new(text(o.Stderr)),
 		Truncated:   o.Evicted || o.Capped,
-		NextSeq:     ptr(o.NextSeq),
+		NextSeq:     new(o.NextSeq),
 		YieldReason: string(reason),
-		TTY:         ptr(p.TTY),
+		TTY:         new(p.TTY),
 		Screen:      screenOut(o),
 		Name:        p.Name,
 	}
@@ -245,13 +245,14 @@ func endNotes(in session.Info) []string {
 	return nil
 }
 
-// clampYield applies the spec's defaults and clamps to yield_ms.
-func (h *handlers) clampYield(req *int) int {
+// clampYield applies the spec's defaults to a requested yield_ms and clamps
+// it to the maximum.
+func (h *handlers) clampYield(reqMs *int) time.Duration {
 	y := h.cfg.DefaultYieldMs
-	if req != nil {
-		y = *req
+	if reqMs != nil {
+		y = *reqMs
 	}
-	return min(max(y, 0), h.cfg.MaxYieldMs)
+	return time.Duration(min(max(y, 0), h.cfg.MaxYieldMs)) * time.Millisecond
 }
 
 func deref[T any](p *T) T {

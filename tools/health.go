@@ -74,7 +74,7 @@ func (h *handlers) history(p *session.Process) runHistory {
 	if e := hist.LastExit; e != nil {
 		r.LastExit = &LastExit{ProcessID: e.ProcessID, ExitCode: e.Code, EndedBy: string(e.EndedBy)}
 		if e.Signal != "" {
-			r.LastExit.Signal = ptr(e.Signal)
+			r.LastExit.Signal = new(e.Signal)
 		}
 	}
 	return r

@@ -52,16 +52,16 @@ func (h *handlers) verifyStart(ctx context.Context, p *session.Process, re *rege
 }
 
 func patternAnswer(r session.Outcome) (session.Reason, patternFields) {
-	return r.Reason, patternFields{Verified: ptr(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
+	return r.Reason, patternFields{Verified: new(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
 }
 
 // waitForLimit is a start's time limit for wait_for.
-func (h *handlers) waitForLimit(req *int) time.Duration {
-	ms := defaultWaitForMs
-	if req != nil {
-		ms = max(*req, 0)
+func (h *handlers) waitForLimit(reqMs *int) time.Duration {
+	d := defaultWaitFor
+	if reqMs != nil {
+		d = time.Duration(max(*reqMs, 0)) * time.Millisecond
 	}
-	return time.Duration(min(ms, h.cfg.MaxYieldMs)) * time.Millisecond
+	return min(d, time.Duration(h.cfg.MaxYieldMs)*time.Millisecond)
 }
 
 // nameInUse builds the refusal of a duplicate name.
@@ -73,9 +73,9 @@ func nameInUse(err error) (string, bool) {
 	return e.ProcessID, true
 }
 
-// defaultWaitForMs is how long exec waits for wait_for when
+// defaultWaitFor is how long exec waits for wait_for when
 // wait_for_timeout_ms is not given.
-const defaultWaitForMs = 30000
+const defaultWaitFor = 30 * time.Second
 
 // restartPolicy reads exec's crash-restart parameters.
 func restartPolicy(in ExecIn) session.RestartPolicy {

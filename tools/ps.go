@@ -52,7 +52,7 @@ func psTool() *mcp.Tool {
 Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt), once their output has been quiet for 150 ms; read and wait tell at once.
 
 Example: {"include_completed": false}`,
-		Annotations: mcptool.Annotations("List processes", true, false, true, false),
+		Annotations: mcptool.ReadOnly("List processes"),
 	}
 }
 
@@ -86,7 +86,7 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 			e.InputOut = inputOut(p.SettledInputState())
 		}
 		if !info.EndedAt.IsZero() {
-			e.EndedAt = ptr(epoch(info.EndedAt))
+			e.EndedAt = new(epoch(info.EndedAt))
 		}
 		e.runHistory = h.history(p)
 		e.longFields = h.long(p)

@@ -20,15 +20,15 @@ func (h *handlers) stopAll(ctx context.Context, sig syscall.Signal, grace time.D
 		e := StopEntry{ProcessID: r.Process.ID, Name: r.Process.Name, Stopped: r.Gone, Forced: r.Killed,
 			Status: string(r.Info.Status), ExitCode: r.Info.ExitCode}
 		if r.Err != nil {
-			e.Error = ptr(sentence(r.Err))
+			e.Error = new(sentence(r.Err))
 		} else if !r.Gone {
-			e.Error = ptr("the process group did not end even after SIGKILL; check ps later")
+			e.Error = new("the process group did not end even after SIGKILL; check ps later")
 		}
 		out.Stopped = out.Stopped && e.Error == nil
 		out.Results = append(out.Results, e)
 	}
 	if !out.Stopped {
-		out.Error = ptr("some processes did not stop; see results")
+		out.Error = new("some processes did not stop; see results")
 		return &mcp.CallToolResult{IsError: true}, out, nil
 	}
 	return nil, out, nil

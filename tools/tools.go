@@ -55,8 +55,6 @@ func text(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // sentence turns an error into the message an agent reads: Go error text
 // starts lower-case, 0.4.0's messages ("Process is not running ...") do not.
 func sentence(err error) string {
@@ -124,14 +122,14 @@ type InputOut struct {
 
 // inputOut describes st; only answers about a running process carry it.
 func inputOut(st session.InputState) InputOut {
-	return InputOut{WaitingForInput: ptr(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt}
+	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt}
 }
 
 // exitFields are the exit_code and signal of a summary, null while running.
 func exitFields(in session.Info) (*int, *string) {
 	var sig *string
 	if in.Signal != "" {
-		sig = ptr(in.Signal)
+		sig = new(in.Signal)
 	}
 	return in.ExitCode, sig
 }

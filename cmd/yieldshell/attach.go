@@ -25,114 +25,54 @@ import (
 // running. In --watch mode Ctrl-C does too.
 const detachKey = 0x1d
 
+// attachMode says whether what the person types goes to the process.
+type attachMode int
+
+const (
+	typing attachMode = iota
+	watching
+)
+
 // attach is `yieldshell attach ID|NAME [--watch]`: the process's terminal
 // as it looks now, then its output as it comes; what the person types goes
 // to the process (not with watch). The terminal is put in raw mode and
 // restored on every way out: detach, the process's end, an error, a
 // signal (SIGTERM, SIGINT, SIGHUP end ctx), or a panic.
-func attach(ctx context.Context, cs *mcp.ClientSession, id string, watch bool, in *os.File, out io.Writer) error {
+func attach(ctx context.Context, cs *mcp.ClientSession, id string, mode attachMode, in *os.File, out io.Writer) error {
 	fd := int(in.Fd())
 	if !term.IsTerminal(fd) {
 		return errors.New("attach needs a terminal: run it in one (yieldshell logs -f ID follows without one)")
 	}
-	// Where the log stands now, then the screen: output in between shows
-	// twice rather than never.
-	var pos tools.OutputOut
-	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "max_output_bytes": 1}, &pos); err != nil {
+	v, err := look(ctx, cs, id)
+	if err != nil {
 		return err
 	}
-	id = pos.ProcessID
-	if pos.Status != "running" {
-		return fmt.Errorf("%s is not running (%s): yieldshell logs %s shows its output", id, pos.Status, id)
-	}
-	// A process on pipes has no screen: its newest output stands in.
-	var scr, tail tools.OutputOut
-	if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "view": "screen"}, &scr); err != nil {
-		if err := callInto(ctx, cs, "read", map[string]any{"process_id": id, "since_seq": max(*pos.NextSeq-2000, 0)}, &tail); err != nil {
-			return err
-		}
-	}
+	id = v.pos.ProcessID
 	state, err := term.MakeRaw(fd)
 	if err != nil {
 		return fmt.Errorf("attaching: making the terminal raw: %w", err)
 	}
 	defer term.Restore(fd, state)
 	fmt.Fprintf(out, "\x1b]2;%s — Ctrl-] detaches\x07", id)
-	drawScreen(out, scr.Screen)
-	if tail.Stdout != nil {
-		io.WriteString(out, strings.ReplaceAll(*tail.Stdout, "\n", "\r\n"))
+	drawScreen(out, v.scr.Screen)
+	if v.tail.Stdout != nil {
+		io.WriteString(out, strings.ReplaceAll(*v.tail.Stdout, "\n", "\r\n"))
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &attacher{cs: cs, id: id, out: out, seq: *pos.NextSeq}
+	a := &attacher{cs: cs, id: id, out: out, seq: *v.pos.NextSeq, mode: mode, fd: fd}
 	keys := make(chan []byte, 64)
 	// Reading the terminal cannot be interrupted; the goroutine ends with
 	// the process, after attach has returned.
 	go readKeys(in, keys)
-	if !watch {
-		a.resize(ctx, fd)
-		// Give the agent back the size it had.
-		defer func() {
-			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			var o tools.OutputOut
-			if scr.Screen != nil {
-				_ = callInto(rctx, cs, "write", map[string]any{"process_id": id, "input": "", "cols": scr.Screen.Cols, "rows": scr.Screen.Rows}, &o)
-			}
-		}()
+	if mode == typing {
+		a.resize(ctx)
+		defer a.restoreSize(v.scr.Screen)
 	}
-	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	defer signal.Stop(winch)
-
 	streamed := make(chan error, 1)
 	go func() { streamed <- a.stream(ctx) }()
-	var reason string
-loop:
-	for {
-		select {
-		case err := <-streamed:
-			streamed <- err // for the join below
-			break loop      // the process ended (stream said so) or an error
-		case <-ctx.Done():
-			reason = "interrupted; " + id + " keeps running"
-			break loop
-		case <-winch:
-			if !watch {
-				a.resize(ctx, fd)
-			}
-		case b, ok := <-keys:
-			if !ok {
-				reason = "the terminal closed; " + id + " keeps running"
-				break loop
-			}
-			// Take everything typed so far in one write.
-			for more := true; more; {
-				select {
-				case c := <-keys:
-					b = append(b, c...)
-				default:
-					more = false
-				}
-			}
-			i := bytes.IndexByte(b, detachKey)
-			if watch {
-				i = bytes.IndexAny(b, "\x1d\x03")
-			}
-			if i >= 0 {
-				b, reason = b[:i], "detached from "+id+"; it keeps running"
-			}
-			if !watch && len(b) > 0 {
-				if err = a.write(ctx, string(b)); err != nil {
-					break loop
-				}
-			}
-			if reason != "" {
-				break loop
-			}
-		}
-	}
+	reason, err := a.relay(ctx, keys, streamed)
 	cancel()
 	if serr := <-streamed; err == nil {
 		err = serr
@@ -146,13 +86,97 @@ loop:
 	return nil
 }
 
+// view is a running process as attach first shows it: where its log
+// stands, and its screen or, for a process on pipes, its newest output.
+type view struct{ pos, scr, tail tools.OutputOut }
+
+// look reads where the log stands, then the screen: output in between
+// shows twice rather than never.
+func look(ctx context.Context, cs *mcp.ClientSession, id string) (view, error) {
+	var v view
+	if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, MaxOutputBytes: new(1)}, &v.pos); err != nil {
+		return v, err
+	}
+	id = v.pos.ProcessID
+	if v.pos.Status != "running" {
+		return v, fmt.Errorf("%s is not running (%s): yieldshell logs %s shows its output", id, v.pos.Status, id)
+	}
+	if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, View: "screen"}, &v.scr); err != nil {
+		if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, SinceSeq: new(max(*v.pos.NextSeq-2000, 0))}, &v.tail); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// relay sends what the person types to the process (with typing) and
+// follows the terminal's size until the stream ends, ctx is done or the
+// person detaches; reason says why it ended, if not by the stream.
+func (a *attacher) relay(ctx context.Context, keys chan []byte, streamed chan error) (reason string, err error) {
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer signal.Stop(winch)
+	for {
+		select {
+		case err := <-streamed:
+			streamed <- err // for the join in attach
+			if ctx.Err() != nil {
+				// The stream stops when ctx does: that is the reason, not
+				// the process.
+				return "interrupted; " + a.id + " keeps running", nil
+			}
+			return "", nil // the process ended (stream said so) or an error
+		case <-ctx.Done():
+			return "interrupted; " + a.id + " keeps running", nil
+		case <-winch:
+			if a.mode == typing {
+				a.resize(ctx)
+			}
+		case b, ok := <-keys:
+			if !ok {
+				return "the terminal closed; " + a.id + " keeps running", nil
+			}
+			b = drain(b, keys) // everything typed so far in one write
+			i := bytes.IndexByte(b, detachKey)
+			if a.mode == watching {
+				i = bytes.IndexAny(b, "\x1d\x03")
+			}
+			if i >= 0 {
+				b, reason = b[:i], "detached from "+a.id+"; it keeps running"
+			}
+			if a.mode == typing && len(b) > 0 {
+				if err := a.write(ctx, string(b)); err != nil {
+					return "", err
+				}
+			}
+			if reason != "" {
+				return reason, nil
+			}
+		}
+	}
+}
+
+// drain appends to b what else waits in keys.
+func drain(b []byte, keys chan []byte) []byte {
+	for {
+		select {
+		case c := <-keys:
+			b = append(b, c...)
+		default:
+			return b
+		}
+	}
+}
+
 // attacher streams a process's output to the terminal; seq is owned by
 // stream.
 type attacher struct {
-	cs  *mcp.ClientSession
-	id  string
-	out io.Writer
-	seq int64
+	cs   *mcp.ClientSession
+	id   string
+	out  io.Writer
+	seq  int64
+	mode attachMode
+	fd   int // the person's terminal
 
 	mu         sync.Mutex
 	cancelWait context.CancelFunc // ends the wait in flight, if any
@@ -174,7 +198,7 @@ func (a *attacher) stream(ctx context.Context) error {
 		var o tools.OutputOut
 		var err error
 		if !kicked {
-			err = callInto(wctx, a.cs, "wait", map[string]any{"process_id": a.id, "since_seq": a.seq, "until": "^", "timeout_ms": 30000}, &o)
+			err = callInto(wctx, a.cs, "wait", tools.WaitIn{ProcessID: a.id, SinceSeq: new(a.seq), Until: "^", TimeoutMs: new(30000)}, &o)
 		}
 		a.mu.Lock()
 		a.cancelWait = nil
@@ -184,7 +208,7 @@ func (a *attacher) stream(ctx context.Context) error {
 			return nil
 		}
 		if kicked || err != nil && wctx.Err() != nil {
-			err = callInto(ctx, a.cs, "read", map[string]any{"process_id": a.id, "since_seq": a.seq}, &o)
+			err = callInto(ctx, a.cs, "read", tools.ReadIn{ProcessID: a.id, SinceSeq: new(a.seq)}, &o)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -227,8 +251,8 @@ func (a *attacher) kick() {
 // program has taken them (the answer comes when it waits for input again,
 // or after a short while).
 func (a *attacher) write(ctx context.Context, s string) error {
-	var o tools.OutputOut
-	err := callInto(ctx, a.cs, "write", map[string]any{"process_id": a.id, "input": s, "yield_ms": 100, "max_output_bytes": 1}, &o)
+	var o tools.WriteOut
+	err := callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Input: s, YieldMs: new(100), MaxOutputBytes: new(1)}, &o)
 	if err != nil {
 		return err
 	}
@@ -237,13 +261,24 @@ func (a *attacher) write(ctx context.Context, s string) error {
 }
 
 // resize gives the process our terminal's size.
-func (a *attacher) resize(ctx context.Context, fd int) {
-	cols, rows, err := term.GetSize(fd)
+func (a *attacher) resize(ctx context.Context) {
+	cols, rows, err := term.GetSize(a.fd)
 	if err != nil || cols < 2 || rows < 2 {
 		return
 	}
-	var o tools.OutputOut
-	_ = callInto(ctx, a.cs, "write", map[string]any{"process_id": a.id, "input": "", "cols": cols, "rows": rows}, &o)
+	var o tools.WriteOut
+	_ = callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Cols: new(cols), Rows: new(rows)}, &o)
+}
+
+// restoreSize gives the agent back the size it had.
+func (a *attacher) restoreSize(scr *tools.ScreenOut) {
+	if scr == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var o tools.WriteOut
+	_ = callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Cols: new(scr.Cols), Rows: new(scr.Rows)}, &o)
 }
 
 // drawScreen clears the terminal and draws a rendered screen with its cursor.

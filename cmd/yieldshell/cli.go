@@ -31,6 +31,19 @@ func connectInProcess(ctx context.Context, srv *mcp.Server) (*mcp.ClientSession,
 	return cs, func() { _ = cs.Close(); _ = ss.Close() }, nil
 }
 
+// inProcess makes fn (call or tools) a subcommand that serves it from an
+// app of its own.
+func inProcess(fn func(context.Context, *mcp.Server, []string, io.Writer, io.Writer) int) func(context.Context, *cli, []string) int {
+	return func(ctx context.Context, c *cli, args []string) int {
+		a, code := c.loadApp(oneCall)
+		if a == nil {
+			return code
+		}
+		defer a.shutdown()
+		return fn(ctx, a.srv, args, c.stdout, c.stderr)
+	}
+}
+
 // callTool runs `yieldshell call TOOL [JSON]`: one tool call, its answer on
 // stdout. Exit status: 0 for an answer, 1 for a tool error (isError), 2 for
 // a call that could not be made (usage, bad JSON, unknown tool).

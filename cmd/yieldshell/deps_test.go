@@ -9,20 +9,24 @@ import (
 )
 
 // TestImportDirection enforces the layering of DESIGN.md: arrows point one
-// way, cmd -> tools -> session -> {pty, screen, prompt, policy}, tools may
-// use policy, and conformance speaks to the binary only.
+// way, cmd -> {daemon, tools} -> session -> {pty, screen, prompt, policy},
+// tools and daemon may use policy, and conformance speaks to the binary
+// only.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
-		"pty":             {},
-		"screen":          {},
-		"policy":          {},
-		"prompt":          {"screen"},
-		"session":         {"pty", "screen", "prompt", "policy"},
-		"tools":           {"session", "policy", "tools/shellyeah", "tools/mcptool"},
-		"tools/shellyeah": {"session", "policy", "tools/mcptool"},
-		"tools/mcptool":   {},
-		"conformance":     {},
+		"pty":                    {},
+		"screen":                 {},
+		"policy":                 {},
+		"prompt":                 {"screen"},
+		"session":                {"pty", "screen", "prompt", "policy"},
+		"tools":                  {"session", "policy", "tools/shellyeah", "tools/mcptool"},
+		"tools/shellyeah":        {"session", "policy", "tools/mcptool"},
+		"tools/mcptool":          {},
+		"conformance":            {},
+		"cmd/yieldshell/daemon":  {"session", "policy", "cmd/yieldshell/linerpc"},
+		"cmd/yieldshell/linerpc": {},
+		"cmd/yieldshell":         {"cmd/yieldshell/daemon", "cmd/yieldshell/linerpc", "tools", "session", "pty", "policy"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

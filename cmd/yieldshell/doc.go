@@ -14,14 +14,11 @@
 //	yieldshell --help              print usage and every environment variable
 //
 // With --persist (or YIELDSHELL_PERSIST=1) the stdio process copies MCP
-// bytes to a background server of the same binary (server.go), which owns
-// the processes and outlives its clients: one Manager and one MCP server,
-// one MCP session per connection on a Unix socket in a private per-user
-// directory (rundir.go), admitted by peer uid (peercred*.go). A one-line
-// JSON hello and welcome precede MCP on each connection (versions, stop,
-// status); persist.go is the client side (starting the server under a
-// lock, stopping it, the bridge). people.go and attach.go are ps, logs and
-// attach, MCP clients of that server.
+// bytes to a background server of the same binary, which owns the
+// processes and outlives its clients: package daemon serves it and is its
+// client. main.go holds the table of subcommands; persist.go the bridge
+// and the server subcommands; people.go and attach.go are ps, logs and
+// attach, MCP clients of that server; cli.go is call and tools.
 //
 // On Windows it only prints that Windows is not supported and exits.
 package main

@@ -12,17 +12,28 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The environment variables that carry the bearer token for --http.
+// The environment variables that carry the bearer token for --http, and
+// that cap what its clients can hold.
 const (
-	tokenEnv     = "YIELDSHELL_HTTP_TOKEN"
-	tokenFileEnv = "YIELDSHELL_HTTP_TOKEN_FILE"
+	tokenEnv       = "YIELDSHELL_HTTP_TOKEN"
+	tokenFileEnv   = "YIELDSHELL_HTTP_TOKEN_FILE"
+	maxConnsEnv    = "YIELDSHELL_HTTP_MAX_CONNECTIONS"
+	maxSessionsEnv = "YIELDSHELL_HTTP_MAX_SESSIONS"
+)
+
+// Defaults for the caps, kept well under a 1024-descriptor limit.
+const (
+	defaultMaxConns    = 256
+	defaultMaxSessions = 64
 )
 
 // httpPath is where the MCP endpoint is served.
@@ -33,6 +44,12 @@ type httpConfig struct {
 	addr      string // host:port to listen on
 	token     string
 	generated bool // no token was configured: one was made for this run
+
+	maxConns    int // connections open at once; more wait to be accepted
+	maxSessions int // MCP sessions at once; more are refused with 503
+	// readHeader bounds a request's headers (and a new connection's
+	// silence), read its body, idle a kept-alive connection's silence.
+	readHeader, read, idle time.Duration
 }
 
 // loadHTTPConfig resolves the listening address and the bearer token. An
@@ -50,13 +67,20 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	hc := &httpConfig{addr: net.JoinHostPort(host, port)}
+	hc := &httpConfig{addr: net.JoinHostPort(host, port),
+		readHeader: 10 * time.Second, read: 30 * time.Second, idle: 60 * time.Second}
+	if hc.maxConns, err = positiveInt(getenv, maxConnsEnv, defaultMaxConns); err != nil {
+		return nil, err
+	}
+	if hc.maxSessions, err = positiveInt(getenv, maxSessionsEnv, defaultMaxSessions); err != nil {
+		return nil, err
+	}
 	if tokenFile == "" {
 		tokenFile = getenv(tokenFileEnv)
 	}
 	switch {
 	case tokenFile != "":
-		b, err := os.ReadFile(tokenFile)
+		b, err := readPrivate(tokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading the bearer token: %w", err)
 		}
@@ -75,6 +99,37 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 		return nil, errors.New("the bearer token is too short: use at least 16 characters (e.g. openssl rand -hex 32)")
 	}
 	return hc, nil
+}
+
+// readPrivate reads a file that only its owner may read: a token others
+// can read is no secret.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%s has mode %#o: others can read it; chmod 600 %s", path, perm, path)
+	}
+	return io.ReadAll(f)
+}
+
+// positiveInt reads a variable holding a number above zero (blank: def).
+func positiveInt(getenv func(string) string, name string, def int) (int, error) {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("invalid %s %q: use a whole number above 0 (default %d)", name, v, def)
+	}
+	return n, nil
 }
 
 // isLoopback reports whether host names only this machine.
@@ -105,6 +160,18 @@ func httpHandler(srv *mcp.Server, token string) http.Handler {
 	return mux
 }
 
+// httpServer is the HTTP server for srv, with hc's timeouts and session
+// cap; serve it on a listener from newCapListener.
+func httpServer(srv *mcp.Server, hc *httpConfig) *http.Server {
+	return &http.Server{
+		Handler:           capSessions(srv, hc.maxSessions, closeDenied(httpHandler(srv, hc.token))),
+		ReadHeaderTimeout: hc.readHeader,
+		ReadTimeout:       hc.read,
+		IdleTimeout:       hc.idle,
+		// No WriteTimeout: a wait answers after up to 55 s, and streams last.
+	}
+}
+
 // serveHTTP serves a over streamable HTTP until ctx is done (SIGTERM,
 // SIGINT, SIGHUP); the caller then ends every process, as in stdio mode.
 func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) error {
@@ -117,7 +184,8 @@ func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) er
 		fmt.Fprintf(stderr, "yieldshell: no %s set; this run's bearer token is %s\n", tokenEnv, hc.token)
 	}
 	a.log.Info("serving MCP over streamable HTTP", "url", url)
-	hs := &http.Server{Handler: httpHandler(a.srv, hc.token), ReadHeaderTimeout: 10 * time.Second}
+	hs := httpServer(a.srv, hc)
+	ln = newCapListener(ln, hc.maxConns)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -133,4 +201,90 @@ func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) er
 	}
 	<-done
 	return nil
+}
+
+// closeDenied closes the connection after a 401 or 403: a client that is
+// refused gets no kept-alive connection to hold.
+func closeDenied(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(deniedCloser{w}, r)
+	})
+}
+
+type deniedCloser struct{ http.ResponseWriter }
+
+func (w deniedCloser) WriteHeader(code int) {
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (the SDK
+// flushes streams through it).
+func (w deniedCloser) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// capSessions refuses a request that would open an MCP session (one
+// without a session id) while max sessions are open. A request of the
+// sessionless protocol (2026-07-28) is a session while it runs, and counts.
+func capSessions(srv *mcp.Server, max int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			n := 0
+			for range srv.Sessions() {
+				n++
+			}
+			if n >= max {
+				w.Header().Set("Connection", "close")
+				http.Error(w, fmt.Sprintf("too many MCP sessions (%d, %s); end one or raise the cap", n, maxSessionsEnv), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// capListener holds at most max connections open at once: Accept waits
+// for one to close, and the rest wait in the kernel's backlog, costing no
+// descriptor of ours.
+type capListener struct {
+	net.Listener
+	slots     chan struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func newCapListener(ln net.Listener, max int) *capListener {
+	return &capListener{Listener: ln, slots: make(chan struct{}, max), closed: make(chan struct{})}
+}
+
+func (l *capListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &slotConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+}
+
+func (l *capListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// slotConn gives its slot back when closed.
+type slotConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
 }

@@ -3,13 +3,18 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,6 +25,10 @@ func TestLoadHTTPConfig(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "token")
 	if err := os.WriteFile(file, []byte("from-the-file-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	readable := filepath.Join(dir, "readable")
+	if err := os.WriteFile(readable, []byte("from-the-file-0123456789\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(dir, "empty")
@@ -43,6 +52,7 @@ func TestLoadHTTPConfig(t *testing.T) {
 		{addr: "0.0.0.0:9", file: file, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
 		{addr: "0.0.0.0:9", env: map[string]string{tokenFileEnv: file, tokenEnv: "ignored-env-token-0123"}, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
 		{addr: "9", file: empty, wantErr: "is empty"},
+		{addr: "9", file: readable, wantErr: "others can read it"},
 		{addr: "9", file: filepath.Join(dir, "missing"), wantErr: "reading the bearer token"},
 		{addr: "9", env: map[string]string{tokenEnv: "short"}, wantErr: "too short"},
 		{addr: "a:b:c", wantErr: "invalid --http address"},
@@ -79,7 +89,7 @@ func TestHTTPAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
+	a, err := newApp(cfg, loggers{stderr: slog.DiscardHandler, sdk: slog.New(slog.DiscardHandler)}, oneCall)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,4 +150,162 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// testHTTP serves a bare MCP server through httpServer and a capped
+// listener, with hc's limits, and returns its address.
+func testHTTP(t *testing.T, hc *httpConfig) string {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httpServer(srv, hc)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(newCapListener(ln, hc.maxConns)) }()
+	t.Cleanup(func() { hs.Close(); <-done })
+	return ln.Addr().String()
+}
+
+// closedWithin reports whether the server closes c within d.
+func closedWithin(c net.Conn, d time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, c)
+	return err == nil // EOF: closed; a timeout is an error
+}
+
+// TestHTTPHoldsNoConnection: a refused request's connection is closed at
+// once, and a kept-alive connection that goes quiet is closed after the
+// idle timeout.
+func TestHTTPHoldsNoConnection(t *testing.T) {
+	const token = "right-token-0123456789"
+	addr := testHTTP(t, &httpConfig{token: token, maxConns: 8, maxSessions: 8,
+		readHeader: time.Second, read: time.Second, idle: 100 * time.Millisecond})
+	request := func(auth string) (net.Conn, *http.Response) {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", httpPath, addr, auth)
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return c, res
+	}
+	c, res := request("")
+	if res.StatusCode != http.StatusUnauthorized || !res.Close {
+		t.Errorf("no token: status %d, close %v; want 401, close", res.StatusCode, res.Close)
+	}
+	if !closedWithin(c, 5*time.Second) {
+		t.Error("the refused connection stays open")
+	}
+	c, res = request("Authorization: Bearer " + token + "\r\n")
+	if res.StatusCode == http.StatusUnauthorized || res.Close {
+		t.Fatalf("with the token: status %d, close %v; want a kept-alive answer", res.StatusCode, res.Close)
+	}
+	if !closedWithin(c, 5*time.Second) {
+		t.Error("a quiet kept-alive connection stays open past the idle timeout")
+	}
+}
+
+// TestHTTPCapsSessions: with one session open, a request for another is
+// refused with 503; the open one still works. (At 2025-06-18: the SDK's
+// newer protocol has no sessions, and each of its requests counts while it
+// runs.)
+func TestHTTPCapsSessions(t *testing.T) {
+	const token = "right-token-0123456789"
+	addr := testHTTP(t, &httpConfig{token: token, maxConns: 8, maxSessions: 1,
+		readHeader: time.Second, read: time.Second, idle: time.Second})
+	connect := func() (*mcp.ClientSession, error) {
+		tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + httpPath,
+			HTTPClient: &http.Client{Transport: bearer{token}}}
+		return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr,
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	}
+	first, err := connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if second, err := connect(); err == nil {
+		second.Close()
+		t.Error("a second session opened with a cap of one")
+	} else if !strings.Contains(err.Error(), "503") && !strings.Contains(err.Error(), "Service Unavailable") {
+		t.Errorf("the refusal: %v; want 503", err)
+	}
+	if err := first.Ping(t.Context(), nil); err != nil {
+		t.Errorf("the open session after the refusal: %v", err)
+	}
+}
+
+// TestCapListener: with the cap reached, Accept waits until a connection
+// closes, and Close ends a waiting Accept.
+func TestCapListener(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := newCapListener(inner, 1)
+	defer ln.Close()
+	for range 2 {
+		c, err := net.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	first, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	select {
+	case <-accepted:
+		t.Fatal("a second connection was accepted with a cap of one")
+	case <-time.After(50 * time.Millisecond): // a bound on a wrong answer, not synchronisation
+	}
+	first.Close()
+	if c := <-accepted; c == nil {
+		t.Error("Accept failed after the slot was given back")
+	} else {
+		c.Close()
+	}
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := ln.Accept()
+		waiting <- err
+	}()
+	if err := ln.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := <-waiting; err == nil {
+		t.Error("Accept after Close succeeded")
+	}
+}
+
+// TestHTTPCapsFromEnv: the caps come from the environment, and a value
+// that is not a number above 0 is refused naming the variable.
+func TestHTTPCapsFromEnv(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	hc, err := loadHTTPConfig("9", "", env(map[string]string{maxConnsEnv: "10", maxSessionsEnv: "3"}))
+	if err != nil || hc.maxConns != 10 || hc.maxSessions != 3 {
+		t.Errorf("caps from the environment: %+v, %v", hc, err)
+	}
+	if hc, err := loadHTTPConfig("9", "", env(nil)); err != nil || hc.maxConns != defaultMaxConns || hc.maxSessions != defaultMaxSessions {
+		t.Errorf("default caps: %+v, %v", hc, err)
+	}
+	for _, bad := range []string{"0", "-1", "many"} {
+		if _, err := loadHTTPConfig("9", "", env(map[string]string{maxSessionsEnv: bad})); err == nil || !strings.Contains(err.Error(), maxSessionsEnv) {
+			t.Errorf("%s=%q: %v, want an error naming it", maxSessionsEnv, bad, err)
+		}
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
+	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
+	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/session"
@@ -43,16 +44,58 @@ const instructions = `yieldshell runs shell commands for you, each under its own
 - For servers and watchers: exec with a name (a handle every tool accepts in place of process_id) and wait_for (a regex such as "Local:.*http") to answer once it is up; restart restarts it; stop with all: true stops everything.`
 
 func main() {
+	setProcessWide()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// setProcessWide sets what belongs to the process rather than to one server.
+func setProcessWide() {
+	// Most of the heap is long-lived: the retained output and unread screen
+	// of every process. Collecting once garbage reaches half of it, instead
+	// of all of it, keeps resident memory close to what is retained; with
+	// little garbage made, the extra collections cost little. GOGC, when
+	// set, still decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
+	// A client that goes away closes our stdout (or connection); without
+	// this the next write to it would kill the server before it ends its
+	// processes. (Notify, not Ignore: an ignored signal would be inherited
+	// by every command.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+}
+
+// cli is what every subcommand gets: the global flags, the environment and
+// the standard streams.
+type cli struct {
+	stdin          *os.File
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	httpAddr  string // --http
+	tokenFile string // --token-file
+	persist   bool   // --persist or YIELDSHELL_PERSIST
+}
+
+// commands are the subcommands by name; "" serves MCP.
+var commands = map[string]func(ctx context.Context, c *cli, args []string) int{
+	"":       serveCmd,
+	"call":   inProcess(callTool),
+	"tools":  inProcess(listTools),
+	"server": serverCmd,
+	"ps":     psCmd,
+	"logs":   logsCmd,
+	"attach": attachCmd,
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
+	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	fs := flag.NewFlagSet("yieldshell", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP on this address instead of stdio")
-	tokenFile := fs.String("token-file", "", "file holding the bearer token for --http")
-	persistFlag := fs.Bool("persist", false, "bridge stdio to the persistent per-user server (as "+persistEnv+"=1)")
+	fs.StringVar(&c.httpAddr, "http", "", "serve MCP over streamable HTTP on this address instead of stdio")
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token for --http")
+	fs.BoolVar(&c.persist, "persist", false, "bridge stdio to the persistent per-user server (as "+persistEnv+"=1)")
 	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -64,94 +107,73 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "yieldshell", buildVersion())
 		return 0
 	}
-	var cmd string
-	if fs.NArg() > 0 {
-		cmd = fs.Arg(0)
-		if !slices.Contains([]string{"call", "tools", "server", "ps", "logs", "attach"}, cmd) {
-			fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", cmd)
-			usage(stderr)
-			return 2
-		}
-		if *httpAddr != "" {
-			fmt.Fprintf(stderr, "yieldshell: --http serves clients; it cannot be combined with %q\n", cmd)
-			return 2
-		}
-	}
-	persist, err := envBool(persistEnv, os.Getenv)
-	if err != nil {
-		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
+	name := fs.Arg(0)
+	cmd, ok := commands[name]
+	if !ok || name == "" && fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", name)
+		usage(stderr)
 		return 2
 	}
-	persist = persist || *persistFlag
-	if *persistFlag && (cmd != "" || *httpAddr != "") {
-		fmt.Fprintln(stderr, "yieldshell: --persist is for the stdio server; the server, ps, logs and attach commands always use the persistent server")
-		return 2
+	if code := c.checkFlags(name); code != 0 {
+		return code
 	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer stop()
-	logs := func(cli bool) loggers {
-		level := logLevel(cli)
-		return loggers{
-			stderr: slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}),
-			// The SDK reports every connection at INFO; keep that for debugging.
-			sdk: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
-		}
-	}
-	switch {
-	case cmd == "server":
-		return serverCmd(ctx, fs.Args()[1:], func() loggers { return logs(false) }, stdout, stderr)
-	case cmd == "ps" || cmd == "logs" || cmd == "attach":
-		return peopleCmd(ctx, cmd, fs.Args()[1:], stdout, stderr)
-	case cmd == "" && *httpAddr == "" && persist:
-		return runBridge(ctx, os.Stdin, stdout, stderr)
-	}
+	return cmd(ctx, c, fs.Args()[min(1, fs.NArg()):])
+}
 
-	l := logs(cmd != "")
-	cwd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintln(stderr, "yieldshell: getting working directory:", err)
-		return 1
-	}
-	cfg, err := policy.Load(os.Getenv, cwd)
-	if err != nil {
-		fmt.Fprintln(stderr, "yieldshell: invalid configuration:", err)
+// checkFlags refuses global flags that do not go with subcommand name, and
+// reads YIELDSHELL_PERSIST.
+func (c *cli) checkFlags(name string) int {
+	if name != "" && c.httpAddr != "" {
+		fmt.Fprintf(c.stderr, "yieldshell: --http serves clients; it cannot be combined with %q\n", name)
 		return 2
 	}
+	if c.persist && (name != "" || c.httpAddr != "") {
+		fmt.Fprintln(c.stderr, "yieldshell: --persist is for the stdio server; the server, ps, logs and attach commands always use the persistent server")
+		return 2
+	}
+	persist, err := envBool(persistEnv, c.getenv)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell: invalid configuration:", err)
+		return 2
+	}
+	c.persist = c.persist || persist
+	return 0
+}
+
+// serveCmd serves MCP: on stdin/stdout, over HTTP with --http, or as a
+// bridge to the persistent server with --persist.
+func serveCmd(ctx context.Context, c *cli, args []string) int {
+	if c.persist && c.httpAddr == "" {
+		return bridgeCmd(ctx, c)
+	}
+	cfg, code, err := c.config()
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return code
+	}
 	var hc *httpConfig
-	if *httpAddr != "" {
-		if hc, err = loadHTTPConfig(*httpAddr, *tokenFile, os.Getenv); err != nil {
-			fmt.Fprintln(stderr, "yieldshell:", err)
+	if c.httpAddr != "" {
+		if hc, err = loadHTTPConfig(c.httpAddr, c.tokenFile, c.getenv); err != nil {
+			fmt.Fprintln(c.stderr, "yieldshell:", err)
 			return 2
 		}
+		// The token is the server's credential, not the commands': they
+		// start from this environment.
+		_ = os.Unsetenv(tokenEnv)
+		_ = os.Unsetenv(tokenFileEnv)
 	}
-
-	a, err := newApp(cfg, l.stderr, l.sdk, cmd == "")
+	a, err := c.newApp(cfg, longRunning)
 	if err != nil {
-		fmt.Fprintln(stderr, "yieldshell:", err)
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return 1
 	}
 	defer a.shutdown()
-	for _, w := range cfg.Warnings() {
-		a.log.Warn(w)
-	}
-	switch {
-	case cmd == "tools":
-		return listTools(ctx, a.srv, fs.Args()[1:], stdout, stderr)
-	case cmd == "call":
-		return callTool(ctx, a.srv, fs.Args()[1:], stdout, stderr)
-	case hc != nil:
-		err = serveHTTP(ctx, a, hc, stderr)
-	default:
-		if term.IsTerminal(int(os.Stdin.Fd())) {
-			// A person started it by hand: say what it is waiting for.
-			fmt.Fprintln(stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
-		}
-		err = a.srv.Run(ctx, &mcp.StdioTransport{})
-		a.log.Debug("transport closed; shutting down", "error", err)
-		if ctx.Err() != nil || errors.Is(err, io.EOF) {
-			err = nil
-		}
+	if hc != nil {
+		err = serveHTTP(ctx, a, hc, c.stderr)
+	} else {
+		err = serveStdio(ctx, a, c)
 	}
 	if err != nil {
 		a.log.Error("serving", "error", err)
@@ -160,11 +182,92 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+func serveStdio(ctx context.Context, a *app, c *cli) error {
+	if term.IsTerminal(int(c.stdin.Fd())) {
+		// A person started it by hand: say what it is waiting for.
+		fmt.Fprintln(c.stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
+	}
+	err := a.srv.Run(ctx, &linerpc.Transport{Reader: c.stdin, Writer: nopCloser{c.stdout}})
+	a.log.Debug("transport closed; shutting down", "error", err)
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// nopCloser leaves stdout open when the transport closes.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// role says what an app is for.
+type role int
+
+const (
+	// longRunning serves clients: logs at INFO, and the child subreaper, so
+	// descendants that daemonise away from their process group stay our
+	// children and can be found and reaped.
+	longRunning role = iota
+	// oneCall answers one CLI call: logs at WARN, so the answer stands alone.
+	oneCall
+)
+
+// loadApp reads the configuration and builds the app; on failure it says
+// why on stderr and returns the exit code.
+func (c *cli) loadApp(r role) (*app, int) {
+	cfg, code, err := c.config()
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return nil, code
+	}
+	a, err := c.newApp(cfg, r)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return nil, 1
+	}
+	return a, 0
+}
+
+// config reads the policy; on failure also the exit code.
+func (c *cli) config() (*policy.Config, int, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, 1, fmt.Errorf("getting working directory: %w", err)
+	}
+	cfg, err := policy.Load(c.getenv, cwd)
+	if err != nil {
+		return nil, 2, fmt.Errorf("invalid configuration: %w", err)
+	}
+	return cfg, 0, nil
+}
+
+// newApp builds the app with the loggers for r and logs the configuration's
+// warnings.
+func (c *cli) newApp(cfg *policy.Config, r role) (*app, error) {
+	a, err := newApp(cfg, c.loggers(r), r)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings() {
+		a.log.Warn(w)
+	}
+	return a, nil
+}
+
 // loggers are the two loggers a server needs: its own records on stderr,
 // and the SDK's.
 type loggers struct {
 	stderr slog.Handler
 	sdk    *slog.Logger
+}
+
+func (c *cli) loggers(r role) loggers {
+	level := logLevel(c.getenv, r)
+	return loggers{
+		stderr: slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}),
+		// The SDK reports every connection at INFO; keep that for debugging.
+		sdk: slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
+	}
 }
 
 // envBool reads a boolean variable: 1, true, yes, on or 0, false, no, off
@@ -188,33 +291,18 @@ type app struct {
 	cancelProcs context.CancelFunc
 }
 
-// newApp builds the server. subreaper is for the modes that run for long:
-// as the child subreaper, descendants that daemonise away from their
-// process group stay our children and can be found and reaped.
-func newApp(cfg *policy.Config, stderrLog slog.Handler, sdkLog *slog.Logger, subreaper bool) (*app, error) {
-	// Most of the heap is long-lived: the retained output and unread screen
-	// of every process. Collecting once garbage reaches half of it, instead
-	// of all of it, keeps resident memory close to what is retained; with
-	// little garbage made, the extra collections cost little. GOGC, when
-	// set, still decides.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
+// newApp builds the server.
+func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
-		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
-	log := slog.New(newTeeHandler(stderrLog, srv))
-	if subreaper {
+		&mcp.ServerOptions{Instructions: instructions, Logger: l.sdk})
+	log := slog.New(newTeeHandler(l.stderr, srv))
+	if r == longRunning {
 		if err := pty.SetChildSubreaper(); err != nil {
 			log.Warn("cannot become child subreaper; escaped descendants will be reaped by init", "error", err)
 		}
+		// Only a server that serves judges what other servers left behind.
+		session.SweepOrphans(log)
 	}
-	// A client that goes away closes our stdout (or connection); without
-	// this the next write to it would kill the server before it ends its
-	// processes. (Notify, not Ignore: an ignored signal would be inherited
-	// by every command.)
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-
-	session.SweepOrphans(log)
 	procCtx, cancelProcs := context.WithCancel(context.Background())
 	mgr, err := session.NewManager(procCtx, cfg, log)
 	if err != nil {
@@ -257,11 +345,11 @@ func recoverPanics(log *slog.Logger) mcp.Middleware {
 }
 
 // logLevel is YIELDSHELL_LOG_LEVEL; by default INFO for a server and WARN
-// for the CLI, whose answer should stand alone.
-func logLevel(cli bool) slog.Level {
+// for one CLI call, whose answer should stand alone.
+func logLevel(getenv func(string) string, r role) slog.Level {
 	var l slog.Level
-	if err := l.UnmarshalText([]byte(os.Getenv("YIELDSHELL_LOG_LEVEL"))); err != nil {
-		if cli {
+	if err := l.UnmarshalText([]byte(getenv("YIELDSHELL_LOG_LEVEL"))); err != nil {
+		if r == oneCall {
 			return slog.LevelWarn
 		}
 		return slog.LevelInfo
@@ -311,9 +399,13 @@ Environment variables:
 			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
 		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
 		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."},
+		policy.Var{Name: maxConnsEnv, Default: strconv.Itoa(defaultMaxConns),
+			Help: "--http: connections open at once; more wait to be accepted."},
+		policy.Var{Name: maxSessionsEnv, Default: strconv.Itoa(defaultMaxSessions),
+			Help: "--http: MCP sessions open at once; a request for another gets 503."},
 		policy.Var{Name: persistEnv, Default: "0",
 			Help: "1 (true, yes, on): stdio yieldshell bridges to the persistent per-user server, as --persist does."},
-		policy.Var{Name: idleEnv, Default: strconv.Itoa(int(defaultIdle.Milliseconds())),
+		policy.Var{Name: daemon.IdleEnv, Default: strconv.Itoa(int(daemon.DefaultIdle.Milliseconds())),
 			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."})
 	for _, v := range vars {
 		def := v.Default

@@ -8,92 +8,120 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
 	"github.com/yieldshell/yieldshell/tools"
 )
 
-// peopleCmd runs ps, logs and attach: views for a person at a terminal of
+// psCmd, logsCmd and attachCmd are views for a person at a terminal of
 // what the persistent server runs, through an MCP session to it, the way
 // an agent sees it.
-func peopleCmd(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
+
+// psCmd is `yieldshell ps`.
+func psCmd(ctx context.Context, c *cli, args []string) int {
+	if len(args) != 0 {
+		fmt.Fprintln(c.stderr, "usage: yieldshell ps")
+		return 2
+	}
+	return c.withSession(ctx, func(cs *mcp.ClientSession) error { return printPs(ctx, cs, c.stdout) })
+}
+
+// logsCmd is `yieldshell logs ID|NAME [-f]`.
+func logsCmd(ctx context.Context, c *cli, args []string) int {
+	mode := printOnce
+	setFollow := func() { mode = follow }
+	id, ok := c.oneArg("logs", args, map[string]func(){"-f": setFollow, "--follow": setFollow})
+	if !ok {
+		return 2
+	}
+	return c.withSession(ctx, func(cs *mcp.ClientSession) error {
+		return printLogs(ctx, cs, id, mode, c.stdout, c.stderr)
+	})
+}
+
+// attachCmd is `yieldshell attach ID|NAME [--watch]`.
+func attachCmd(ctx context.Context, c *cli, args []string) int {
+	mode := typing
+	setWatch := func() { mode = watching }
+	id, ok := c.oneArg("attach", args, map[string]func(){"--watch": setWatch, "-watch": setWatch})
+	if !ok {
+		return 2
+	}
+	return c.withSession(ctx, func(cs *mcp.ClientSession) error {
+		return attach(ctx, cs, id, mode, c.stdin, c.stdout)
+	})
+}
+
+// oneArg reads the one ID|NAME argument of cmd among the flags it knows,
+// calling each flag's func; it prints the usage when args do not fit.
+func (c *cli) oneArg(cmd string, args []string, flags map[string]func()) (string, bool) {
 	usage := map[string]string{
-		"ps":     "usage: yieldshell ps",
 		"logs":   "usage: yieldshell logs ID|NAME [-f]",
 		"attach": "usage: yieldshell attach ID|NAME [--watch]",
 	}[cmd]
-	follow, watch := false, false
 	var pos []string
 	for _, a := range args {
-		switch {
-		case cmd == "logs" && (a == "-f" || a == "--follow"):
-			follow = true
-		case cmd == "attach" && (a == "--watch" || a == "-watch"):
-			watch = true
-		case strings.HasPrefix(a, "-"):
-			fmt.Fprintf(stderr, "yieldshell %s: unknown flag %s\n%s\n", cmd, a, usage)
-			return 2
-		default:
+		if set, ok := flags[a]; ok {
+			set()
+		} else if strings.HasPrefix(a, "-") {
+			fmt.Fprintf(c.stderr, "yieldshell %s: unknown flag %s\n%s\n", cmd, a, usage)
+			return "", false
+		} else {
 			pos = append(pos, a)
 		}
 	}
-	if want := map[string]int{"ps": 0, "logs": 1, "attach": 1}[cmd]; len(pos) != want {
-		fmt.Fprintln(stderr, usage)
-		return 2
+	if len(pos) != 1 {
+		fmt.Fprintln(c.stderr, usage)
+		return "", false
 	}
-	cs, err := dialSession(ctx, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "yieldshell:", err)
-		return 1
-	}
-	defer cs.Close()
-	switch cmd {
-	case "ps":
-		err = printPs(ctx, cs, stdout)
-	case "logs":
-		err = printLogs(ctx, cs, pos[0], follow, stdout, stderr)
-	case "attach":
-		err = attach(ctx, cs, pos[0], watch, os.Stdin, stdout)
+	return pos[0], true
+}
+
+// withSession runs fn in an MCP client session to the running persistent
+// server (never starting one: there would be nothing to see).
+func (c *cli) withSession(ctx context.Context, fn func(*mcp.ClientSession) error) int {
+	cs, err := c.dialSession(ctx)
+	if err == nil {
+		err = fn(cs)
+		cs.Close()
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "yieldshell:", err)
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return 1
 	}
 	return 0
 }
 
-// dialSession opens an MCP client session to the running persistent
-// server (never starting one: there would be nothing to see).
-func dialSession(ctx context.Context, stderr io.Writer) (*mcp.ClientSession, error) {
-	dir, err := runtimeDir(os.Getenv)
+func (c *cli) dialSession(ctx context.Context) (*mcp.ClientSession, error) {
+	cl, err := c.client()
 	if err != nil {
 		return nil, err
 	}
-	c, br, err := connectMCP(dir, false, stderr)
-	if errors.Is(err, errNotRunning) {
+	conn, err := cl.Connect()
+	if errors.Is(err, daemon.ErrNotRunning) {
 		return nil, fmt.Errorf("%w: it starts when an MCP client runs yieldshell with --persist or %s=1", err, persistEnv)
 	}
 	if err != nil {
 		return nil, err
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "yieldshell-cli", Version: buildVersion()}, nil).
-		Connect(ctx, &mcp.IOTransport{Reader: bufConn{br, c}, Writer: c}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
-		c.Close()
+		conn.Close()
 		return nil, fmt.Errorf("connecting to the yieldshell server: %w", err)
 	}
 	return cs, nil
 }
 
-// callInto calls a tool and decodes its structured answer into out. A tool
-// error becomes an error carrying the answer's text.
-func callInto(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, out any) error {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+// callInto calls a tool with its typed input and decodes its structured
+// answer into out. A tool error becomes an error carrying the answer's text.
+func callInto[In, Out any](ctx context.Context, cs *mcp.ClientSession, tool string, in In, out *Out) error {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: in})
 	if err != nil {
 		return fmt.Errorf("calling %s: %w", tool, err)
 	}
@@ -125,7 +153,7 @@ func callInto(ctx context.Context, cs *mcp.ClientSession, tool string, args map[
 // printPs prints the server's processes as a table, newest first.
 func printPs(ctx context.Context, cs *mcp.ClientSession, w io.Writer) error {
 	var out tools.PsOut
-	if err := callInto(ctx, cs, "ps", map[string]any{"include_completed": true, "limit": 1000}, &out); err != nil {
+	if err := callInto(ctx, cs, "ps", tools.PsIn{IncludeCompleted: new(true), Limit: new(1000)}, &out); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -155,17 +183,29 @@ func oneLine(s string, n int) string {
 	return s
 }
 
+// logsMode says whether logs stops at the end of the log or follows it.
+type logsMode int
+
+const (
+	printOnce logsMode = iota
+	follow
+)
+
 // printLogs prints a process's whole retained log; with follow, it then
 // prints output as it comes until the process ends. Following blocks in
 // wait until a new line is complete (a prompt still being written shows
 // with the next line, or after wait's timeout), so it never spins.
-func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, follow bool, stdout, stderr io.Writer) error {
+func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, mode logsMode, stdout, stderr io.Writer) error {
 	var seq int64
-	args := map[string]any{"process_id": id, "since_seq": seq}
-	for tool := "read"; ; {
-		args["since_seq"] = seq
+	for waiting := false; ; waiting = true {
 		var out tools.OutputOut
-		if err := callInto(ctx, cs, tool, args, &out); err != nil {
+		var err error
+		if waiting {
+			err = callInto(ctx, cs, "wait", tools.WaitIn{ProcessID: id, SinceSeq: new(seq), Until: "^", TimeoutMs: new(30000)}, &out)
+		} else {
+			err = callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, SinceSeq: new(seq)}, &out)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -175,10 +215,9 @@ func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, follow boo
 		if out.Capped {
 			continue
 		}
-		if !follow || out.Status != "running" {
+		if mode != follow || out.Status != "running" {
 			return nil
 		}
-		tool, args["until"], args["timeout_ms"] = "wait", "^", 30000
 	}
 }
 

@@ -23,17 +23,10 @@ func TestTaggedFindsEscapedDescendants(t *testing.T) {
 		_ = p.Signal(syscall.SIGKILL)
 		p.Close()
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, "Tagged to find the shell and its setsid child", func() bool {
 		got := Tagged(tag)
-		if len(got) >= 2 && got[p.Pid()] == "v1" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Tagged(%s) = %v, want the shell and its setsid child", tag, got)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
-	}
+		return len(got) >= 2 && got[p.Pid()] == "v1"
+	})
 	st, err := StartTime(p.Pid())
 	if err != nil || st == 0 {
 		t.Errorf("StartTime = %d, %v", st, err)
@@ -58,4 +51,15 @@ func BenchmarkTagged(b *testing.B) {
 			}
 		}
 	})
+}
+
+// waitFor polls cond, failing after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
+	}
 }

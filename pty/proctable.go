@@ -1,5 +1,9 @@
 package pty
 
+// The process table, as the server needs it to find what it started after a
+// crash: environment tags (here), start times and the child subreaper
+// (proctable_<os>.go).
+
 import (
 	"bytes"
 	"os"

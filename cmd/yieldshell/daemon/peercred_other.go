@@ -1,6 +1,6 @@
 //go:build unix && !linux && !darwin
 
-package main
+package daemon
 
 import "errors"
 

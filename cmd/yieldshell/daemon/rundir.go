@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package daemon
 
 import (
 	"errors"
@@ -10,15 +10,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// runtimeDir is the private per-user directory that holds the persistent
+// RuntimeDir is the private per-user directory that holds the persistent
 // server's socket, locks and log: $XDG_RUNTIME_DIR/yieldshell when that is
 // set, else yieldshell-UID under the temporary directory. It is created
 // 0700; an existing one must be a real directory (not a symlink) owned by
 // this user and closed to everyone else, or it is refused: another user
 // who controls it could read the log or stand in for the server.
-func runtimeDir(getenv func(string) string) (string, error) {
+func RuntimeDir(getenv func(string) string) (string, error) {
 	uid := os.Getuid()
 	dir := filepath.Join(os.TempDir(), "yieldshell-"+strconv.Itoa(uid))
 	if x := getenv("XDG_RUNTIME_DIR"); x != "" {
@@ -54,4 +56,31 @@ func checkPrivateDir(dir string, fi fs.FileInfo, want uint32) error {
 		return fmt.Errorf("checking the runtime directory: %s has mode %#o; it must be private: chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	}
 	return nil
+}
+
+// lockFile takes an exclusive flock on path, blocking until it is free.
+// The lock lasts until the returned file is closed or the process exits.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening lock: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// LockInstance takes the lock that makes one server per user: a second one
+// waits here until the first has gone (a stop in progress), then takes
+// over. Closing the file releases it.
+func LockInstance(dir string) (*os.File, error) {
+	return lockFile(filepath.Join(dir, instanceLock))
 }

@@ -1,0 +1,342 @@
+package pty
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	cpty "github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// streams is the server's side of a command's standard input and output:
+// a terminal or three pipes.
+type streams interface {
+	// child returns what the child gets as stdin, stdout and stderr, and
+	// how it must be started to own them.
+	child() ([]*os.File, *syscall.SysProcAttr)
+	// closeChild closes the server's copies of the child's ends.
+	closeChild()
+	input() *os.File
+	stdout() io.Reader
+	stderr() io.Reader // nil for a terminal
+	inputPath() string
+	// checkInput returns ErrInputClosed when nothing could read a write.
+	checkInput() error
+	closeInput(p *Process) error
+	unread() (int, error)
+	// close closes every descriptor the server holds.
+	close() error
+}
+
+// terminal is a pseudo-terminal: the master is the server's only
+// descriptor, and stdin, stdout and stderr of the child are the slave.
+type terminal struct {
+	master *os.File
+	slave  *os.File
+	// rc reaches the master's fd without (*os.File).Fd, which would switch
+	// it back to blocking mode.
+	rc     syscall.RawConn
+	out    eofReader
+	closed *atomic.Bool
+}
+
+func openTerminal(cols, rows uint16, closed *atomic.Bool) (*terminal, error) {
+	master, slave, err := cpty.Open()
+	if err != nil {
+		return nil, fmt.Errorf("opening pty: %w", err)
+	}
+	t := &terminal{master: master, slave: slave, closed: closed}
+	if t.rc, err = master.SyscallConn(); err == nil {
+		err = setupMaster(t.rc, cols, rows)
+	}
+	if err != nil {
+		t.closeChild()
+		_ = master.Close()
+		return nil, fmt.Errorf("configuring pty: %w", err)
+	}
+	t.out = eofReader{rc: t.rc, closed: closed}
+	return t, nil
+}
+
+func (t *terminal) child() ([]*os.File, *syscall.SysProcAttr) {
+	return []*os.File{t.slave, t.slave, t.slave}, &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+}
+
+func (t *terminal) closeChild()       { _ = t.slave.Close() }
+func (t *terminal) input() *os.File   { return t.master }
+func (t *terminal) stdout() io.Reader { return t.out }
+func (t *terminal) stderr() io.Reader { return nil }
+func (t *terminal) inputPath() string { return t.slave.Name() }
+func (t *terminal) close() error      { return t.master.Close() }
+
+// checkInput asks whether any process holds the slave side: a master with
+// no slave holder accepts writes and drops them (measured on Linux 6.18).
+func (t *terminal) checkInput() error {
+	var hup bool
+	err := t.control(func(fd int) error {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		for {
+			_, err := unix.Poll(fds, 0)
+			if err == unix.EINTR {
+				continue
+			}
+			hup = fds[0].Revents&unix.POLLHUP != 0
+			return err
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if hup {
+		return ErrInputClosed
+	}
+	return nil
+}
+
+// closeInput sends the terminal's EOF character.
+func (t *terminal) closeInput(p *Process) error {
+	tio, err := t.termios()
+	if err != nil {
+		return err
+	}
+	eof := tio.Cc[unix.VEOF]
+	if eof == 0 { // _POSIX_VDISABLE, e.g. after `stty eof undef`
+		return errors.New("terminal has no eof character")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.eofWriteTimeout)
+	defer cancel()
+	return p.writeInput(ctx, []byte{eof})
+}
+
+func (t *terminal) unread() (int, error) {
+	var n int
+	err := t.control(func(fd int) (err error) {
+		n, err = unix.IoctlGetInt(fd, ioctlUnread)
+		return err
+	})
+	return n, err
+}
+
+// control runs fn on the master's descriptor, which fails cleanly after Close
+// instead of touching a reused fd number.
+func (t *terminal) control(fn func(fd int) error) error {
+	var opErr error
+	if err := t.rc.Control(func(fd uintptr) { opErr = fn(int(fd)) }); err != nil {
+		if t.closed.Load() {
+			return os.ErrClosed
+		}
+		return err
+	}
+	return opErr
+}
+
+func (t *terminal) termios() (*unix.Termios, error) {
+	var tio *unix.Termios
+	err := t.control(func(fd int) (err error) {
+		tio, err = unix.IoctlGetTermios(fd, ioctlGetTermios)
+		return err
+	})
+	return tio, err
+}
+
+// setupMaster configures the terminal before the child can see it: non-blocking
+// (so deadlines and Close work), a real size, and IUTF8 (so the line
+// discipline erases whole UTF-8 characters), all without (*os.File).Fd.
+func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
+	if cols == 0 {
+		cols = DefaultCols
+	}
+	if rows == 0 {
+		rows = DefaultRows
+	}
+	var opErr error
+	err := rc.Control(func(fd uintptr) {
+		if opErr = syscall.SetNonblock(int(fd), true); opErr != nil {
+			return
+		}
+		ws := &unix.Winsize{Col: cols, Row: rows}
+		if opErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws); opErr != nil {
+			return
+		}
+		var t *unix.Termios
+		if t, opErr = unix.IoctlGetTermios(int(fd), ioctlGetTermios); opErr != nil {
+			return
+		}
+		t.Iflag |= unix.IUTF8
+		t.Oflag |= unix.OPOST | unix.ONLCR
+		opErr = unix.IoctlSetTermios(int(fd), ioctlSetTermios, t)
+	})
+	if err == nil {
+		err = opErr
+	}
+	return err
+}
+
+// pipes are three pipes; the server keeps the write end of stdin and the
+// read ends of stdout and stderr.
+type pipes struct {
+	ends        [3]*os.File // the child's: stdin's read end, the write ends of stdout and stderr
+	in          *os.File
+	out, errOut *os.File
+	outR, errR  eofReader
+	path        string
+	inputClosed *atomic.Bool
+}
+
+func openPipes(closed, inputClosed *atomic.Bool) (*pipes, error) {
+	p := &pipes{inputClosed: inputClosed}
+	var err error
+	mine := []**os.File{&p.in, &p.out, &p.errOut}
+	for i := range p.ends {
+		var r, w *os.File
+		if r, w, err = os.Pipe(); err != nil {
+			err = fmt.Errorf("creating pipe: %w", err)
+			break
+		}
+		if i == 0 {
+			p.ends[i], *mine[i] = r, w
+		} else {
+			p.ends[i], *mine[i] = w, r
+		}
+	}
+	if err == nil {
+		if p.outR, err = newEOFReader(p.out, closed); err == nil {
+			p.errR, err = newEOFReader(p.errOut, closed)
+		}
+		if err != nil {
+			err = fmt.Errorf("configuring pipes: %w", err)
+		}
+	}
+	if err != nil {
+		p.closeChild()
+		_ = p.close()
+		return nil, err
+	}
+	var st unix.Stat_t
+	if unix.Fstat(int(p.ends[0].Fd()), &st) == nil {
+		p.path = fmt.Sprintf("pipe:[%d]", st.Ino)
+	}
+	return p, nil
+}
+
+func (p *pipes) child() ([]*os.File, *syscall.SysProcAttr) {
+	return p.ends[:], &syscall.SysProcAttr{Setsid: true}
+}
+
+func (p *pipes) closeChild() {
+	for _, f := range p.ends {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+func (p *pipes) input() *os.File   { return p.in }
+func (p *pipes) stdout() io.Reader { return p.outR }
+func (p *pipes) stderr() io.Reader { return p.errR }
+func (p *pipes) inputPath() string { return p.path }
+func (p *pipes) checkInput() error { return nil }
+
+// closeInput closes the stdin pipe.
+func (p *pipes) closeInput(*Process) error {
+	p.inputClosed.Store(true)
+	if err := p.in.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+func (p *pipes) unread() (int, error) {
+	total := 0
+	for _, f := range []*os.File{p.out, p.errOut} {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return 0, err
+		}
+		var n int
+		var opErr error
+		if err := rc.Control(func(fd uintptr) { n, opErr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
+			return 0, err
+		}
+		if opErr != nil {
+			return 0, opErr
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (p *pipes) close() error {
+	var first error
+	for _, f := range []*os.File{p.in, p.out, p.errOut} {
+		// stdin may already be closed by closeInput.
+		if f == nil {
+			continue
+		}
+		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// eofReader reads a stream in batches and reports its ends as io.EOF: EIO
+// is how the master says the last slave descriptor closed, and ErrClosed is
+// what a reader woken by Close gets.
+type eofReader struct {
+	rc syscall.RawConn
+	// closed is the process's flag, set before its descriptors are closed:
+	// a raw read on a closed file fails with an error that cannot be
+	// matched from outside internal/poll.
+	closed *atomic.Bool
+}
+
+func newEOFReader(f *os.File, closed *atomic.Bool) (eofReader, error) {
+	rc, err := f.SyscallConn()
+	return eofReader{rc: rc, closed: closed}, err
+}
+
+// Read fills b with all the output there is, in as many reads as that takes
+// (a terminal hands out at most about 4 KiB a read), and waits only while
+// there is none: a busy program's output then costs its reader one wake-up
+// per batch instead of one per 4 KiB.
+func (r eofReader) Read(b []byte) (int, error) {
+	n := 0
+	var readErr error
+	err := r.rc.Read(func(fd uintptr) bool {
+		for n < len(b) {
+			m, e := unix.Read(int(fd), b[n:])
+			switch {
+			case e == unix.EINTR:
+				continue
+			case e == unix.EAGAIN:
+				return n > 0 // nothing now: done if something was read, else wait
+			case e != nil:
+				readErr = e
+				return true
+			case m == 0:
+				if n == 0 {
+					readErr = io.EOF
+				}
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	if n > 0 {
+		return n, nil // an error comes again on the next read
+	}
+	if err == nil {
+		err = readErr
+	}
+	if errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || r.closed.Load() {
+		err = io.EOF
+	}
+	return 0, err
+}
