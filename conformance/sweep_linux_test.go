@@ -16,7 +16,8 @@ import (
 // TestSweepJudgesOnlyItsOwn: the start-up sweep ends what a dead server of
 // this user and PID namespace left behind, counting a zombie server as
 // dead, and leaves alone tagged processes of another PID namespace or
-// another user, whose tags it cannot judge.
+// another user, whose tags it cannot judge. Only a server that serves
+// sweeps; a one-shot command such as tools does not.
 //
 // Spec: DESIGN Reaping: a setsid grandchild of a dead server is found "by an
 // environment tag"; the tag names a server only within its user and PID
@@ -28,9 +29,9 @@ func TestSweepJudgesOnlyItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitExited(t, server.Process.Pid)
-	start := statField(t, server.Process.Pid, 22)
+	startTick := statField(t, server.Process.Pid, 22)
 	t.Cleanup(func() { _ = server.Wait() })
-	orphanTag := fmt.Sprintf("YIELDSHELL_TAG=%d:%s:proc_orphan", server.Process.Pid, start)
+	orphanTag := fmt.Sprintf("YIELDSHELL_TAG=%d:%s:proc_orphan", server.Process.Pid, startTick)
 	orphan := startTagged(t, orphanTag, "sleep", "120")
 
 	var spared []int // pids the sweep must leave alone
@@ -55,9 +56,14 @@ func TestSweepJudgesOnlyItsOwn(t *testing.T) {
 			spared = append(spared, c.Process.Pid)
 		}
 	}
+	// A one-shot command judges nothing; a server that serves sweeps.
 	if out, err := runBin(t, nil, "tools"); err != nil {
 		t.Fatalf("yieldshell tools: %v\n%s", err, out)
 	}
+	if !alive(orphan.Process.Pid) {
+		t.Fatal("yieldshell tools swept: only a server that serves may judge other servers' processes")
+	}
+	start(t, lifecycleVersion)
 	eventually(t, goneWithin, "the zombie server's orphan to be ended", func() bool { return !alive(orphan.Process.Pid) })
 	for _, pid := range spared {
 		if !alive(pid) {
