@@ -18,6 +18,7 @@ type CheckShellIn struct {
 // CheckOut is check_shell's (and send_input's) answer.
 type CheckOut struct {
 	Shell
+	Ignored
 	Logs    []string `json:"logs" jsonschema:"the newest log lines, clean text"`
 	Hint    string   `json:"hint,omitempty"`
 	Message string   `json:"message" jsonschema:"a summary of errors, warnings, URLs and prompts in these lines"`

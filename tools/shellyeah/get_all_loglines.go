@@ -16,6 +16,7 @@ type GetAllLoglinesIn struct {
 
 // GetAllLoglinesOut is get_all_loglines's answer.
 type GetAllLoglinesOut struct {
+	Ignored
 	Label       string   `json:"label"`
 	ProcessID   string   `json:"process_id,omitempty"`
 	Logs        []string `json:"logs"`

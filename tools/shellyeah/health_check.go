@@ -12,6 +12,7 @@ import (
 
 // HealthOut is health_check's answer.
 type HealthOut struct {
+	Ignored
 	Status              string  `json:"status"`
 	ServerName          string  `json:"server_name"`
 	ServerVersion       string  `json:"server_version"`

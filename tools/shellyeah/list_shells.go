@@ -23,6 +23,7 @@ type ListedShell struct {
 
 // ListShellsOut is list_shells's answer.
 type ListShellsOut struct {
+	Ignored
 	Shells []ListedShell `json:"shells" jsonschema:"the newest run of every label, newest first"`
 }
 

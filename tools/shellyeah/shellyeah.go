@@ -48,17 +48,17 @@ type startArgs struct {
 // Register adds the eleven mcp-shell-yeah tools to s.
 func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
 	h := &handlers{m: m, cfg: cfg, version: version, started: make(map[string]startArgs)}
-	mcp.AddTool(s, startShellTool(), h.startShell)
-	mcp.AddTool(s, startShellWithVerificationTool(), h.startShellWithVerification)
-	mcp.AddTool(s, checkShellTool(), h.checkShell)
-	mcp.AddTool(s, stopShellTool(), h.stopShell)
-	mcp.AddTool(s, listShellsTool(), h.listShells)
-	mcp.AddTool(s, stopAllShellsTool(), h.stopAllShells)
-	mcp.AddTool(s, restartShellTool(), h.restartShell)
-	mcp.AddTool(s, waitForShellTool(), h.waitForShell)
-	mcp.AddTool(s, getAllLoglinesTool(), h.getAllLoglines)
-	mcp.AddTool(s, sendInputTool(), h.sendInput)
-	mcp.AddTool(s, healthCheckTool(), h.healthCheck)
+	addLenient(s, startShellTool(), h.startShell)
+	addLenient(s, startShellWithVerificationTool(), h.startShellWithVerification)
+	addLenient(s, checkShellTool(), h.checkShell)
+	addLenient(s, stopShellTool(), h.stopShell)
+	addLenient(s, listShellsTool(), h.listShells)
+	addLenient(s, stopAllShellsTool(), h.stopAllShells)
+	addLenient(s, restartShellTool(), h.restartShell)
+	addLenient(s, waitForShellTool(), h.waitForShell)
+	addLenient(s, getAllLoglinesTool(), h.getAllLoglines)
+	addLenient(s, sendInputTool(), h.sendInput)
+	addLenient(s, healthCheckTool(), h.healthCheck)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -23,12 +23,17 @@ type StartShellIn struct {
 	Args             []string `json:"args,omitempty" jsonschema:"arguments, each passed to the command as one word (quoted for the shell)"`
 	Host             string   `json:"host,omitempty" jsonschema:"the client: cursor, claude, chatgpt, vscode, windsurf or unknown (default); for cursor the answer suggests how to follow the log"`
 	SideEffects      []string `json:"side_effects,omitempty" jsonschema:"yieldshell extension: side-effect categories of the command, as exec takes them (default [\"UNKNOWN\"])"`
+	// The peer's clients send these to start_shell too (the peer ignores
+	// them there); they mean what they mean in start_shell_with_verification.
+	VerificationPattern   string `json:"verification_pattern,omitempty" jsonschema:"regex (Go RE2) that means the shell is up, e.g. 'ready in|Local:'; output from its first byte counts. The answer comes when it appears, the shell ends, or verification_timeout_ms passes"`
+	VerificationTimeoutMs *int   `json:"verification_timeout_ms,omitempty" jsonschema:"how long to wait for verification_pattern (default 30000; -1 also means the default, never forever)"`
 }
 
 // StartOut is the answer of start_shell, start_shell_with_verification and
 // restart_shell.
 type StartOut struct {
 	Shell
+	Ignored
 	WorkingDirectory      string   `json:"workingDirectory"`
 	Host                  string   `json:"host"`
 	Message               string   `json:"message"`
@@ -48,7 +53,7 @@ func startShellTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "start_shell",
 		Title: "Start a background shell",
-		Description: `Start a long-running command (dev server, watcher, test runner) in the background under a label, and answer with its first output once it goes quiet (at most 3 s). Check it later with check_shell, send it input with send_input, stop it with stop_shell. URLs it prints are in detected_urls.
+		Description: `Start a long-running command (dev server, watcher, test runner) in the background under a label, and answer with its first output once it goes quiet (at most 3 s). Check it later with check_shell, send it input with send_input, stop it with stop_shell. URLs it prints are in detected_urls. With verification_pattern it answers once that appears instead, as start_shell_with_verification does.
 
 Example: {"command": "npm", "args": ["run", "dev"], "workingDirectory": "/home/me/app", "label": "web"}`,
 		Annotations: mcptool.Annotations("Start a background shell", false, true, false, true),
@@ -56,7 +61,7 @@ Example: {"command": "npm", "args": ["run", "dev"], "workingDirectory": "/home/m
 }
 
 func (h *handlers) startShell(ctx context.Context, req *mcp.CallToolRequest, in StartShellIn) (*mcp.CallToolResult, StartOut, error) {
-	return h.start(ctx, in, verification{})
+	return h.start(ctx, in, session.RestartPolicy{})
 }
 
 // verification is start_shell_with_verification's part of a start.
@@ -66,8 +71,24 @@ type verification struct {
 	restart session.RestartPolicy
 }
 
-// start starts a shell and builds the start answer.
-func (h *handlers) start(ctx context.Context, in StartShellIn, v verification) (*mcp.CallToolResult, StartOut, error) {
+// verification reads in's verification arguments.
+func (h *handlers) verification(in StartShellIn) (verification, error) {
+	v := verification{timeout: defaultVerify}
+	if in.VerificationPattern != "" {
+		re, err := regexp.Compile(in.VerificationPattern)
+		if err != nil {
+			return v, fmt.Errorf("invalid verification_pattern %q: %v (Go RE2 syntax); nothing was started", in.VerificationPattern, err)
+		}
+		v.pattern = re
+	}
+	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
+		v.timeout = min(time.Duration(*t)*time.Millisecond, time.Duration(h.cfg.MaxYieldMs)*time.Millisecond)
+	}
+	return v, nil
+}
+
+// start starts a shell under restart policy rp and builds the start answer.
+func (h *handlers) start(ctx context.Context, in StartShellIn, rp session.RestartPolicy) (*mcp.CallToolResult, StartOut, error) {
 	host := in.Host
 	if host == "" {
 		host = "unknown"
@@ -84,6 +105,11 @@ func (h *handlers) start(ctx context.Context, in StartShellIn, v verification) (
 	if in.WorkingDirectory == "" {
 		return fail(StartOut{Error: "workingDirectory is required: give the absolute directory to run the command in"})
 	}
+	v, err := h.verification(in)
+	if err != nil {
+		return fail(StartOut{Error: err.Error()})
+	}
+	v.restart = rp
 	effects := in.SideEffects
 	if len(effects) == 0 {
 		effects = []string{"UNKNOWN"}

@@ -11,6 +11,7 @@ import (
 
 // StopAllOut is stop_all_shells's answer.
 type StopAllOut struct {
+	Ignored
 	StoppedCount int           `json:"stopped_count"`
 	ErrorCount   int           `json:"error_count"`
 	Details      []StopAllItem `json:"details"`

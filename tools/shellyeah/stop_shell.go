@@ -20,6 +20,7 @@ type StopShellIn struct {
 
 // StopShellOut is stop_shell's answer.
 type StopShellOut struct {
+	Ignored
 	Label     string `json:"label"`
 	ProcessID string `json:"process_id,omitempty"`
 	Status    string `json:"status"`

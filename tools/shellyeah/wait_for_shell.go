@@ -20,6 +20,7 @@ type WaitForShellIn struct {
 
 // WaitForShellOut is wait_for_shell's answer.
 type WaitForShellOut struct {
+	Ignored
 	Label       string `json:"label"`
 	ProcessID   string `json:"process_id,omitempty"`
 	FinalStatus string `json:"final_status"`
