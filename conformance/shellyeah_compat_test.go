@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +63,76 @@ func strs(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// The peer's clients parse list_shells' text as a bare array; every entry
+// has a log_hint.
+func TestShellYeahListShellsTextIsBareArray(t *testing.T) {
+	s := shellYeah(t)
+	if l := s.call("list_shells", nil); strings.TrimSpace(l.text) != "[]" {
+		t.Errorf("list_shells with no shells: %s", l.text)
+	}
+	s.call("start_shell", map[string]any{"command": "echo one; echo two; echo three; sleep 30", "workingDirectory": t.TempDir(), "label": "counter"})
+	l := s.call("list_shells", map[string]any{"log_lines": 2})
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(l.text), &entries); err != nil || len(entries) != 1 {
+		t.Fatalf("list_shells text is not a one-entry array (%v): %s", err, l.text)
+	}
+	e := entries[0]
+	if e["label"] != "counter" || !slices.Equal(strs(e["logs"]), []string{"two", "three"}) || e["log_hint"] != "Showing 2 lines; 1 older stored." {
+		t.Errorf("list_shells entry: %v", e)
+	}
+	if shells, _ := l.m["shells"].([]any); len(shells) != 1 {
+		t.Errorf("list_shells structured content: %v", l.m)
+	}
+	if l := s.call("list_shells", nil); !strings.Contains(l.text, `"log_hint":"3 lines stored; log_lines shows them."`) {
+		t.Errorf("list_shells without log_lines: %s", l.text)
+	}
+}
+
+// The start answers always carry toolLogs (what the server did),
+// isVerificationEnabled and ai_instructions, whatever the host.
+func TestShellYeahStartAnswerCarriesToolLogsAndInstructions(t *testing.T) {
+	s := shellYeah(t)
+	st := s.call("start_shell", map[string]any{"command": "sleep", "args": []string{"30"}, "workingDirectory": t.TempDir(), "label": "nap"})
+	logs := strings.Join(strs(st.m["toolLogs"]), "\n")
+	if st.isError || !strings.Contains(logs, fmt.Sprintf("pid %d", int(st.num("pid")))) || !strings.Contains(logs, "Status: running.") ||
+		st.m["isVerificationEnabled"] != false || st.str("ai_instructions") == "" {
+		t.Errorf("start_shell: %s", st.text)
+	}
+	r := s.call("restart_shell", map[string]any{"label": "nap"})
+	if logs := strs(r.m["toolLogs"]); r.isError || len(logs) < 2 || logs[0] != fmt.Sprintf("Stopped the previous run (pid %d).", int(st.num("pid"))) ||
+		r.str("ai_instructions") == "" || !r.has("isVerificationEnabled") {
+		t.Errorf("restart_shell: %s", r.text)
+	}
+}
+
+// stop_all_shells counts the shells it had nothing to stop.
+func TestShellYeahStopAllCountsSkipped(t *testing.T) {
+	s := shellYeah(t)
+	wd := t.TempDir()
+	s.call("start_shell", map[string]any{"command": "true", "workingDirectory": wd, "label": "done"})
+	s.call("start_shell", map[string]any{"command": "sleep 30", "workingDirectory": wd, "label": "nap"})
+	sa := s.call("stop_all_shells", nil)
+	if sa.isError || sa.num("stopped_count") != 1 || sa.num("skipped_count") != 1 || sa.num("error_count") != 0 {
+		t.Errorf("stop_all_shells: %s", sa.text)
+	}
+}
+
+// A shell a signal ended has exitCode null and the signal's name, as a
+// Node client expects of a child process; exit statuses stay numbers.
+func TestShellYeahSignalEndedShellHasNullExitCode(t *testing.T) {
+	s := shellYeah(t)
+	wd := t.TempDir()
+	s.call("start_shell", map[string]any{"command": "sleep 30", "workingDirectory": wd, "label": "nap"})
+	if sp := s.call("stop_shell", map[string]any{"label": "nap"}); sp.isError || !sp.isNull("exitCode") {
+		t.Errorf("stop_shell: %s", sp.text)
+	}
+	if c := s.call("check_shell", map[string]any{"label": "nap"}); c.str("status") != "stopped" || !c.isNull("exitCode") || c.str("signal") != "SIGTERM" {
+		t.Errorf("check_shell after stop: %s", c.text)
+	}
+	s.call("start_shell", map[string]any{"command": "exit 4", "workingDirectory": wd, "label": "four"})
+	if c := s.call("check_shell", map[string]any{"label": "four"}); c.str("status") != "crashed" || c.num("exitCode") != 4 || !c.isNull("signal") {
+		t.Errorf("check_shell after exit 4: %s", c.text)
+	}
 }

@@ -61,8 +61,6 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 	addLenient(s, healthCheckTool(), h.healthCheck)
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // Shell is a shell's state as check_shell, list_shells and the start tools
 // report it.
 type Shell struct {
@@ -73,8 +71,8 @@ type Shell struct {
 	Command      string   `json:"command"`
 	Args         []string `json:"args"`
 	Cwd          string   `json:"cwd"`
-	ExitCode     *int     `json:"exitCode"`
-	Signal       *string  `json:"signal"`
+	ExitCode     *int     `json:"exitCode" jsonschema:"the exit status once the shell exited; null while it runs and when a signal ended it (see signal)"`
+	Signal       *string  `json:"signal" jsonschema:"the name of the signal that ended the shell (SIGTERM after a stop), or null"`
 	Restarts     int      `json:"restarts,omitempty"`
 	LogFilePath  string   `json:"log_file_path,omitempty"`
 	TailCommand  string   `json:"tail_command,omitempty"`
@@ -109,20 +107,29 @@ func (h *handlers) shell(p *session.Process) Shell {
 	sh := Shell{
 		Label: p.Name, ProcessID: p.ID, Status: h.status(p, in), Pid: p.Pid,
 		Command: sa.Command, Args: append([]string{}, sa.Args...), Cwd: in.Cwd,
-		ExitCode:     in.ExitCode,
+		ExitCode:     exitCode(in),
 		Restarts:     h.m.History(p).Restarts,
 		LogFilePath:  h.m.LogPath(p),
 		TailCommand:  h.m.TailCommand(p),
 		DetectedURLs: p.URLs(),
 	}
 	if in.Signal != "" {
-		sh.Signal = ptr(in.Signal)
+		sh.Signal = new(in.Signal)
 	}
 	if in.Status == session.Running {
 		st := p.InputState()
 		sh.AwaitingInput, sh.Prompt = st.Waiting, st.Prompt
 	}
 	return sh
+}
+
+// exitCode is in's exit status in the peer's form: null when a signal
+// ended the process (yieldshell's own tools say -N).
+func exitCode(in session.Info) *int {
+	if in.Signal != "" {
+		return nil
+	}
+	return in.ExitCode
 }
 
 // lookup resolves a label to its newest run.

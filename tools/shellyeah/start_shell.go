@@ -38,9 +38,10 @@ type StartOut struct {
 	Host                  string   `json:"host"`
 	Message               string   `json:"message"`
 	ShellLogs             []string `json:"shellLogs" jsonschema:"the shell's output so far, as clean lines"`
-	AIInstructions        string   `json:"ai_instructions,omitempty" jsonschema:"for host cursor: a suggestion, not an order"`
+	ToolLogs              []string `json:"toolLogs" jsonschema:"what the server did: spawned (with the pid), verification outcome, final status"`
+	AIInstructions        string   `json:"ai_instructions" jsonschema:"how to follow the shell from here: a suggestion, not an order"`
 	UserHint              string   `json:"user_hint,omitempty"`
-	IsVerificationEnabled bool     `json:"isVerificationEnabled,omitempty"`
+	IsVerificationEnabled bool     `json:"isVerificationEnabled" jsonschema:"verification_pattern was given"`
 	VerificationPattern   string   `json:"verificationPattern,omitempty"`
 	VerificationTimeoutMs *int     `json:"verificationTimeoutMs,omitempty"`
 	Verified              *bool    `json:"verified,omitempty" jsonschema:"whether verification_pattern appeared before the shell ended or the timeout passed"`
@@ -95,7 +96,7 @@ func (h *handlers) start(ctx context.Context, in StartShellIn, rp session.Restar
 	}
 	fail := func(out StartOut) (*mcp.CallToolResult, StartOut, error) {
 		out.Label, out.Command, out.Args, out.WorkingDirectory, out.Host = session.NormalizeName(in.Label), in.Command, nonNil(in.Args), in.WorkingDirectory, host
-		out.Status, out.ShellLogs = "error", []string{}
+		out.Status, out.ShellLogs, out.ToolLogs = "error", []string{}, []string{}
 		out.Message = out.Error
 		return mcptool.Error(out)
 	}
@@ -169,7 +170,7 @@ func (h *handlers) startLabelled(ctx context.Context, spec session.Spec, label s
 // startAnswer waits for the start to show (the pattern, or quiet output)
 // and describes the shell.
 func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host string, v verification) StartOut {
-	var out StartOut
+	out := StartOut{ToolLogs: []string{fmt.Sprintf("Shell spawned with pid %d: %s", p.Pid, p.Info().Command)}}
 	if v.pattern != nil {
 		var r session.PatternResult
 		var restarts int
@@ -179,17 +180,23 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 		}
 		out.IsVerificationEnabled = true
 		out.VerificationPattern = v.pattern.String()
-		out.VerificationTimeoutMs = ptr(int(v.timeout / time.Millisecond))
-		out.Verified = ptr(r.Reason == session.ReasonPattern)
+		out.VerificationTimeoutMs = new(int(v.timeout / time.Millisecond))
+		out.Verified = new(r.Reason == session.ReasonPattern)
 		out.MatchedLine = r.Line
+		var verdict string
 		switch r.Reason {
 		case session.ReasonPattern:
-			out.Message += fmt.Sprintf("Verified: %q appeared in the output. ", r.Line)
+			verdict = fmt.Sprintf("Verified: %q appeared in the output.", r.Line)
 		case session.ReasonExited:
-			out.Message += "Not verified: the shell ended before the pattern appeared. "
+			verdict = "Not verified: the shell ended before the pattern appeared."
 		default:
-			out.Message += fmt.Sprintf("Not verified: the pattern did not appear within %d ms; the shell is still running. ", v.timeout/time.Millisecond)
+			verdict = fmt.Sprintf("Not verified: the pattern did not appear within %d ms; the shell is still running.", v.timeout/time.Millisecond)
 		}
+		out.Message += verdict + " "
+		if restarts > 0 {
+			out.ToolLogs = append(out.ToolLogs, fmt.Sprintf("Restarted %d time(s) after crashes; now pid %d.", restarts, p.Pid))
+		}
+		out.ToolLogs = append(out.ToolLogs, verdict)
 	} else {
 		p.WaitQuiet(ctx, time.Now().Add(settleMax), settleQuiet)
 	}
@@ -201,20 +208,24 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 	if out.ExitCode != nil {
 		out.Message += fmt.Sprintf(" Exit code: %d.", *out.ExitCode)
 	}
+	out.ToolLogs = append(out.ToolLogs, "Status: "+out.Status+".")
 	if out.TailCommand != "" {
 		out.UserHint = "Follow its output with: " + out.TailCommand
 	}
-	if host == "cursor" {
-		var hint []string
-		if out.TailCommand != "" {
-			hint = append(hint, "If you want to watch this shell's output live, you can run its tail_command in a background terminal (it keeps running).")
-		}
-		if len(out.DetectedURLs) > 0 {
-			hint = append(hint, "It printed URLs (detected_urls) that the user may want as links.")
-		}
-		out.AIInstructions = strings.Join(hint, " ")
-	}
+	out.AIInstructions = aiInstructions(out)
 	return out
+}
+
+// aiInstructions suggests how to follow a shell from here.
+func aiInstructions(out StartOut) string {
+	hint := []string{"check_shell shows the lines printed since the previous check; send_input answers a prompt."}
+	if out.TailCommand != "" {
+		hint = append(hint, "To watch the output live, run tail_command in a background terminal (it keeps running).")
+	}
+	if len(out.DetectedURLs) > 0 {
+		hint = append(hint, "It printed URLs (detected_urls) that the user may want as links.")
+	}
+	return strings.Join(hint, " ")
 }
 
 // joinCommand appends args to command, each quoted as one shell word.

@@ -53,7 +53,7 @@ func (h *handlers) stopShell(ctx context.Context, req *mcp.CallToolRequest, in S
 	res, err := p.Stop(ctx, sig, grace, session.EndedByStop)
 	cancelled := h.m.CancelRestart(p)
 	in2 := p.Info()
-	out := StopShellOut{Label: p.Name, ProcessID: p.ID, Pid: p.Pid, Status: h.status(p, in2), ExitCode: in2.ExitCode}
+	out := StopShellOut{Label: p.Name, ProcessID: p.ID, Pid: p.Pid, Status: h.status(p, in2), ExitCode: exitCode(in2)}
 	switch {
 	case errors.Is(err, session.ErrNotRunning) && cancelled:
 		out.Message = "The shell had crashed; its pending restart is cancelled."

@@ -65,7 +65,7 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 		}
 		in2 := p.Info()
 		st := h.status(p, in2)
-		out := WaitForShellOut{Label: p.Name, ProcessID: p.ID, FinalStatus: st, ExitCode: in2.ExitCode}
+		out := WaitForShellOut{Label: p.Name, ProcessID: p.ID, FinalStatus: st, ExitCode: exitCode(in2)}
 		elapsed := time.Since(start).Seconds()
 		switch {
 		case st == target:
