@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Behaviours of the shell-yeah toolset that the peer's own clients rely on
@@ -134,5 +135,44 @@ func TestShellYeahSignalEndedShellHasNullExitCode(t *testing.T) {
 	s.call("start_shell", map[string]any{"command": "exit 4", "workingDirectory": wd, "label": "four"})
 	if c := s.call("check_shell", map[string]any{"label": "four"}); c.str("status") != "crashed" || c.num("exitCode") != 4 || !c.isNull("signal") {
 		t.Errorf("check_shell after exit 4: %s", c.text)
+	}
+}
+
+// check_shell returns the lines printed since the previous check, as the
+// peer's polling clients expect (never the same line twice), and its
+// message agrees with isProbablyAwaitingInput.
+func TestShellYeahCheckShellReturnsOnlyNewLines(t *testing.T) {
+	s := shellYeah(t)
+	wd := t.TempDir()
+	s.call("start_shell", map[string]any{"command": `echo one; echo two; read a; echo "got $a"; sleep 30`, "workingDirectory": wd, "label": "r"})
+	eventually(t, 10*time.Second, "both lines to be logged", func() bool {
+		c := s.call("check_shell", map[string]any{"label": "r", "log_lines": 0})
+		return strings.Contains(c.str("hint"), "2 new log lines")
+	})
+	if c := s.call("check_shell", map[string]any{"label": "r"}); !slices.Equal(strs(c.m["logs"]), []string{"one", "two"}) ||
+		c.str("hint") != "Returned all 2 new log lines since last check." || c.str("message") != "No notable events since last check." {
+		t.Errorf("first check: %s", c.text)
+	}
+	if c := s.call("check_shell", map[string]any{"label": "r"}); len(strs(c.m["logs"])) != 0 || c.str("hint") != "No new log lines since last check." {
+		t.Errorf("second check: %s", c.text)
+	}
+	in := s.call("send_input", map[string]any{"label": "r", "input": "hello"})
+	if logs := strs(in.m["logs"]); slices.Contains(logs, "one") || !slices.Contains(logs, "got hello") {
+		t.Errorf("send_input: %s", in.text)
+	}
+
+	s.call("start_shell", map[string]any{"command": `printf 'Name? '; read n`, "workingDirectory": wd, "label": "asker"})
+	eventually(t, 10*time.Second, "the prompt", func() bool {
+		c := s.call("check_shell", map[string]any{"label": "asker"})
+		if c.m["isProbablyAwaitingInput"] != true {
+			return false
+		}
+		if msg := c.str("message"); msg != "Since last check: Prompts (1).\n• Name?" {
+			t.Fatalf("awaiting input, but the message says %q", msg)
+		}
+		return true
+	})
+	if c := s.call("check_shell", map[string]any{"label": "asker"}); c.m["isProbablyAwaitingInput"] != true || !strings.Contains(c.str("message"), "Prompts (1)") {
+		t.Errorf("a check while still waiting: %s", c.text)
 	}
 }

@@ -52,7 +52,7 @@ func (h *handlers) listShells(ctx context.Context, req *mcp.CallToolRequest, in 
 		if e.Label == "" {
 			e.Label = p.ID
 		}
-		all, _ := h.lines(p, -1)
+		all, _, _ := h.linesSince(p, 0)
 		e.Logs = all[len(all)-min(n, len(all)):]
 		switch older := len(all) - len(e.Logs); {
 		case n == 0:

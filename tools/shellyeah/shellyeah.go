@@ -34,7 +34,8 @@ type handlers struct {
 	version string
 
 	mu      sync.Mutex
-	started map[string]startArgs // by label
+	started map[string]startArgs       // by label
+	checked map[*session.Process]int64 // where the previous check_shell stopped reading
 }
 
 // startArgs is how a label was started.
@@ -47,7 +48,7 @@ type startArgs struct {
 
 // Register adds the eleven mcp-shell-yeah tools to s.
 func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
-	h := &handlers{m: m, cfg: cfg, version: version, started: make(map[string]startArgs)}
+	h := &handlers{m: m, cfg: cfg, version: version, started: make(map[string]startArgs), checked: make(map[*session.Process]int64)}
 	addLenient(s, startShellTool(), h.startShell)
 	addLenient(s, startShellWithVerificationTool(), h.startShellWithVerification)
 	addLenient(s, checkShellTool(), h.checkShell)
@@ -141,20 +142,15 @@ func (h *handlers) lookup(label string) (*session.Process, error) {
 	return p, nil
 }
 
-// lines returns the newest n lines of the clean log (all retained when n
-// is negative) and whether older output was dropped.
-func (h *handlers) lines(p *session.Process, n int) ([]string, bool) {
-	_, o := p.Snapshot(session.Query{MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
-	text := strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD")
-	text = strings.TrimRight(text, "\n")
-	if text == "" || n == 0 {
-		return []string{}, o.Evicted
+// linesSince returns the lines of the clean log from position since on,
+// the position after them, and whether some of them were dropped.
+func (h *handlers) linesSince(p *session.Process, since int64) ([]string, int64, bool) {
+	_, o := p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
+	text := strings.TrimRight(strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD"), "\n")
+	if text == "" {
+		return []string{}, o.NextSeq, o.Evicted
 	}
-	all := strings.Split(text, "\n")
-	if n > 0 && len(all) > n {
-		return all[len(all)-n:], true
-	}
-	return all, o.Evicted
+	return strings.Split(text, "\n"), o.NextSeq, o.Evicted
 }
 
 func sentence(err error) string {

@@ -139,6 +139,11 @@ func (h *handlers) start(ctx context.Context, in StartShellIn, rp session.Restar
 			delete(h.started, label)
 		}
 	}
+	for run := range h.checked {
+		if _, err := h.m.Get(run.ID); err != nil {
+			delete(h.checked, run)
+		}
+	}
 	h.started[p.Name] = startArgs{Command: in.Command, Args: nonNil(in.Args), Host: host, Verify: v}
 	h.mu.Unlock()
 	return nil, h.startAnswer(ctx, p, host, v), nil
@@ -203,7 +208,7 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 	out.Shell = h.shell(p)
 	out.WorkingDirectory = out.Cwd
 	out.Host = host
-	out.ShellLogs, _ = h.lines(p, -1)
+	out.ShellLogs, _, _ = h.linesSince(p, 0)
 	out.Message = fmt.Sprintf("Shell %q started. %sStatus: %s.", p.Name, out.Message, out.Status)
 	if out.ExitCode != nil {
 		out.Message += fmt.Sprintf(" Exit code: %d.", *out.ExitCode)
