@@ -2,7 +2,11 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -174,5 +178,52 @@ func TestShellYeahCheckShellReturnsOnlyNewLines(t *testing.T) {
 	})
 	if c := s.call("check_shell", map[string]any{"label": "asker"}); c.m["isProbablyAwaitingInput"] != true || !strings.Contains(c.str("message"), "Prompts (1)") {
 		t.Errorf("a check while still waiting: %s", c.text)
+	}
+}
+
+// Without YIELDSHELL_LOG_DIR the shell-yeah toolset still answers with
+// log_file_path and tail_command, as the peer does: logs go to a private
+// directory of the server's, removed when it exits (the peer's piled up).
+func TestShellYeahLogsGoToPrivateDirectoryRemovedAtExit(t *testing.T) {
+	tmp := t.TempDir()
+	s := shellYeah(t, "TMPDIR="+tmp)
+	st := s.call("start_shell", map[string]any{"command": "echo logged; sleep 30", "workingDirectory": t.TempDir(), "label": "w"})
+	path := st.str("log_file_path")
+	if st.isError || path == "" || !strings.HasPrefix(st.str("tail_command"), "tail ") || !strings.HasPrefix(path, tmp) {
+		t.Fatalf("start_shell: %s", st.text)
+	}
+	eventually(t, 10*time.Second, "the log file to hold the output", func() bool {
+		b, _ := os.ReadFile(path)
+		return strings.Contains(string(b), "logged")
+	})
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("log directory %s: %v, %v", dir, fi.Mode(), err)
+	}
+	for _, tool := range []string{"check_shell", "list_shells"} {
+		if r := s.call(tool, map[string]any{"label": "w"}); !strings.Contains(r.text, `"log_file_path":"`+path) {
+			t.Errorf("%s has no log_file_path: %s", tool, r.text)
+		}
+	}
+	if err := s.cs.Close(); err != nil {
+		t.Logf("closing: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the log directory outlived the server: %v", err)
+	}
+}
+
+// MCP_MAX_LOG_LINES, the peer's variable, caps the lines a shell shows.
+func TestShellYeahMaxLogLinesCapsLines(t *testing.T) {
+	s := shellYeah(t, "MCP_MAX_LOG_LINES=50")
+	s.call("start_shell", map[string]any{"command": "seq 1 120; sleep 30", "workingDirectory": t.TempDir(), "label": "many"})
+	eventually(t, 10*time.Second, "all 120 lines", func() bool {
+		a := s.call("get_all_loglines", map[string]any{"label": "many"})
+		logs := strs(a.m["logs"])
+		return len(logs) == 50 && logs[49] == "120" && a.m["is_truncated"] == true
+	})
+	c := s.call("check_shell", map[string]any{"label": "many", "log_lines": 200})
+	if logs := strs(c.m["logs"]); len(logs) != 50 || logs[0] != "71" || logs[49] != "120" {
+		t.Errorf("check_shell: %s", c.text)
 	}
 }

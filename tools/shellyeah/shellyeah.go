@@ -142,15 +142,20 @@ func (h *handlers) lookup(label string) (*session.Process, error) {
 	return p, nil
 }
 
-// linesSince returns the lines of the clean log from position since on,
-// the position after them, and whether some of them were dropped.
+// linesSince returns the lines of the clean log from position since on (at
+// most the newest MCP_MAX_LOG_LINES), the position after them, and whether
+// some of them were dropped.
 func (h *handlers) linesSince(p *session.Process, since int64) ([]string, int64, bool) {
 	_, o := p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
 	text := strings.TrimRight(strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD"), "\n")
 	if text == "" {
 		return []string{}, o.NextSeq, o.Evicted
 	}
-	return strings.Split(text, "\n"), o.NextSeq, o.Evicted
+	lines := strings.Split(text, "\n")
+	if extra := len(lines) - h.cfg.MaxLogLines; extra > 0 {
+		return lines[extra:], o.NextSeq, true
+	}
+	return lines, o.NextSeq, o.Evicted
 }
 
 func sentence(err error) string {
