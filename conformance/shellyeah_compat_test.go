@@ -227,3 +227,15 @@ func TestShellYeahMaxLogLinesCapsLines(t *testing.T) {
 		t.Errorf("check_shell: %s", c.text)
 	}
 }
+
+// start_shell answers once the output has gone quiet after its first lines,
+// and gives a shell that has printed nothing yet time to begin (the peer's
+// 75 ms window closed before node or python printed): a line printed
+// 50 ms in is in the answer.
+func TestShellYeahStartShellAnswersWithFirstOutput(t *testing.T) {
+	s := shellYeah(t)
+	st := s.call("start_shell", map[string]any{"command": "sleep 0.05; echo late; exec sleep 30", "workingDirectory": t.TempDir(), "label": "late"})
+	if st.isError || st.str("status") != "running" || !slices.Equal(strs(st.m["shellLogs"]), []string{"late"}) {
+		t.Errorf("start_shell: %s", st.text)
+	}
+}

@@ -15,8 +15,6 @@ import (
 // Timings of the answers. They are bounds: each wait returns as soon as its
 // condition holds.
 const (
-	settleQuiet   = 300 * time.Millisecond // start_shell: output quiet this long
-	settleMax     = 3 * time.Second        // start_shell: at most this long
 	inputQuiet    = 200 * time.Millisecond // send_input: reaction quiet this long
 	inputMax      = 2 * time.Second
 	stopGrace     = 3 * time.Second
@@ -33,6 +31,8 @@ type handlers struct {
 	cfg     *policy.Config
 	version string
 
+	settle settleTiming
+
 	mu      sync.Mutex
 	started map[string]startArgs       // by label
 	checked map[*session.Process]int64 // where the previous check_shell stopped reading
@@ -48,7 +48,18 @@ type startArgs struct {
 
 // Register adds the eleven mcp-shell-yeah tools to s.
 func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
-	h := &handlers{m: m, cfg: cfg, version: version, started: make(map[string]startArgs), checked: make(map[*session.Process]int64)}
+	h := &handlers{
+		m: m, cfg: cfg, version: version,
+		// 75 ms after the output stops, the peer's fast-mode window; a
+		// silent shell gets 300 ms to begin, as interpreters take 50-150 ms
+		// to load before their first line.
+		settle:  settleTiming{quiet: 75 * time.Millisecond, first: 300 * time.Millisecond, max: 3 * time.Second},
+		started: make(map[string]startArgs),
+		checked: make(map[*session.Process]int64),
+	}
+	if cfg.FastStart {
+		h.settle.first = h.settle.quiet
+	}
 	addLenient(s, startShellTool(), h.startShell)
 	addLenient(s, startShellWithVerificationTool(), h.startShellWithVerification)
 	addLenient(s, checkShellTool(), h.checkShell)

@@ -203,7 +203,7 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 		}
 		out.ToolLogs = append(out.ToolLogs, verdict)
 	} else {
-		p.WaitQuiet(ctx, time.Now().Add(settleMax), settleQuiet)
+		h.settle.wait(ctx, p)
 	}
 	out.Shell = h.shell(p)
 	out.WorkingDirectory = out.Cwd
@@ -231,6 +231,25 @@ func aiInstructions(out StartOut) string {
 		hint = append(hint, "It printed URLs (detected_urls) that the user may want as links.")
 	}
 	return strings.Join(hint, " ")
+}
+
+// settleTiming is how start_shell waits for a shell's first reaction.
+type settleTiming struct {
+	quiet time.Duration // the output has been quiet this long after its latest byte
+	first time.Duration // a shell that has printed nothing gets this long to begin
+	max   time.Duration // no wait is longer
+}
+
+// wait returns once the output has been quiet for s.quiet after its latest
+// byte (s.first without any), the shell waits for input, or it ended.
+func (s settleTiming) wait(ctx context.Context, p *session.Process) {
+	begun := time.Now()
+	deadline := begun.Add(s.max)
+	for p.WaitQuiet(ctx, deadline, s.quiet) == session.ReasonQuiet {
+		if p.LogEnd() > 0 || time.Since(begun) >= s.first || p.InputState().Waiting {
+			return
+		}
+	}
 }
 
 // joinCommand appends args to command, each quoted as one shell word.
