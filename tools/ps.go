@@ -67,7 +67,9 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		if len(out.Processes) >= limit {
 			break
 		}
-		info := p.Info()
+		// Snapshot, unlike Info, first puts a partial line (a prompt, a
+		// progress message) in the log, so its bytes count.
+		info, _ := p.Snapshot(session.Query{})
 		if !all && info.Status != session.Running {
 			continue
 		}
