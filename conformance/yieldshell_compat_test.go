@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,4 +24,36 @@ func TestPsCountsBytesOfAnUnfinishedLine(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// Refusals say what they are in the words 0.4.0's clients look for
+// ("denied", "not allowed", "not under allowed roots"), inside sentences
+// that name the rule and what to do instead.
+func TestPolicyRefusalsCarryTheWordsClientsMatch(t *testing.T) {
+	root := t.TempDir()
+	s := start(t, "", "YIELDSHELL_DENY_COMMAND_REGEX=rm\\s+-rf", "YIELDSHELL_ALLOW_COMMAND_REGEX=^(git|rm)\\s", "YIELDSHELL_ALLOWED_CWDS="+root)
+	for _, c := range []struct {
+		command, cwd, want string
+	}{
+		{"rm -rf build", root, "denied by policy"},
+		{"ls -la", root, "not allowed by policy"},
+		{"git status", t.TempDir(), "not under allowed roots"},
+	} {
+		r := s.exec(c.command, map[string]any{"cwd": c.cwd})
+		if !r.isError || r.str("status") != "failed_to_start" || !strings.Contains(r.str("error"), c.want) || !strings.Contains(r.str("error"), "Nothing was started") {
+			t.Errorf("exec %q in %s: want %q in the refusal: %s", c.command, c.cwd, c.want, r.text)
+		}
+	}
+}
+
+// An invalid blocklist stops the server at start-up with the valid values
+// listed, as 0.4.0's "Valid values" message did.
+func TestInvalidBlocklistListsValidValues(t *testing.T) {
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=DELETES_FILE,TELEPORT_COWS")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "Valid values (case-sensitive): ") ||
+		!strings.Contains(string(out), `"TELEPORT_COWS"`) || !strings.Contains(string(out), "MAKES_NETWORK_REQUESTS") {
+		t.Errorf("start-up with an invalid blocklist: %v\n%s", err, out)
+	}
 }

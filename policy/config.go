@@ -410,7 +410,7 @@ func (l *loader) blocked() []SideEffect {
 		}
 	}
 	if len(bad) > 0 {
-		l.fail(envBlocked, v, "unknown side-effect names %s; valid names (case-sensitive): %s; "+
+		l.fail(envBlocked, v, "unknown side-effect names %s. Valid values (case-sensitive): %s; "+
 			`set it to "," to block nothing`, strings.Join(bad, ", "), strings.Join(SideEffectNames(), ", "))
 	}
 	slices.Sort(out)
