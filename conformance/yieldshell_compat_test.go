@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +58,39 @@ func TestInvalidBlocklistListsValidValues(t *testing.T) {
 		!strings.Contains(string(out), `"TELEPORT_COWS"`) || !strings.Contains(string(out), "MAKES_NETWORK_REQUESTS") {
 		t.Errorf("start-up with an invalid blocklist: %v\n%s", err, out)
 	}
+}
+
+// exec's side_effects items refer to one SideEffect definition, as 0.4.0's
+// schema did, whose description says which categories are blocked by
+// default; optional parameters accept null, as 0.4.0's did.
+func TestExecSchemaDefinesSideEffectOnce(t *testing.T) {
+	s := start(t, "")
+	tools, err := s.cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	for _, tool := range tools.Tools {
+		if tool.Name == "exec" {
+			b, _ := json.Marshal(tool.InputSchema)
+			if err := json.Unmarshal(b, &schema); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	effects := schema["properties"].(map[string]any)["side_effects"].(map[string]any)
+	def, _ := schema["$defs"].(map[string]any)["SideEffect"].(map[string]any)
+	if effects["type"] != "array" || effects["items"].(map[string]any)["$ref"] != "#/$defs/SideEffect" || def == nil {
+		t.Fatalf("side_effects: %v; $defs: %v", effects, schema["$defs"])
+	}
+	enum := strs(def["enum"])
+	if def["type"] != "string" || len(enum) != 21 || !slices.IsSorted(enum) || !slices.Contains(enum, "RUNS_INLINE_CODE") ||
+		!strings.Contains(def["description"].(string), "Blocked by default: KILLS_AGENT_PROCESS, MODIFIES_OS_SETTINGS, MODIFIES_OS_USER_SETTINGS, MODIFIES_PROTECTED_FILES, RUNS_INLINE_CODE") {
+		t.Errorf("SideEffect definition: %v", def)
+	}
+	if !slices.Equal(strs(schema["required"]), []string{"command", "side_effects"}) {
+		t.Errorf("required: %v", schema["required"])
+	}
+	r := s.exec("echo hi", map[string]any{"cwd": nil, "name": nil, "yield_ms": nil, "env": nil})
+	r.mustStatus(t, "completed")
 }
