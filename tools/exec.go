@@ -77,7 +77,7 @@ func execTool(cfg *policy.Config) *mcp.Tool {
 		Title:       "Run a shell command",
 		Description: execDescription(cfg),
 		InputSchema: execSchema(cfg),
-		Annotations: mcptool.Annotations("Run a shell command", false, true, false, true),
+		Annotations: mcptool.Annotations("Run a shell command", mcptool.Runs),
 	}
 }
 

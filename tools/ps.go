@@ -52,7 +52,7 @@ func psTool() *mcp.Tool {
 Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt), once their output has been quiet for 150 ms; read and wait tell at once.
 
 Example: {"include_completed": false}`,
-		Annotations: mcptool.Annotations("List processes", true, false, true, false),
+		Annotations: mcptool.Annotations("List processes", mcptool.Reads),
 	}
 }
 

@@ -33,7 +33,7 @@ func checkShellTool() *mcp.Tool {
 		Description: `Status, exit code, detected URLs and the log lines printed since the previous check of this shell (the newest log_lines of them), with a one-line summary of errors, warnings, URLs and prompts in them. A crashed shell says "crashed" with its exit code; a label this server does not know is an error.
 
 Example: {"label": "web", "log_lines": 50}`,
-		Annotations: mcptool.Annotations("Check a background shell", true, false, true, false),
+		Annotations: mcptool.Annotations("Check a background shell", mcptool.Reads),
 	}
 }
 

@@ -34,7 +34,7 @@ func getAllLoglinesTool() *mcp.Tool {
 		Description: `Every log line retained for a shell (its newest run), clean text. is_truncated says older output was dropped; log_file_path, when logs go to disk, has all of it.
 
 Example: {"label": "web"}`,
-		Annotations: mcptool.Annotations("Get a shell's whole log", true, false, true, false),
+		Annotations: mcptool.Annotations("Get a shell's whole log", mcptool.Reads),
 	}
 }
 

@@ -30,7 +30,7 @@ func healthCheckTool() *mcp.Tool {
 		Name:        "health_check",
 		Title:       "Server health",
 		Description: `The server's own state: version, uptime, running and known shells, the limit, where logs go.`,
-		Annotations: mcptool.Annotations("Server health", true, false, true, false),
+		Annotations: mcptool.Annotations("Server health", mcptool.Reads),
 	}
 }
 

@@ -37,7 +37,7 @@ func listShellsTool() *mcp.Tool {
 		Description: `List every shell this server knows (the newest run of each label, newest first) with its status, exit code, URLs and, with log_lines, its newest log lines. Ended shells stay listed until they are purged (YIELDSHELL_PURGE_AFTER_MS). The text content is the bare array of shells, as the peer's clients read it; structured content wraps it in "shells".
 
 Example: {"log_lines": 5}`,
-		Annotations: mcptool.Annotations("List background shells", true, false, true, false),
+		Annotations: mcptool.Annotations("List background shells", mcptool.Reads),
 	}
 }
 

@@ -21,7 +21,7 @@ func restartShellTool() *mcp.Tool {
 		Description: `Stop a shell if it is running (SIGTERM, SIGKILL after 3 s) and start it again with its original command, args, directory and options (verification pattern and restart policy included). The answer is start_shell's, with the new pid.
 
 Example: {"label": "web"}`,
-		Annotations: mcptool.Annotations("Restart a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Restart a background shell", mcptool.Runs),
 	}
 }
 

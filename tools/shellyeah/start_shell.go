@@ -57,7 +57,7 @@ func startShellTool() *mcp.Tool {
 		Description: `Start a long-running command (dev server, watcher, test runner) in the background under a label, and answer with its first output once it goes quiet (at most 3 s). Check it later with check_shell, send it input with send_input, stop it with stop_shell. URLs it prints are in detected_urls. With verification_pattern it answers once that appears instead, as start_shell_with_verification does.
 
 Example: {"command": "npm", "args": ["run", "dev"], "workingDirectory": "/home/me/app", "label": "web"}`,
-		Annotations: mcptool.Annotations("Start a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Start a background shell", mcptool.Runs),
 	}
 }
 

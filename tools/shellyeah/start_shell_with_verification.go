@@ -24,7 +24,7 @@ func startShellWithVerificationTool() *mcp.Tool {
 		Description: `Like start_shell, but answer as soon as verification_pattern appears in the output (verified: true), or say plainly that the shell ended first or verification_timeout_ms passed (verified: false; the shell keeps running unless it ended). max_retries and retry_delay_ms restart the shell when it crashes.
 
 Example: {"command": "npm run dev", "workingDirectory": "/home/me/app", "label": "web", "verification_pattern": "Local:.*http", "verification_timeout_ms": 30000, "max_retries": 3}`,
-		Annotations: mcptool.Annotations("Start and verify a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Start and verify a background shell", mcptool.Runs),
 	}
 }
 

@@ -37,7 +37,7 @@ func stopAllShellsTool() *mcp.Tool {
 		Description: `Stop every running shell at once (SIGTERM, SIGKILL after 3 s) and cancel pending crash restarts; details lists each outcome.
 
 Example: {}`,
-		Annotations: mcptool.Annotations("Stop every background shell", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop every background shell", mcptool.Ends),
 	}
 }
 

@@ -37,7 +37,7 @@ func stopShellTool() *mcp.Tool {
 		Description: `Stop a shell and everything it started: SIGTERM, then SIGKILL if it is still there after 3 s (force: SIGKILL at once). Answers when it is gone. Stopping never triggers a crash restart, and cancels one that is pending.
 
 Example: {"label": "web"}`,
-		Annotations: mcptool.Annotations("Stop a background shell", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop a background shell", mcptool.Ends),
 	}
 }
 

@@ -37,7 +37,7 @@ func waitForShellTool() *mcp.Tool {
 		Description: `Wait until a shell reaches target_status (running, stopped, crashed), or until timeout_seconds pass (timed_out: true). If the shell ends in another status first, the answer comes at once with that final_status. A crash that is followed by a restart under the shell's restart policy is waited through.
 
 Example: {"label": "tests", "target_status": "stopped", "timeout_seconds": 30}`,
-		Annotations: mcptool.Annotations("Wait for a shell to reach a status", true, false, true, false),
+		Annotations: mcptool.Annotations("Wait for a shell to reach a status", mcptool.Reads),
 	}
 }
 
