@@ -194,23 +194,20 @@ func BenchmarkPersist(b *testing.B) {
 
 // BenchmarkStartShell measures start_shell over stdio for a shell that
 // prints a line and stays up, one that prints nothing, and node printing a
-// line once it has loaded, by default and with the peer's MCP_PM_FAST, next
-// to exec answering after a fixed 75 ms yield: the peer's settle rule (75 ms
-// without output, in its fast mode) on this engine.
+// line once it has loaded, next to exec answering after a fixed 75 ms
+// yield: the peer's settle rule (75 ms without output, in its fast mode) on
+// this engine.
 func BenchmarkStartShell(b *testing.B) {
-	connect := func(b *testing.B, env ...string) *mcp.ClientSession {
-		cmd := exec.Command(binPath)
-		cmd.Env = append(append(os.Environ(), "YIELDSHELL_TOOLSET=all"), env...)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = cs.Close() })
-		return cs
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), "YIELDSHELL_TOOLSET=all")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.Cleanup(func() { _ = cs.Close() })
 	ctx := context.Background()
 	wd := b.TempDir()
-	start := func(b *testing.B, cs *mcp.ClientSession, command string) {
+	start := func(b *testing.B, command string) {
 		for b.Loop() {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "start_shell", Arguments: map[string]any{
 				"command": command, "workingDirectory": wd, "label": "bench"}})
@@ -222,21 +219,15 @@ func BenchmarkStartShell(b *testing.B) {
 			b.StartTimer()
 		}
 	}
-	for _, mode := range []struct{ name, env string }{{"default", "MCP_PM_FAST=0"}, {"fast", "MCP_PM_FAST=1"}} {
-		b.Run(mode.name, func(b *testing.B) {
-			cs := connect(b, mode.env)
-			b.Run("prints_then_quiet", func(b *testing.B) { start(b, cs, "echo hello; exec sleep 30") })
-			b.Run("silent", func(b *testing.B) { start(b, cs, "exec sleep 30") })
-			b.Run("node_prints", func(b *testing.B) {
-				if _, err := exec.LookPath("node"); err != nil {
-					b.Skip("node not installed")
-				}
-				start(b, cs, `exec node -e 'console.log("hello"); setTimeout(() => {}, 30000)'`)
-			})
-		})
-	}
+	b.Run("prints_then_quiet", func(b *testing.B) { start(b, "echo hello; exec sleep 30") })
+	b.Run("silent", func(b *testing.B) { start(b, "exec sleep 30") })
+	b.Run("node_prints", func(b *testing.B) {
+		if _, err := exec.LookPath("node"); err != nil {
+			b.Skip("node not installed")
+		}
+		start(b, `exec node -e 'console.log("hello"); setTimeout(() => {}, 30000)'`)
+	})
 	b.Run("baseline_exec_yield_75ms", func(b *testing.B) {
-		cs := connect(b)
 		for b.Loop() {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
 				"command": "echo hello; exec sleep 30", "side_effects": []string{"NONE"}, "yield_ms": 75}})

@@ -228,14 +228,19 @@ func TestShellYeahMaxLogLinesCapsLines(t *testing.T) {
 	}
 }
 
-// start_shell answers once the output has gone quiet after its first lines,
-// and gives a shell that has printed nothing yet time to begin (the peer's
-// 75 ms window closed before node or python printed): a line printed
-// 50 ms in is in the answer.
-func TestShellYeahStartShellAnswersWithFirstOutput(t *testing.T) {
+// start_shell answers once the output has gone quiet after its first lines.
+// A shell that has printed nothing is waited for while it uses CPU (an
+// interpreter loading: the peer's 75 ms window closed before node or python
+// printed), and answered at once while it sleeps.
+func TestShellYeahStartShellWaitsForALoadingShell(t *testing.T) {
 	s := shellYeah(t)
-	st := s.call("start_shell", map[string]any{"command": "sleep 0.05; echo late; exec sleep 30", "workingDirectory": t.TempDir(), "label": "late"})
+	wd := t.TempDir()
+	st := s.call("start_shell", map[string]any{"command": `exec "$YS_HELPER_BIN" ys-helper spin-print 250`, "workingDirectory": wd, "label": "loading"})
 	if st.isError || st.str("status") != "running" || !slices.Equal(strs(st.m["shellLogs"]), []string{"late"}) {
-		t.Errorf("start_shell: %s", st.text)
+		t.Errorf("start_shell of a loading shell: %s", st.text)
+	}
+	st = s.call("start_shell", map[string]any{"command": "echo early; exec sleep 30", "workingDirectory": wd, "label": "early"})
+	if st.isError || st.str("status") != "running" || !slices.Equal(strs(st.m["shellLogs"]), []string{"early"}) {
+		t.Errorf("start_shell of a shell that printed at once: %s", st.text)
 	}
 }

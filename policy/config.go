@@ -33,7 +33,6 @@ const (
 	envPurgeAfterMs     = "YIELDSHELL_PURGE_AFTER_MS"   // extension
 	envToolset          = "YIELDSHELL_TOOLSET"          // extension
 	envMaxLogLines      = "MCP_MAX_LOG_LINES"           // mcp-shell-yeah's
-	envFastStart        = "MCP_PM_FAST"                 // mcp-shell-yeah's
 )
 
 // Defaults. The numeric ones match 0.4.0.
@@ -99,8 +98,6 @@ func Vars() []Var {
 			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
 			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
-		{envFastStart, "false",
-			"mcp-shell-yeah's: start_shell answers a shell that has printed nothing after 75 ms instead of giving it 300 ms to begin (1/true/yes/on or 0/false/no/off)."},
 	}
 }
 
@@ -151,7 +148,6 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 		PurgeAfterMs:     l.int(envPurgeAfterMs, defaultPurgeAfterMs, 0),
 		Toolset:          l.toolset(),
 		MaxLogLines:      l.int(envMaxLogLines, defaultMaxLogLines, 1),
-		FastStart:        l.bool(envFastStart, false),
 	}
 	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()

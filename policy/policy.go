@@ -25,7 +25,6 @@ type Config struct {
 	PurgeAfterMs     int          // finished records are forgotten after this; 0 = never
 	Toolset          string       // ToolsetDefault, ToolsetShellYeah or ToolsetAll
 	MaxLogLines      int          // lines the mcp-shell-yeah tools show of a shell (1000)
-	FastStart        bool         // start_shell does not wait for a silent shell to begin
 }
 
 // Var documents one configuration variable.

@@ -50,15 +50,14 @@ type startArgs struct {
 func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
 	h := &handlers{
 		m: m, cfg: cfg, version: version,
-		// 75 ms after the output stops, the peer's fast-mode window; a
-		// silent shell gets 300 ms to begin, as interpreters take 50-150 ms
-		// to load before their first line.
-		settle:  settleTiming{quiet: 75 * time.Millisecond, first: 300 * time.Millisecond, max: 3 * time.Second},
+		// 75 ms after the output stops: the peer's fast-mode window.
+		settle: settleTiming{
+			quiet: 75 * time.Millisecond,
+			busy:  time.Second, first: 300 * time.Millisecond,
+			max: 3 * time.Second,
+		},
 		started: make(map[string]startArgs),
 		checked: make(map[*session.Process]int64),
-	}
-	if cfg.FastStart {
-		h.settle.first = h.settle.quiet
 	}
 	addLenient(s, startShellTool(), h.startShell)
 	addLenient(s, startShellWithVerificationTool(), h.startShellWithVerification)

@@ -236,17 +236,29 @@ func aiInstructions(out StartOut) string {
 // settleTiming is how start_shell waits for a shell's first reaction.
 type settleTiming struct {
 	quiet time.Duration // the output has been quiet this long after its latest byte
-	first time.Duration // a shell that has printed nothing gets this long to begin
+	busy  time.Duration // a shell that printed nothing but uses CPU (still loading) is waited for this long at most
+	first time.Duration // where CPU time cannot be read: how long a shell that printed nothing gets to begin
 	max   time.Duration // no wait is longer
 }
 
 // wait returns once the output has been quiet for s.quiet after its latest
-// byte (s.first without any), the shell waits for input, or it ended.
+// byte, the shell waits for input, or it ended. A shell that has printed
+// nothing is waited for while its process group uses CPU time (an
+// interpreter loading), up to s.busy; one that sleeps is answered at once.
 func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 	begun := time.Now()
 	deadline := begun.Add(s.max)
+	var used int64
 	for p.WaitQuiet(ctx, deadline, s.quiet) == session.ReasonQuiet {
-		if p.LogEnd() > 0 || time.Since(begun) >= s.first || p.InputState().Waiting {
+		if p.LogEnd() > 0 || p.InputState().Waiting {
+			return
+		}
+		if now, ok := groupCPU(p.Pid); ok {
+			if now == used || time.Since(begun) >= s.busy {
+				return
+			}
+			used = now
+		} else if time.Since(begun) >= s.first {
 			return
 		}
 	}
