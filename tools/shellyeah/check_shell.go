@@ -60,7 +60,7 @@ func (h *handlers) check(p *session.Process, n int) CheckOut {
 	out.Logs = fresh[len(fresh)-min(n, len(fresh)):]
 	if n > 0 {
 		h.mu.Lock()
-		h.checked[p] = next
+		h.checked[p] = max(h.checked[p], next) // a concurrent check may have read further
 		h.mu.Unlock()
 	}
 	out.Message = summarize(fresh, out.Prompt)
