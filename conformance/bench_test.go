@@ -191,3 +191,52 @@ func BenchmarkPersist(b *testing.B) {
 	b.Run("initialize_embedded", func(b *testing.B) { timeInitialize(b, nil) })
 	b.Run("initialize_bridge", func(b *testing.B) { timeInitialize(b, env) })
 }
+
+// BenchmarkStartShell measures start_shell over stdio for a shell that
+// prints a line and stays up, one that prints nothing, and node printing a
+// line once it has loaded, next to exec answering after a fixed 75 ms
+// yield: the peer's settle rule (75 ms without output, in its fast mode) on
+// this engine.
+func BenchmarkStartShell(b *testing.B) {
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), "YIELDSHELL_TOOLSET=all")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	ctx := context.Background()
+	wd := b.TempDir()
+	start := func(b *testing.B, command string) {
+		for b.Loop() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "start_shell", Arguments: map[string]any{
+				"command": command, "workingDirectory": wd, "label": "bench"}})
+			if err != nil || res.IsError {
+				b.Fatalf("start_shell: %v %v", err, res)
+			}
+			b.StopTimer()
+			_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "stop_shell", Arguments: map[string]any{"label": "bench", "force": true}})
+			b.StartTimer()
+		}
+	}
+	b.Run("prints_then_quiet", func(b *testing.B) { start(b, "echo hello; exec sleep 30") })
+	b.Run("silent", func(b *testing.B) { start(b, "exec sleep 30") })
+	b.Run("node_prints", func(b *testing.B) {
+		if _, err := exec.LookPath("node"); err != nil {
+			b.Skip("node not installed")
+		}
+		start(b, `exec node -e 'console.log("hello"); setTimeout(() => {}, 30000)'`)
+	})
+	b.Run("baseline_exec_yield_75ms", func(b *testing.B) {
+		for b.Loop() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+				"command": "echo hello; exec sleep 30", "side_effects": []string{"NONE"}, "yield_ms": 75}})
+			if err != nil || res.IsError {
+				b.Fatalf("exec: %v %v", err, res)
+			}
+			b.StopTimer()
+			_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "stop", Arguments: map[string]any{"process_id": res.StructuredContent.(map[string]any)["process_id"], "signal": "SIGKILL"}})
+			b.StartTimer()
+		}
+	})
+}

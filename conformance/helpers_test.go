@@ -46,6 +46,14 @@ func runHelper(args []string) int {
 		os.Stdout.WriteString(args[1][:half])
 		time.Sleep(50 * time.Millisecond)
 		os.Stdout.WriteString(args[1][half:] + "\n")
+	case "spin-print":
+		// Keeps a CPU busy for args[1] ms, as an interpreter loading, then
+		// prints "late" and sleeps.
+		d, _ := strconv.Atoi(args[1])
+		for end := time.Now().Add(time.Duration(d) * time.Millisecond); time.Now().Before(end); {
+		}
+		fmt.Println("late")
+		time.Sleep(time.Minute)
 	case "devserver":
 		return devServer(args[1:])
 	case "invalid-utf8":

@@ -179,7 +179,7 @@ func (s *server) call(tool string, args map[string]any) result {
 	if err := json.Unmarshal(b, &r.m); err != nil {
 		s.t.Fatal(err)
 	}
-	var fromText map[string]any
+	var fromText any // an object, or list_shells' bare array
 	if err := json.Unmarshal([]byte(r.text), &fromText); err != nil {
 		s.t.Errorf("%s: text content is not the JSON answer: %v\n%s", tool, err, r.text)
 	}

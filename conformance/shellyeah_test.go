@@ -62,11 +62,11 @@ func TestShellYeahToolset(t *testing.T) {
 		// terminal echoes the input, so the error shows twice).
 		c := s.call("check_shell", map[string]any{"label": "Web Server", "log_lines": 5})
 		if c.isError || c.str("status") != "running" || !slices.Contains(c.m["logs"].([]any), any("ready")) ||
-			!strings.Contains(c.str("message"), "URLs: 1") {
+			!strings.Contains(c.str("message"), "URLs (1)") {
 			t.Errorf("check: %s", c.text)
 		}
 		in := s.call("send_input", map[string]any{"label": "web-server", "input": "say Error: port in use"})
-		if in.isError || !slices.Contains(in.m["logs"].([]any), any("Error: port in use")) || !strings.Contains(in.str("message"), "errors: 2") {
+		if in.isError || !slices.Contains(in.m["logs"].([]any), any("Error: port in use")) || !strings.Contains(in.str("message"), "Errors (2)") {
 			t.Errorf("send_input: %s", in.text)
 		}
 

@@ -22,14 +22,14 @@ const commandEcho = 40
 func (c *Config) CheckCommand(command string) error {
 	if c.DenyCommand != nil && c.DenyCommand.MatchString(command) {
 		return refuse("deny_command_regex", fmt.Sprintf(
-			"command refused by policy (deny_command_regex): %s matches the operator's %s. Nothing was started. "+
+			"command denied by policy (deny_command_regex): %s matches the operator's %s. Nothing was started. "+
 				"Use a different command that does not match the operator's deny pattern, "+
 				"or ask the operator to change %s.",
 			echo(command), envDenyCommand, envDenyCommand))
 	}
 	if c.AllowCommand != nil && !c.AllowCommand.MatchString(command) {
 		return refuse("allow_command_regex", fmt.Sprintf(
-			"command refused by policy (allow_command_regex): %s does not match %s, which lists the only "+
+			"command not allowed by policy (allow_command_regex): %s does not match %s, which lists the only "+
 				"commands the operator permits. Nothing was started. Use a command of the permitted form, "+
 				"or ask the operator to change %s.",
 			echo(command), envAllowCommand, envAllowCommand))
@@ -115,7 +115,7 @@ func (c *Config) ResolveCwd(cwd string) (string, error) {
 }
 
 func (c *Config) outsideRoots(cwd, resolved string) error {
-	return refuse("cwd", fmt.Sprintf("cwd %s is outside the allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
+	return refuse("cwd", fmt.Sprintf("cwd %s is not under allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
 		"Nothing was started. Use a directory inside one of: %s.",
 		describe(cwd, resolved), strings.Join(c.AllowedCwds, ", ")))
 }

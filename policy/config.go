@@ -32,6 +32,7 @@ const (
 	envLogMaxBytes      = "YIELDSHELL_LOG_MAX_BYTES"    // extension
 	envPurgeAfterMs     = "YIELDSHELL_PURGE_AFTER_MS"   // extension
 	envToolset          = "YIELDSHELL_TOOLSET"          // extension
+	envMaxLogLines      = "MCP_MAX_LOG_LINES"           // mcp-shell-yeah's
 )
 
 // Defaults. The numeric ones match 0.4.0.
@@ -46,6 +47,7 @@ const (
 	defaultTTY              = true
 	defaultLogMaxBytes      = 10 << 20
 	defaultPurgeAfterMs     = 3600000
+	defaultMaxLogLines      = 1000 // mcp-shell-yeah's
 )
 
 // Toolsets: which tool names the server exposes.
@@ -94,6 +96,8 @@ func Vars() []Var {
 			"yieldshell extension: records of finished processes are forgotten this long after they ended, as cleanup would; 0 keeps them until cleanup."},
 		{envToolset, ToolsetDefault,
 			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
+		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
+			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
 	}
 }
 
@@ -143,6 +147,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 		LogMaxBytes:      int64(l.int(envLogMaxBytes, defaultLogMaxBytes, 4096)),
 		PurgeAfterMs:     l.int(envPurgeAfterMs, defaultPurgeAfterMs, 0),
 		Toolset:          l.toolset(),
+		MaxLogLines:      l.int(envMaxLogLines, defaultMaxLogLines, 1),
 	}
 	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()
@@ -401,7 +406,7 @@ func (l *loader) blocked() []SideEffect {
 		}
 	}
 	if len(bad) > 0 {
-		l.fail(envBlocked, v, "unknown side-effect names %s; valid names (case-sensitive): %s; "+
+		l.fail(envBlocked, v, "unknown side-effect names %s. Valid values (case-sensitive): %s; "+
 			`set it to "," to block nothing`, strings.Join(bad, ", "), strings.Join(SideEffectNames(), ", "))
 	}
 	slices.Sort(out)

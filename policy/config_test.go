@@ -217,7 +217,7 @@ func TestLoadInvalid(t *testing.T) {
 		{"blocked lower case", envBlocked, "deletes_files",
 			[]string{"case-sensitive", `did you mean "DELETES_FILES"`, "RUNS_INLINE_CODE"}},
 		{"blocked typo", envBlocked, "DELETES_FILE, TELEPORT_COWS",
-			[]string{`"DELETES_FILE"`, `"TELEPORT_COWS"`, "valid names", strings.Join(SideEffectNames(), ", ")}},
+			[]string{`"DELETES_FILE"`, `"TELEPORT_COWS"`, "Valid values", strings.Join(SideEffectNames(), ", ")}},
 		{"blocked old name os", envBlocked, "BREAKS_OPERATING_SYSTEM", []string{`"BREAKS_OPERATING_SYSTEM"`, "MODIFIES_OS_SETTINGS"}},
 		{"blocked old name exec", envBlocked, "GENERATES_EXECUTABLE_CONTENT", []string{`"GENERATES_EXECUTABLE_CONTENT"`}},
 		{"blocked old name user", envBlocked, "BREAKS_OS_USER_SETTINGS", []string{`"BREAKS_OS_USER_SETTINGS"`}},
@@ -297,7 +297,7 @@ func TestVars(t *testing.T) {
 			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
 		}
 	}
-	if len(vars) != 17 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+	if len(vars) != 18 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
 		t.Errorf("unexpected order: %v", vars)
 	}
 }

@@ -24,6 +24,7 @@ type Config struct {
 	LogMaxBytes      int64        // a log file is rotated at this size
 	PurgeAfterMs     int          // finished records are forgotten after this; 0 = never
 	Toolset          string       // ToolsetDefault, ToolsetShellYeah or ToolsetAll
+	MaxLogLines      int          // lines the mcp-shell-yeah tools show of a shell (1000)
 }
 
 // Var documents one configuration variable.

@@ -27,7 +27,7 @@ func cleanupTool() *mcp.Tool {
 		Description: `Remove the records (and retained output) of finished processes older than the thresholds; running processes are never touched. Both thresholds default to one hour (3600000 ms); 0 forgets every finished process of that kind. Returns how many were removed.
 
 Example: {"completed_older_than_ms": 0, "stopped_older_than_ms": 0}`,
-		Annotations: mcptool.Ends("Forget finished processes"),
+		Annotations: mcptool.Annotations("Forget finished processes", mcptool.Ends),
 	}
 }
 

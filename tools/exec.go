@@ -2,13 +2,14 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/policy"
@@ -16,28 +17,29 @@ import (
 	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
-// ExecIn is exec's input.
+// ExecIn is exec's input. Its schema is inferred from the tags, then
+// patched where tags cannot say enough (see execSchema).
 type ExecIn struct {
-	Command        string            `json:"command"`
-	SideEffects    []string          `json:"side_effects"`
-	Cwd            string            `json:"cwd,omitempty"`
-	Env            map[string]string `json:"env,omitempty"`
-	Shell          string            `json:"shell,omitempty"`
-	Stdin          string            `json:"stdin,omitempty"`
-	CloseStdin     bool              `json:"close_stdin,omitempty"`
-	Name           string            `json:"name,omitempty"`
-	YieldMs        *int              `json:"yield_ms,omitempty"`
-	TimeoutMs      *int              `json:"timeout_ms,omitempty"`
-	MaxOutputBytes *int              `json:"max_output_bytes,omitempty"`
-	TTY            *bool             `json:"tty,omitempty"`
-	Cols           *int              `json:"cols,omitempty"`
-	Rows           *int              `json:"rows,omitempty"`
+	Command        string            `json:"command" jsonschema:"The command line, run with /bin/sh -c."`
+	SideEffects    []string          `json:"side_effects" jsonschema:"Every side-effect category the command may plausibly have; [\"NONE\"] for read-only commands (NONE is exclusive)."`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"Working directory; relative paths are resolved against YIELDSHELL_DEFAULT_CWD. Must be inside YIELDSHELL_ALLOWED_CWDS when that is set."`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"Variables added to (or overriding) the server's environment."`
+	Shell          string            `json:"shell,omitempty" jsonschema:"Program that runs the command with -c instead of /bin/sh, e.g. \"bash\"."`
+	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text written to the command's input right after it starts."`
+	CloseStdin     bool              `json:"close_stdin,omitempty" jsonschema:"End the input after stdin is written (EOF), for commands that read to end of input. Default false."`
+	Name           string            `json:"name,omitempty" jsonschema:"A stable handle for the process (e.g. \"web\"): read, write, wait, stop and restart accept it in place of process_id, meaning the newest run under it. Compared case-insensitively, blanks as \"-\". Starting a second process under the name of one that is running is refused (use restart)."`
+	YieldMs        *int              `json:"yield_ms,omitempty" jsonschema:"How long to wait for the command to finish before leaving it in the background."`
+	TimeoutMs      *int              `json:"timeout_ms,omitempty" jsonschema:"Kill the command (its whole process group) after this long; 0 means no limit."`
+	MaxOutputBytes *int              `json:"max_output_bytes,omitempty" jsonschema:"Most output bytes to return in this answer (capped by YIELDSHELL_MAX_OUTPUT_BYTES)."`
+	TTY            *bool             `json:"tty,omitempty" jsonschema:"Run under a pseudo-terminal (default true) or with plain pipes, which keep stdout and stderr apart."`
+	Cols           *int              `json:"cols,omitempty" jsonschema:"Terminal width (default 120)."`
+	Rows           *int              `json:"rows,omitempty" jsonschema:"Terminal height (default 40)."`
 	// Long-running processes (longrun.go).
-	WaitFor          *string `json:"wait_for,omitempty"`
-	WaitForTimeoutMs *int    `json:"wait_for_timeout_ms,omitempty"`
-	MaxRetries       *int    `json:"max_retries,omitempty"`
-	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty"`
-	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty"`
+	WaitFor          *string `json:"wait_for,omitempty" jsonschema:"Regex (Go RE2) that means the command is up, e.g. \"Local:.*http\" for a dev server. exec answers as soon as a line of output matches (output from the very start counts), with yield_reason \"pattern\", verified true and the matched text; if the process exits first or wait_for_timeout_ms passes, verified is false and the process keeps running unless it exited. Replaces yield_ms."`
+	WaitForTimeoutMs *int    `json:"wait_for_timeout_ms,omitempty" jsonschema:"How long to wait for wait_for (default 30000, capped like yield_ms)."`
+	MaxRetries       *int    `json:"max_retries,omitempty" jsonschema:"Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."`
+	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty" jsonschema:"Delay before the first crash restart (default 1000); it doubles for each further restart in a row."`
+	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty" jsonschema:"Cap of the doubling delay (default 30000)."`
 }
 
 // ExecOut is exec's answer. Which fields are set depends on status.
@@ -74,19 +76,15 @@ func execTool(cfg *policy.Config) *mcp.Tool {
 		Name:        "exec",
 		Title:       "Run a shell command",
 		Description: execDescription(cfg),
-		InputSchema: execSchema(),
-		Annotations: mcptool.RunsCommands("Run a shell command"),
+		InputSchema: execSchema(cfg),
+		Annotations: mcptool.Annotations("Run a shell command", mcptool.Runs),
 	}
 }
 
 func execDescription(cfg *policy.Config) string {
-	blocked := make([]string, len(cfg.Blocked))
-	for i, b := range cfg.Blocked {
-		blocked[i] = string(b)
-	}
 	bl := "none"
-	if len(blocked) > 0 {
-		bl = strings.Join(blocked, ", ")
+	if len(cfg.Blocked) > 0 {
+		bl = effectList(cfg.Blocked)
 	}
 	return `Run a shell command (/bin/sh -c) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
 
@@ -94,45 +92,75 @@ Example: {"command": "npm test", "side_effects": ["NONE"], "yield_ms": 10000}
 
 It answers early, still "backgrounded", the moment the program waits for input (a REPL, a question, a password prompt): waiting_for_input is true, input_kind says line, password or command, and prompt holds the prompt text. Answer with write. Running an interactive shell (bash) gives a persistent session: each command written to it with write and yield_ms answers when it finishes, with command_exit_code.
 
-side_effects is required and must not be empty: declare every category the command may plausibly have, using the exact upper-case names of the enum. ["NONE"] is for read-only commands and is exclusive: it cannot be combined with another category. A declared category that the server blocks is refused with status "failed_to_start" before anything else is checked (command rules, cwd, the process limit) and nothing is started. Blocked on this server: ` + bl + `.
+side_effects is required and must not be empty: declare every category the command may plausibly have, using the exact upper-case names of the enum. ["NONE"] is for read-only commands and is exclusive: it cannot be combined with another category. A declared category that the server blocks is refused with status "failed_to_start" before anything else is checked (command rules, cwd, the process limit) and nothing is started. Blocked by default: ` + effectList(policy.DefaultBlocked()) + `; on this server: ` + bl + `.
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
 RUNS_INLINE_CODE (python -c, node -e, heredocs piped into an interpreter, curl ... | sh) is blocked by default: write the code to a reviewable workspace file and run that file in a small, inspectable step instead.
 
 Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.MaxOutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.DefaultYieldMs) + ` (max ` + fmt.Sprint(cfg.MaxYieldMs) + `), timeout_ms ` + fmt.Sprint(cfg.DefaultTimeoutMs) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal 120x40. stdin is written after start and stdin stays open unless close_stdin is true.`
 }
 
-// execSchema is written by hand because side_effects needs its enum, which
-// the SDK's schema inference cannot express.
-func execSchema() json.RawMessage {
-	names := policy.AllSideEffects()
-	enum, _ := json.Marshal(names) // []string-like: cannot fail
-	return json.RawMessage(`{
-  "type": "object",
-  "required": ["command", "side_effects"],
-  "additionalProperties": false,
-  "properties": {
-    "command": {"type": "string", "description": "The command line, run with /bin/sh -c."},
-    "side_effects": {"type": "array", "items": {"type": "string", "enum": ` + string(enum) + `},
-      "description": "Every side-effect category the command may plausibly have; [\"NONE\"] for read-only commands (NONE is exclusive)."},
-    "cwd": {"type": ["string", "null"], "description": "Working directory; relative paths are resolved against YIELDSHELL_DEFAULT_CWD. Must be inside YIELDSHELL_ALLOWED_CWDS when that is set."},
-    "env": {"type": ["object", "null"], "additionalProperties": {"type": "string"}, "description": "Variables added to (or overriding) the server's environment."},
-    "shell": {"type": ["string", "null"], "description": "Program that runs the command with -c instead of /bin/sh, e.g. \"bash\"."},
-    "stdin": {"type": ["string", "null"], "description": "Text written to the command's input right after it starts."},
-    "close_stdin": {"type": ["boolean", "null"], "description": "End the input after stdin is written (EOF), for commands that read to end of input. Default false."},
-    "name": {"type": ["string", "null"], "description": "A stable handle for the process (e.g. \"web\"): read, write, wait, stop and restart accept it in place of process_id, meaning the newest run under it. Compared case-insensitively, blanks as \"-\". Starting a second process under the name of one that is running is refused (use restart)."},
-    "wait_for": {"type": ["string", "null"], "description": "Regex (Go RE2) that means the command is up, e.g. \"Local:.*http\" for a dev server. exec answers as soon as a line of output matches (output from the very start counts), with yield_reason \"pattern\", verified true and the matched text; if the process exits first or wait_for_timeout_ms passes, verified is false and the process keeps running unless it exited. Replaces yield_ms."},
-    "wait_for_timeout_ms": {"type": ["integer", "null"], "minimum": 0, "description": "How long to wait for wait_for (default 30000, capped like yield_ms)."},
-    "max_retries": {"type": ["integer", "null"], "minimum": 0, "description": "Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."},
-    "retry_delay_ms": {"type": ["integer", "null"], "minimum": 0, "description": "Delay before the first crash restart (default 1000); it doubles for each further restart in a row."},
-    "retry_max_delay_ms": {"type": ["integer", "null"], "minimum": 0, "description": "Cap of the doubling delay (default 30000)."},
-    "yield_ms": {"type": ["integer", "null"], "description": "How long to wait for the command to finish before leaving it in the background."},
-    "timeout_ms": {"type": ["integer", "null"], "description": "Kill the command (its whole process group) after this long; 0 means no limit."},
-    "max_output_bytes": {"type": ["integer", "null"], "description": "Most output bytes to return in this answer (capped by YIELDSHELL_MAX_OUTPUT_BYTES)."},
-    "tty": {"type": ["boolean", "null"], "description": "Run under a pseudo-terminal (default true) or with plain pipes, which keep stdout and stderr apart."},
-    "cols": {"type": ["integer", "null"], "minimum": 2, "maximum": 1000, "description": "Terminal width (default 120)."},
-    "rows": {"type": ["integer", "null"], "minimum": 2, "maximum": 1000, "description": "Terminal height (default 40)."}
-  }
-}`)
+// execSchema is ExecIn's inferred schema with what tags cannot express:
+// side_effects items refer to one SideEffect definition (as 0.4.0's schema
+// did) whose description says what is blocked, optional parameters accept
+// null (0.4.0's clients send it), and the numeric bounds.
+func execSchema(cfg *policy.Config) *jsonschema.Schema {
+	s, err := jsonschema.For[ExecIn](nil)
+	if err != nil {
+		panic(fmt.Sprintf("exec input schema: %v", err)) // a programming error in ExecIn's tags
+	}
+	s.Defs = map[string]*jsonschema.Schema{"SideEffect": {
+		Type:        "string",
+		Title:       "SideEffect",
+		Enum:        anySlice(policy.SideEffectNames()),
+		Description: sideEffectDescription(cfg),
+	}}
+	effects := s.Properties["side_effects"]
+	effects.Types, effects.Type = nil, "array" // required: never null
+	effects.Items = &jsonschema.Schema{Ref: "#/$defs/SideEffect"}
+	for name, p := range s.Properties {
+		if slices.Contains(s.Required, name) {
+			continue
+		}
+		if p.Type != "" {
+			p.Types, p.Type = []string{p.Type, "null"}, ""
+		}
+	}
+	for _, name := range []string{"wait_for_timeout_ms", "max_retries", "retry_delay_ms", "retry_max_delay_ms"} {
+		s.Properties[name].Minimum = new(0.0)
+	}
+	for _, name := range []string{"cols", "rows"} {
+		s.Properties[name].Minimum, s.Properties[name].Maximum = new(2.0), new(1000.0)
+	}
+	return s
+}
+
+// sideEffectDescription describes the categories: which ones 0.4.0 blocks
+// by default and which this server blocks.
+func sideEffectDescription(cfg *policy.Config) string {
+	blocked := "none"
+	if len(cfg.Blocked) > 0 {
+		blocked = effectList(cfg.Blocked)
+	}
+	return "A category of side effect a command may have. NONE means read-only and cannot be combined with another. " +
+		"Blocked by default: " + effectList(policy.DefaultBlocked()) + " (MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS changes the list). " +
+		"Blocked on this server: " + blocked + ". A blocked category is refused with failed_to_start and nothing runs."
+}
+
+// effectList lists es for a reader.
+func effectList(es []policy.SideEffect) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
+}
+
+func anySlice[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }
 
 func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn) (*mcp.CallToolResult, ExecOut, error) {

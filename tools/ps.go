@@ -52,7 +52,7 @@ func psTool() *mcp.Tool {
 Running processes also say whether they wait for input (waiting_for_input, input_kind, prompt), once their output has been quiet for 150 ms; read and wait tell at once.
 
 Example: {"include_completed": false}`,
-		Annotations: mcptool.ReadOnly("List processes"),
+		Annotations: mcptool.Annotations("List processes", mcptool.Reads),
 	}
 }
 
@@ -67,7 +67,9 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		if len(out.Processes) >= limit {
 			break
 		}
-		info := p.Info()
+		// Snapshot, unlike Info, first puts a partial line (a prompt, a
+		// progress message) in the log, so its bytes count.
+		info, _ := p.Snapshot(session.Query{})
 		if !all && info.Status != session.Running {
 			continue
 		}

@@ -54,7 +54,7 @@ Example: {"process_id": "proc_1a2b3c4d5e6f", "since_seq": 120}
 view: "screen" returns the terminal as a person would see it now (rows of text, cursor, size) instead of the log; answers include it anyway while a full-screen program (vim, less, top) runs, and the log then holds one line saying so.
 
 Positions count bytes of the process's output log. Pass the previous answer's next_seq as since_seq to get only what came after; an answer cut by max_output_bytes (capped: true) ends where next_seq points, so reading on from there loses nothing still retained. Without since_seq the newest output is returned. truncated is true when output was cut or evicted (the oldest output is dropped past YIELDSHELL_MAX_BUFFER_BYTES). streams picks stdout, stderr or both; in PTY mode everything is in stdout.`,
-		Annotations: mcptool.ReadOnly("Read a process's output"),
+		Annotations: mcptool.Annotations("Read a process's output", mcptool.Reads),
 	}
 }
 

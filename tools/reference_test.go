@@ -71,6 +71,8 @@ type schema struct {
 	Required    []string          `json:"required"`
 	Items       *schema           `json:"items"`
 	Enum        []any             `json:"enum"`
+	Ref         string            `json:"$ref"`
+	Defs        map[string]schema `json:"$defs"`
 }
 
 // toolsReference renders the golden files as Markdown: exec first, then
@@ -127,6 +129,10 @@ func writeFields(sb *strings.Builder, s schema, input bool) {
 	slices.Sort(rest)
 	for _, n := range append(names, rest...) {
 		p := s.Properties[n]
+		if p.Items != nil && p.Items.Ref != "" {
+			def := s.Defs[strings.TrimPrefix(p.Items.Ref, "#/$defs/")]
+			p.Items = &def
+		}
 		name := "`" + n + "`"
 		if input && slices.Contains(s.Required, n) {
 			name += " (required)"

@@ -37,7 +37,7 @@ func restartTool() *mcp.Tool {
 		Description: `Stop a process (if it is still running: SIGTERM, then SIGKILL after force_after_ms; its ended_by is "restart") and start its command again with the same cwd, env, terminal size, mode and options, under the same name. The new run has a new process_id and the name now refers to it. Without wait_for the answer comes at once; with wait_for it comes when the pattern appears, the run exits, or wait_for_timeout_ms passes. A pending crash restart of the name is cancelled.
 
 Example: {"process_id": "web", "wait_for": "Local:.*http"}`,
-		Annotations: mcptool.RunsCommands("Restart a process"),
+		Annotations: mcptool.Annotations("Restart a process", mcptool.Runs),
 	}
 }
 

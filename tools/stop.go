@@ -53,7 +53,7 @@ func stopTool() *mcp.Tool {
 Example: {"process_id": "proc_1a2b3c4d5e6f", "signal": "SIGINT", "force_after_ms": 2000}
 
 Signal names are case-insensitive, with or without SIG (INT, sigterm); an unknown name is refused and nothing is sent. all: true stops every running process at once instead, e.g. {"all": true}. Stopping never triggers a crash restart; stopping a name whose crash restart is pending cancels it.`,
-		Annotations: mcptool.Ends("Stop a process"),
+		Annotations: mcptool.Annotations("Stop a process", mcptool.Ends),
 	}
 }
 

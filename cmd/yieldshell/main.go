@@ -289,6 +289,7 @@ type app struct {
 	mgr         *session.Manager
 	log         *slog.Logger
 	cancelProcs context.CancelFunc
+	tempLogDir  string // removed at shutdown; "" when none was made
 }
 
 // newApp builds the server.
@@ -303,15 +304,29 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 		// Only a server that serves judges what other servers left behind.
 		session.SweepOrphans(log)
 	}
+	// The mcp-shell-yeah tools always answer with a log file and a command
+	// that follows it, as that server does; without a configured directory
+	// they go to a private one that lives as long as the server.
+	var tempLogDir string
+	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
+		d, err := os.MkdirTemp("", "yieldshell-logs-")
+		if err != nil {
+			return nil, fmt.Errorf("making a directory for the shells' logs (or set YIELDSHELL_LOG_DIR): %w", err)
+		}
+		cfg.LogDir, tempLogDir = d, d
+	}
 	procCtx, cancelProcs := context.WithCancel(context.Background())
 	mgr, err := session.NewManager(procCtx, cfg, log)
 	if err != nil {
 		cancelProcs()
+		if tempLogDir != "" {
+			os.RemoveAll(tempLogDir)
+		}
 		return nil, err
 	}
 	srv.AddReceivingMiddleware(recoverPanics(log))
 	tools.Register(srv, mgr, cfg, buildVersion())
-	return &app{srv: srv, mgr: mgr, log: log, cancelProcs: cancelProcs}, nil
+	return &app{srv: srv, mgr: mgr, log: log, cancelProcs: cancelProcs, tempLogDir: tempLogDir}, nil
 }
 
 // shutdown ends every process the server started.
@@ -320,6 +335,11 @@ func (a *app) shutdown() {
 	defer cancel()
 	a.mgr.Shutdown(sctx)
 	a.cancelProcs()
+	if a.tempLogDir != "" {
+		if err := os.RemoveAll(a.tempLogDir); err != nil {
+			a.log.Warn("removing the shells' log directory", "error", err)
+		}
+	}
 }
 
 // recoverPanics turns a panic in a handler into an error answer instead of

@@ -5,52 +5,30 @@ package mcptool
 
 import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-// The presets name the four kinds of tool the toolsets have. Each sets every
-// hint, so none is left to the protocol's defaults (destructive and
-// open-world default to true when absent).
+// Kind is what a tool does to the world, which decides its hints: one named
+// combination per kind, so no hint is left to the protocol's defaults
+// (destructive and open-world default to true when absent) and no call site
+// lines up four booleans.
+type Kind int
 
-// ReadOnly is for a tool that only looks: it changes nothing, and asking
-// twice is asking once.
-func ReadOnly(title string) *mcp.ToolAnnotations {
-	return hints(title, hint{readOnly: true, idempotent: true})
-}
+const (
+	// Reads only looks: read-only and idempotent.
+	Reads Kind = iota
+	// Runs starts commands, which may do anything: destructive, not
+	// idempotent, open world.
+	Runs
+	// Types sends input to a running process: destructive, not idempotent.
+	Types
+	// Ends stops or forgets processes: destructive and idempotent.
+	Ends
+)
 
-// RunsCommands is for a tool that starts commands: anything can happen,
-// also outside this machine, and each call starts another.
-func RunsCommands(title string) *mcp.ToolAnnotations {
-	return hints(title, hint{destructive: true, openWorld: true})
-}
-
-// SendsInput is for a tool that hands input to a running program: the
-// program may do anything with it, and each call sends it again.
-func SendsInput(title string) *mcp.ToolAnnotations {
-	return hints(title, hint{destructive: true})
-}
-
-// Ends is for a tool that stops processes or forgets them: destructive,
-// and doing it twice is doing it once.
-func Ends(title string) *mcp.ToolAnnotations {
-	return hints(title, hint{destructive: true, idempotent: true})
-}
-
-// Annotations builds a tool's hints from every hint as an argument.
-//
-// Deprecated: use a preset ([ReadOnly], [RunsCommands], [SendsInput],
-// [Ends]); this stays until tools/shellyeah has moved to them.
-func Annotations(title string, readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
-	return hints(title, hint{readOnly: readOnly, destructive: destructive, idempotent: idempotent, openWorld: openWorld})
-}
-
-type hint struct{ readOnly, destructive, idempotent, openWorld bool }
-
-func hints(title string, h hint) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
-		Title:           title,
-		ReadOnlyHint:    h.readOnly,
-		DestructiveHint: new(h.destructive),
-		IdempotentHint:  h.idempotent,
-		OpenWorldHint:   new(h.openWorld),
-	}
+// Annotations builds the hints of a tool of kind k.
+func Annotations(title string, k Kind) *mcp.ToolAnnotations {
+	a := &mcp.ToolAnnotations{Title: title, DestructiveHint: new(k != Reads), OpenWorldHint: new(k == Runs)}
+	a.ReadOnlyHint = k == Reads
+	a.IdempotentHint = k == Reads || k == Ends
+	return a
 }
 
 // Error returns out as a tool result marked as an error: the agent sees the

@@ -16,6 +16,7 @@ type GetAllLoglinesIn struct {
 
 // GetAllLoglinesOut is get_all_loglines's answer.
 type GetAllLoglinesOut struct {
+	Ignored
 	Label       string   `json:"label"`
 	ProcessID   string   `json:"process_id,omitempty"`
 	Logs        []string `json:"logs"`
@@ -33,7 +34,7 @@ func getAllLoglinesTool() *mcp.Tool {
 		Description: `Every log line retained for a shell (its newest run), clean text. is_truncated says older output was dropped; log_file_path, when logs go to disk, has all of it.
 
 Example: {"label": "web"}`,
-		Annotations: mcptool.Annotations("Get a shell's whole log", true, false, true, false),
+		Annotations: mcptool.Annotations("Get a shell's whole log", mcptool.Reads),
 	}
 }
 
@@ -43,7 +44,7 @@ func (h *handlers) getAllLoglines(ctx context.Context, req *mcp.CallToolRequest,
 		return mcptool.Error(GetAllLoglinesOut{Label: in.Label, Logs: []string{}, Error: sentence(err), Message: sentence(err)})
 	}
 	out := GetAllLoglinesOut{Label: p.Name, ProcessID: p.ID, LogFilePath: h.m.LogPath(p)}
-	out.Logs, out.IsTruncated = h.lines(p, -1)
+	out.Logs, _, out.IsTruncated = h.linesSince(p, 0)
 	out.LineCount = len(out.Logs)
 	out.Message = fmt.Sprintf("%d lines.", out.LineCount)
 	if out.IsTruncated {

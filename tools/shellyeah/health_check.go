@@ -12,6 +12,7 @@ import (
 
 // HealthOut is health_check's answer.
 type HealthOut struct {
+	Ignored
 	Status              string  `json:"status"`
 	ServerName          string  `json:"server_name"`
 	ServerVersion       string  `json:"server_version"`
@@ -29,7 +30,7 @@ func healthCheckTool() *mcp.Tool {
 		Name:        "health_check",
 		Title:       "Server health",
 		Description: `The server's own state: version, uptime, running and known shells, the limit, where logs go.`,
-		Annotations: mcptool.Annotations("Server health", true, false, true, false),
+		Annotations: mcptool.Annotations("Server health", mcptool.Reads),
 	}
 }
 

@@ -2,6 +2,7 @@ package shellyeah
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,17 +21,21 @@ func restartShellTool() *mcp.Tool {
 		Description: `Stop a shell if it is running (SIGTERM, SIGKILL after 3 s) and start it again with its original command, args, directory and options (verification pattern and restart policy included). The answer is start_shell's, with the new pid.
 
 Example: {"label": "web"}`,
-		Annotations: mcptool.Annotations("Restart a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Restart a background shell", mcptool.Runs),
 	}
 }
 
 func (h *handlers) restartShell(ctx context.Context, req *mcp.CallToolRequest, in RestartShellIn) (*mcp.CallToolResult, StartOut, error) {
 	fail := func(msg string) (*mcp.CallToolResult, StartOut, error) {
-		return mcptool.Error(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{}, Error: msg, Message: msg})
+		return mcptool.Error(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{}, ToolLogs: []string{}, Error: msg, Message: msg})
 	}
 	old, err := h.lookup(in.Label)
 	if err != nil {
 		return fail(sentence(err))
+	}
+	before := fmt.Sprintf("The previous run (pid %d) had ended: %s.", old.Pid, h.status(old, old.Info()))
+	if !old.Ended() {
+		before = fmt.Sprintf("Stopped the previous run (pid %d).", old.Pid)
 	}
 	p, err := h.m.Restart(ctx, old, stopGrace)
 	if err != nil {
@@ -43,5 +48,7 @@ func (h *handlers) restartShell(ctx context.Context, req *mcp.CallToolRequest, i
 	if host == "" {
 		host = "unknown"
 	}
-	return nil, h.startAnswer(ctx, p, host, sa.Verify), nil
+	out := h.startAnswer(ctx, p, host, sa.Verify)
+	out.ToolLogs = append([]string{before}, out.ToolLogs...)
+	return nil, out, nil
 }

@@ -25,7 +25,7 @@ func sendInputTool() *mcp.Tool {
 		Description: `Type input into a running shell's terminal (Enter pressed after it unless append_newline is false), wait for its reaction to go quiet (at most 2 s), and answer as check_shell does. The input itself is not stored anywhere; only what the terminal echoes reaches the log.
 
 Example: {"label": "setup", "input": "yes"}`,
-		Annotations: mcptool.Annotations("Send input to a shell", false, true, false, false),
+		Annotations: mcptool.Annotations("Send input to a shell", mcptool.Types),
 	}
 }
 

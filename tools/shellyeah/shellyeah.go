@@ -15,8 +15,6 @@ import (
 // Timings of the answers. They are bounds: each wait returns as soon as its
 // condition holds.
 const (
-	settleQuiet   = 300 * time.Millisecond // start_shell: output quiet this long
-	settleMax     = 3 * time.Second        // start_shell: at most this long
 	inputQuiet    = 200 * time.Millisecond // send_input: reaction quiet this long
 	inputMax      = 2 * time.Second
 	stopGrace     = 3 * time.Second
@@ -33,8 +31,11 @@ type handlers struct {
 	cfg     *policy.Config
 	version string
 
+	settle settleTiming
+
 	mu      sync.Mutex
-	started map[string]startArgs // by label
+	started map[string]startArgs       // by label
+	checked map[*session.Process]int64 // where the previous check_shell stopped reading
 }
 
 // startArgs is how a label was started.
@@ -47,21 +48,29 @@ type startArgs struct {
 
 // Register adds the eleven mcp-shell-yeah tools to s.
 func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
-	h := &handlers{m: m, cfg: cfg, version: version, started: make(map[string]startArgs)}
-	mcp.AddTool(s, startShellTool(), h.startShell)
-	mcp.AddTool(s, startShellWithVerificationTool(), h.startShellWithVerification)
-	mcp.AddTool(s, checkShellTool(), h.checkShell)
-	mcp.AddTool(s, stopShellTool(), h.stopShell)
-	mcp.AddTool(s, listShellsTool(), h.listShells)
-	mcp.AddTool(s, stopAllShellsTool(), h.stopAllShells)
-	mcp.AddTool(s, restartShellTool(), h.restartShell)
-	mcp.AddTool(s, waitForShellTool(), h.waitForShell)
-	mcp.AddTool(s, getAllLoglinesTool(), h.getAllLoglines)
-	mcp.AddTool(s, sendInputTool(), h.sendInput)
-	mcp.AddTool(s, healthCheckTool(), h.healthCheck)
+	h := &handlers{
+		m: m, cfg: cfg, version: version,
+		// 75 ms after the output stops: the peer's fast-mode window.
+		settle: settleTiming{
+			quiet: 75 * time.Millisecond,
+			busy:  time.Second, first: 300 * time.Millisecond,
+			max: 3 * time.Second,
+		},
+		started: make(map[string]startArgs),
+		checked: make(map[*session.Process]int64),
+	}
+	addLenient(s, startShellTool(), h.startShell)
+	addLenient(s, startShellWithVerificationTool(), h.startShellWithVerification)
+	addLenient(s, checkShellTool(), h.checkShell)
+	addLenient(s, stopShellTool(), h.stopShell)
+	addLenient(s, listShellsTool(), h.listShells)
+	addLenient(s, stopAllShellsTool(), h.stopAllShells)
+	addLenient(s, restartShellTool(), h.restartShell)
+	addLenient(s, waitForShellTool(), h.waitForShell)
+	addLenient(s, getAllLoglinesTool(), h.getAllLoglines)
+	addLenient(s, sendInputTool(), h.sendInput)
+	addLenient(s, healthCheckTool(), h.healthCheck)
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Shell is a shell's state as check_shell, list_shells and the start tools
 // report it.
@@ -73,8 +82,8 @@ type Shell struct {
 	Command      string   `json:"command"`
 	Args         []string `json:"args"`
 	Cwd          string   `json:"cwd"`
-	ExitCode     *int     `json:"exitCode"`
-	Signal       *string  `json:"signal"`
+	ExitCode     *int     `json:"exitCode" jsonschema:"the exit status once the shell exited; null while it runs and when a signal ended it (see signal)"`
+	Signal       *string  `json:"signal" jsonschema:"the name of the signal that ended the shell (SIGTERM after a stop), or null"`
 	Restarts     int      `json:"restarts,omitempty"`
 	LogFilePath  string   `json:"log_file_path,omitempty"`
 	TailCommand  string   `json:"tail_command,omitempty"`
@@ -109,20 +118,29 @@ func (h *handlers) shell(p *session.Process) Shell {
 	sh := Shell{
 		Label: p.Name, ProcessID: p.ID, Status: h.status(p, in), Pid: p.Pid,
 		Command: sa.Command, Args: append([]string{}, sa.Args...), Cwd: in.Cwd,
-		ExitCode:     in.ExitCode,
+		ExitCode:     exitCode(in),
 		Restarts:     h.m.History(p).Restarts,
 		LogFilePath:  h.m.LogPath(p),
 		TailCommand:  h.m.TailCommand(p),
 		DetectedURLs: p.URLs(),
 	}
 	if in.Signal != "" {
-		sh.Signal = ptr(in.Signal)
+		sh.Signal = new(in.Signal)
 	}
 	if in.Status == session.Running {
 		st := p.InputState()
 		sh.AwaitingInput, sh.Prompt = st.Waiting, st.Prompt
 	}
 	return sh
+}
+
+// exitCode is in's exit status in the peer's form: null when a signal
+// ended the process (yieldshell's own tools say -N).
+func exitCode(in session.Info) *int {
+	if in.Signal != "" {
+		return nil
+	}
+	return in.ExitCode
 }
 
 // lookup resolves a label to its newest run.
@@ -134,20 +152,20 @@ func (h *handlers) lookup(label string) (*session.Process, error) {
 	return p, nil
 }
 
-// lines returns the newest n lines of the clean log (all retained when n
-// is negative) and whether older output was dropped.
-func (h *handlers) lines(p *session.Process, n int) ([]string, bool) {
-	_, o := p.Snapshot(session.Query{MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
-	text := strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD")
-	text = strings.TrimRight(text, "\n")
-	if text == "" || n == 0 {
-		return []string{}, o.Evicted
+// linesSince returns the lines of the clean log from position since on (at
+// most the newest MCP_MAX_LOG_LINES), the position after them, and whether
+// some of them were dropped.
+func (h *handlers) linesSince(p *session.Process, since int64) ([]string, int64, bool) {
+	_, o := p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
+	text := strings.TrimRight(strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD"), "\n")
+	if text == "" {
+		return []string{}, o.NextSeq, o.Evicted
 	}
-	all := strings.Split(text, "\n")
-	if n > 0 && len(all) > n {
-		return all[len(all)-n:], true
+	lines := strings.Split(text, "\n")
+	if extra := len(lines) - h.cfg.MaxLogLines; extra > 0 {
+		return lines[extra:], o.NextSeq, true
 	}
-	return all, o.Evicted
+	return lines, o.NextSeq, o.Evicted
 }
 
 func sentence(err error) string {

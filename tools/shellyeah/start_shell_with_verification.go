@@ -2,8 +2,6 @@ package shellyeah
 
 import (
 	"context"
-	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,10 +13,8 @@ import (
 // StartVerifiedIn is start_shell_with_verification's input.
 type StartVerifiedIn struct {
 	StartShellIn
-	VerificationPattern   string `json:"verification_pattern,omitempty" jsonschema:"regex (Go RE2) that means the shell is up, e.g. 'ready in|Local:'; output from its first byte counts"`
-	VerificationTimeoutMs *int   `json:"verification_timeout_ms,omitempty" jsonschema:"how long to wait for the pattern (default 30000; -1 also means the default, never forever)"`
-	RetryDelayMs          *int   `json:"retry_delay_ms,omitempty" jsonschema:"delay before restarting the shell after a crash (default 1000), doubling for each restart in a row"`
-	MaxRetries            *int   `json:"max_retries,omitempty" jsonschema:"restarts in a row after crashes (non-zero exit or a signal nobody sent); default 3 when retry_delay_ms is given, else 0; stop_shell never triggers one"`
+	RetryDelayMs *int `json:"retry_delay_ms,omitempty" jsonschema:"delay before restarting the shell after a crash (default 1000), doubling for each restart in a row"`
+	MaxRetries   *int `json:"max_retries,omitempty" jsonschema:"restarts in a row after crashes (non-zero exit or a signal nobody sent); default 3 when retry_delay_ms is given, else 0; stop_shell never triggers one"`
 }
 
 func startShellWithVerificationTool() *mcp.Tool {
@@ -28,31 +24,20 @@ func startShellWithVerificationTool() *mcp.Tool {
 		Description: `Like start_shell, but answer as soon as verification_pattern appears in the output (verified: true), or say plainly that the shell ended first or verification_timeout_ms passed (verified: false; the shell keeps running unless it ended). max_retries and retry_delay_ms restart the shell when it crashes.
 
 Example: {"command": "npm run dev", "workingDirectory": "/home/me/app", "label": "web", "verification_pattern": "Local:.*http", "verification_timeout_ms": 30000, "max_retries": 3}`,
-		Annotations: mcptool.Annotations("Start and verify a background shell", false, true, false, true),
+		Annotations: mcptool.Annotations("Start and verify a background shell", mcptool.Runs),
 	}
 }
 
 func (h *handlers) startShellWithVerification(ctx context.Context, req *mcp.CallToolRequest, in StartVerifiedIn) (*mcp.CallToolResult, StartOut, error) {
-	v := verification{timeout: defaultVerify}
-	if in.VerificationPattern != "" {
-		re, err := regexp.Compile(in.VerificationPattern)
-		if err != nil {
-			return mcptool.Error(StartOut{Shell: Shell{Label: in.Label, Status: "error", Args: []string{}}, ShellLogs: []string{},
-				Error: fmt.Sprintf("invalid verification_pattern %q: %v (Go RE2 syntax); nothing was started", in.VerificationPattern, err)})
-		}
-		v.pattern = re
-	}
-	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
-		v.timeout = min(time.Duration(*t)*time.Millisecond, time.Duration(h.cfg.MaxYieldMs)*time.Millisecond)
-	}
+	var rp session.RestartPolicy
 	if in.MaxRetries != nil || in.RetryDelayMs != nil {
-		v.restart = session.RestartPolicy{MaxRetries: 3, Delay: time.Second}
+		rp = session.RestartPolicy{MaxRetries: 3, Delay: time.Second}
 		if in.MaxRetries != nil {
-			v.restart.MaxRetries = max(*in.MaxRetries, 0)
+			rp.MaxRetries = max(*in.MaxRetries, 0)
 		}
 		if in.RetryDelayMs != nil {
-			v.restart.Delay = time.Duration(max(*in.RetryDelayMs, 0)) * time.Millisecond
+			rp.Delay = time.Duration(max(*in.RetryDelayMs, 0)) * time.Millisecond
 		}
 	}
-	return h.start(ctx, in.StartShellIn, v)
+	return h.start(ctx, in.StartShellIn, rp)
 }

@@ -2,16 +2,21 @@ package shellyeah
 
 import (
 	"context"
+	"slices"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/session"
 
 	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // StopAllOut is stop_all_shells's answer.
 type StopAllOut struct {
+	Ignored
 	StoppedCount int           `json:"stopped_count"`
+	SkippedCount int           `json:"skipped_count" jsonschema:"shells that had already ended: nothing to stop"`
 	ErrorCount   int           `json:"error_count"`
 	Details      []StopAllItem `json:"details"`
 }
@@ -32,13 +37,19 @@ func stopAllShellsTool() *mcp.Tool {
 		Description: `Stop every running shell at once (SIGTERM, SIGKILL after 3 s) and cancel pending crash restarts; details lists each outcome.
 
 Example: {}`,
-		Annotations: mcptool.Annotations("Stop every background shell", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop every background shell", mcptool.Ends),
 	}
 }
 
 func (h *handlers) stopAllShells(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, StopAllOut, error) {
 	out := StopAllOut{Details: []StopAllItem{}}
-	for _, r := range h.m.StopAll(ctx, syscall.SIGTERM, stopGrace) {
+	results := h.m.StopAll(ctx, syscall.SIGTERM, stopGrace)
+	for _, p := range h.newestRuns() {
+		if !slices.ContainsFunc(results, func(r session.StopAllResult) bool { return r.Process == p }) {
+			out.SkippedCount++
+		}
+	}
+	for _, r := range results {
 		it := StopAllItem{Label: r.Process.Name, ProcessID: r.Process.ID, Status: h.status(r.Process, r.Info)}
 		if it.Label == "" {
 			it.Label = r.Process.ID

@@ -20,6 +20,7 @@ type StopShellIn struct {
 
 // StopShellOut is stop_shell's answer.
 type StopShellOut struct {
+	Ignored
 	Label     string `json:"label"`
 	ProcessID string `json:"process_id,omitempty"`
 	Status    string `json:"status"`
@@ -36,7 +37,7 @@ func stopShellTool() *mcp.Tool {
 		Description: `Stop a shell and everything it started: SIGTERM, then SIGKILL if it is still there after 3 s (force: SIGKILL at once). Answers when it is gone. Stopping never triggers a crash restart, and cancels one that is pending.
 
 Example: {"label": "web"}`,
-		Annotations: mcptool.Annotations("Stop a background shell", false, true, true, false),
+		Annotations: mcptool.Annotations("Stop a background shell", mcptool.Ends),
 	}
 }
 
@@ -52,7 +53,7 @@ func (h *handlers) stopShell(ctx context.Context, req *mcp.CallToolRequest, in S
 	res, err := p.Stop(ctx, sig, grace, session.EndedByStop)
 	cancelled := h.m.CancelRestart(p)
 	in2 := p.Info()
-	out := StopShellOut{Label: p.Name, ProcessID: p.ID, Pid: p.Pid, Status: h.status(p, in2), ExitCode: in2.ExitCode}
+	out := StopShellOut{Label: p.Name, ProcessID: p.ID, Pid: p.Pid, Status: h.status(p, in2), ExitCode: exitCode(in2)}
 	switch {
 	case errors.Is(err, session.ErrNotRunning) && cancelled:
 		out.Message = "The shell had crashed; its pending restart is cancelled."

@@ -11,15 +11,22 @@ var categories = []struct {
 	name string
 	re   *regexp.Regexp
 }{
-	{"errors", regexp.MustCompile(`(?i)\b(err|error|exception|fatal)\b`)},
-	{"warnings", regexp.MustCompile(`(?i)\b(warn|warning)\b`)},
+	{"Errors", regexp.MustCompile(`(?i)\b(err|error|exception|fatal)\b`)},
+	{"Warnings", regexp.MustCompile(`(?i)\b(warn|warning)\b`)},
 	{"URLs", regexp.MustCompile(`https?://\S+`)},
-	{"prompts", regexp.MustCompile(`(?i)(\?|\binput\b|\bpassword\b).*[:?]\s*$`)},
+	{"Prompts", regexp.MustCompile(`(?i)(\?|\binput\b|\bpassword\b).*[:?]\s*$`)},
 }
 
-// summarize says what is notable in lines: how many lines show errors,
-// warnings, URLs and prompts, and up to three of them (errors first).
-func summarize(lines []string) string {
+// nothingNotable is the message of a check with nothing to report, word for
+// word the peer's: its clients compare it.
+const nothingNotable = "No notable events since last check."
+
+// summarize says what is notable in the lines new since the last check: how
+// many show errors, warnings, URLs and prompts, and up to three of them
+// (errors first). prompt, when the shell waits at one, counts as a prompt
+// even if it was printed before the last check, so the message never
+// contradicts isProbablyAwaitingInput.
+func summarize(lines []string, prompt string) string {
 	var counts []string
 	var examples []string
 	for _, c := range categories {
@@ -32,16 +39,22 @@ func summarize(lines []string) string {
 				}
 			}
 		}
+		if c.name == "Prompts" && prompt != "" && n == 0 {
+			n = 1
+			if len(examples) < 3 {
+				examples = append(examples, strings.TrimSpace(prompt))
+			}
+		}
 		if n > 0 {
-			counts = append(counts, fmt.Sprintf("%s: %d", c.name, n))
+			counts = append(counts, fmt.Sprintf("%s (%d)", c.name, n))
 		}
 	}
 	if len(counts) == 0 {
-		return "Nothing notable in these lines (no errors, warnings, URLs or prompts)."
+		return nothingNotable
 	}
-	msg := "In these lines, " + strings.Join(counts, ", ") + "."
+	msg := "Since last check: " + strings.Join(counts, ", ") + "."
 	for _, e := range examples {
-		msg += "\n- " + e
+		msg += "\n• " + e
 	}
 	return msg
 }

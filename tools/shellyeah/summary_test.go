@@ -1,27 +1,24 @@
 package shellyeah
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestSummarize(t *testing.T) {
 	for _, c := range []struct {
-		lines []string
-		want  []string
+		lines  []string
+		prompt string
+		want   string
 	}{
 		{[]string{"  Local: http://localhost:5173/", "WARNING: low disk space", "Error: connection refused", "Enter admin password: "},
-			[]string{"errors: 1, warnings: 1, URLs: 1, prompts: 1.", "- Error: connection refused\n- WARNING: low disk space\n- Local: http://localhost:5173/"}},
-		{[]string{"compiling", "done"}, []string{"Nothing notable"}},
-		{[]string{"Error 1", "error 2", "Error 3", "Error 4", "Warning 1"},
-			[]string{"errors: 4, warnings: 1.", "- Error 1\n- error 2\n- Error 3"}},
-		{[]string{"terrorist attack in the log"}, []string{"Nothing notable"}},
+			"", "Since last check: Errors (1), Warnings (1), URLs (1), Prompts (1).\n• Error: connection refused\n• WARNING: low disk space\n• Local: http://localhost:5173/"},
+		{[]string{"compiling", "done"}, "", nothingNotable},
+		{[]string{"Error 1", "error 2", "Error 3", "Error 4", "Warning 1"}, "",
+			"Since last check: Errors (4), Warnings (1).\n• Error 1\n• error 2\n• Error 3"},
+		{[]string{"terrorist attack in the log"}, "", nothingNotable},
+		{nil, "Name? ", "Since last check: Prompts (1).\n• Name?"},
+		{[]string{"Continue? [y/N]"}, "Continue? [y/N] ", "Since last check: Prompts (1).\n• Continue? [y/N]"},
 	} {
-		got := summarize(c.lines)
-		for _, w := range c.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("summarize(%q) = %q, want it to contain %q", c.lines, got, w)
-			}
+		if got := summarize(c.lines, c.prompt); got != c.want {
+			t.Errorf("summarize(%q, %q) = %q, want %q", c.lines, c.prompt, got, c.want)
 		}
 	}
 }

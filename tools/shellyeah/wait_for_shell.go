@@ -20,6 +20,7 @@ type WaitForShellIn struct {
 
 // WaitForShellOut is wait_for_shell's answer.
 type WaitForShellOut struct {
+	Ignored
 	Label       string `json:"label"`
 	ProcessID   string `json:"process_id,omitempty"`
 	FinalStatus string `json:"final_status"`
@@ -36,7 +37,7 @@ func waitForShellTool() *mcp.Tool {
 		Description: `Wait until a shell reaches target_status (running, stopped, crashed), or until timeout_seconds pass (timed_out: true). If the shell ends in another status first, the answer comes at once with that final_status. A crash that is followed by a restart under the shell's restart policy is waited through.
 
 Example: {"label": "tests", "target_status": "stopped", "timeout_seconds": 30}`,
-		Annotations: mcptool.Annotations("Wait for a shell to reach a status", true, false, true, false),
+		Annotations: mcptool.Annotations("Wait for a shell to reach a status", mcptool.Reads),
 	}
 }
 
@@ -64,7 +65,7 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 		}
 		in2 := p.Info()
 		st := h.status(p, in2)
-		out := WaitForShellOut{Label: p.Name, ProcessID: p.ID, FinalStatus: st, ExitCode: in2.ExitCode}
+		out := WaitForShellOut{Label: p.Name, ProcessID: p.ID, FinalStatus: st, ExitCode: exitCode(in2)}
 		elapsed := time.Since(start).Seconds()
 		switch {
 		case st == target:
