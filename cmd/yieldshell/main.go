@@ -27,9 +27,6 @@ import (
 	"github.com/yieldshell/yieldshell/tools"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = ""
-
 // shutdownTimeout bounds the whole shutdown: every process is sent SIGTERM,
 // then SIGKILL after a short grace, well within this.
 const shutdownTimeout = 5 * time.Second
@@ -61,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintln(stderr, "yieldshell", buildVersion())
+		fmt.Fprintln(stderr, versionLine())
 		return 0
 	}
 	var cmd string
@@ -266,16 +263,6 @@ func logLevel(cli bool) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "0.1.0-dev"
 }
 
 func usage(w io.Writer) {
