@@ -10,7 +10,7 @@ import (
 
 // TestImportDirection enforces the layering of DESIGN.md: arrows point one
 // way, cmd -> tools -> session -> {pty, screen, prompt, policy}, tools may
-// use policy, and conformance speaks to the binary only.
+// use policy, metrics reads session, and conformance speaks to the binary only.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
@@ -22,6 +22,7 @@ func TestImportDirection(t *testing.T) {
 		"tools":           {"session", "policy", "tools/shellyeah", "tools/mcptool"},
 		"tools/shellyeah": {"session", "policy", "tools/mcptool"},
 		"tools/mcptool":   {},
+		"metrics":         {"session"},
 		"conformance":     {},
 	}
 	for pkg, ok := range allowed {

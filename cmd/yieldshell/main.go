@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
+	"github.com/yieldshell/yieldshell/metrics"
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/session"
@@ -181,6 +182,7 @@ func envBool(name string, getenv func(string) string) (bool, error) {
 type app struct {
 	srv         *mcp.Server
 	mgr         *session.Manager
+	metrics     *metrics.Metrics
 	log         *slog.Logger
 	cancelProcs context.CancelFunc
 }
@@ -217,9 +219,10 @@ func newApp(cfg *policy.Config, stderrLog slog.Handler, sdkLog *slog.Logger, sub
 		cancelProcs()
 		return nil, err
 	}
-	srv.AddReceivingMiddleware(recoverPanics(log))
+	m := metrics.New(mgr)
+	srv.AddReceivingMiddleware(recoverPanics(log), m.Middleware())
 	tools.Register(srv, mgr, cfg, buildVersion())
-	return &app{srv: srv, mgr: mgr, log: log, cancelProcs: cancelProcs}, nil
+	return &app{srv: srv, mgr: mgr, metrics: m, log: log, cancelProcs: cancelProcs}, nil
 }
 
 // shutdown ends every process the server started.
