@@ -55,6 +55,7 @@ cat >"$dir/package.json" <<JSON
   "version": "$version",
   "description": "MCP server that runs shell commands for agents, each under its own pseudo-terminal.",
   $repo,
+  "mcpName": "io.github.yieldshell/yieldshell",
   "bin": {"yieldshell": "bin/yieldshell.js"},
   "files": ["bin/yieldshell.js"],
   "engines": {"node": ">=18"},
