@@ -78,13 +78,14 @@ func (m *Metrics) Middleware() mcp.Middleware {
 			start := time.Now()
 			res, err := next(ctx, method, req)
 			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
-			if p == nil {
+			r, _ := res.(*mcp.CallToolResult)
+			// A protocol error (an unknown tool, say) is not counted: the
+			// tool label stays within the tools that exist.
+			if p == nil || r == nil || err != nil {
 				return res, err
 			}
 			m.answers.WithLabelValues(p.Name).Observe(time.Since(start).Seconds())
-			if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
-				m.count(p.Name, r)
-			}
+			m.count(p.Name, r)
 			return res, err
 		}
 	}
