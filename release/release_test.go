@@ -49,6 +49,9 @@ func TestMain(m *testing.M) {
 
 func target() string { return runtime.GOOS + "/" + runtime.GOARCH }
 
+// binary is the name build.sh gives this machine's binary.
+func binary() string { return "yieldshell-" + runtime.GOOS + "-" + runtime.GOARCH }
+
 // build runs build.sh for this machine's target into dir.
 func build(dir string) error {
 	out, err := exec.Command("sh", filepath.Join(root, "release", "build.sh"), dir, target()).CombinedOutput()
@@ -76,7 +79,7 @@ func TestReproducible(t *testing.T) {
 	if err := build(second); err != nil {
 		t.Fatal(err)
 	}
-	name := "yieldshell-" + strings.ReplaceAll(target(), "/", "-")
+	name := binary()
 	a, err := os.ReadFile(filepath.Join(first, name))
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +156,14 @@ func TestNPM(t *testing.T) {
 		t.Fatalf("initialize through npx: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	if info := cs.InitializeResult().ServerInfo; info.Name != "yieldshell" || info.Version == "" {
-		t.Errorf("serverInfo %+v", info)
+	// serverInfo.version is the version --version prints.
+	name := binary()
+	out, err := exec.Command(filepath.Join(dist, name), "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--version: %v %s", err, out)
+	}
+	if info := cs.InitializeResult().ServerInfo; info.Name != "yieldshell" || !strings.HasPrefix(string(out), "yieldshell "+info.Version+" ") {
+		t.Errorf("serverInfo %+v; --version says %q", info, out)
 	}
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "exec",
 		Arguments: map[string]any{"command": "echo through-npx", "side_effects": []string{"NONE"}}})
