@@ -77,17 +77,7 @@ func TestLoadHTTPConfig(t *testing.T) {
 // nothing; with it, a session can start.
 func TestHTTPAuth(t *testing.T) {
 	const token = "right-token-0123456789"
-	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
-	ts := httptest.NewServer(httpHandler(a.srv, a.metrics, token))
-	t.Cleanup(ts.Close)
+	a, ts := serveTestHTTP(t, token)
 
 	// A raw tools/call, as an attacker would send it: it must not run.
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo pwned","side_effects":["NONE"]}}}`
@@ -135,6 +125,24 @@ func TestHTTPAuth(t *testing.T) {
 	}
 }
 
+// serveTestHTTP serves a new app's HTTP handler with token until the test
+// ends.
+func serveTestHTTP(t *testing.T, token string) (*app, *httptest.Server) {
+	t.Helper()
+	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	ts := httptest.NewServer(httpHandler(a.srv, a.metrics, token))
+	t.Cleanup(ts.Close)
+	return a, ts
+}
+
 // bearer adds the token to every request.
 type bearer struct{ token string }
 
@@ -148,17 +156,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // counts what a few calls did.
 func TestHTTPOps(t *testing.T) {
 	const token = "right-token-0123456789"
-	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newApp(cfg, slog.DiscardHandler, slog.New(slog.DiscardHandler), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
-	ts := httptest.NewServer(httpHandler(a.srv, a.metrics, token))
-	t.Cleanup(ts.Close)
+	_, ts := serveTestHTTP(t, token)
 	get := func(path, tok string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+path, nil)
@@ -230,15 +228,14 @@ func TestHTTPOps(t *testing.T) {
 		`yieldshell_processes{status="running"}`:               2, // the restarted sleeper and the read
 		`yieldshell_processes{status="stopped"}`:               1, // the sleeper's first run
 		`yieldshell_restarts`:                                  1,
-		`yieldshell_output_bytes`:                              series[`yieldshell_output_bytes`],
 		`yieldshell_output_evicted_bytes`:                      0,
 	} {
 		if got, ok := series[k]; !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", k, got, ok, want)
 		}
 	}
-	if b := series[`yieldshell_output_bytes`]; b < float64(len("one\r\ntwo\r\n")) {
-		t.Errorf("yieldshell_output_bytes = %v, want at least the two echoes", b)
+	if b := series[`yieldshell_output_bytes`]; b < float64(len("one\ntwo\n")) {
+		t.Errorf("yieldshell_output_bytes = %v, want at least the two echoes (clean text: LF line ends)", b)
 	}
 	if waits != 1 {
 		t.Errorf("input waits by signal: %v, want 1 in all\n%s", waits, body)
