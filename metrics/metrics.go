@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,7 +51,7 @@ func New(mgr *session.Manager) *Metrics {
 			Help: "Answers that reported a program waiting for input, by how it was seen: prompt_mark, tty_read, stdin_read or quiet_prompt.",
 		}, []string{"signal"}),
 	}
-	m.reg.MustRegister(m.answers, m.execs, m.refusals, m.inputWaits, processes{mgr},
+	m.reg.MustRegister(m.answers, m.execs, m.refusals, m.inputWaits, &processes{mgr: mgr},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -114,41 +115,60 @@ func (m *Metrics) count(tool string, r *mcp.CallToolResult) {
 	}
 }
 
-// processes reads the Manager's processes at each scrape.
-type processes struct{ mgr *session.Manager }
+// processes reads the Manager's processes at each scrape. The byte
+// counters add what each process logged or lost since the previous scrape,
+// so they go on counting after processes are forgotten (what a process logs
+// between the last scrape and its purge, an hour after it ended by default,
+// is missed).
+type processes struct {
+	mgr *session.Manager
+
+	mu              sync.Mutex
+	seen            map[*session.Process]tally // at the previous scrape
+	logged, evicted int64
+}
+
+type tally struct{ logged, evicted int64 }
 
 var (
 	byStatus = prometheus.NewDesc("yieldshell_processes",
 		"Processes the server holds, by status (finished ones until cleanup or purge forgets them).", []string{"status"}, nil)
-	logged = prometheus.NewDesc("yieldshell_output_bytes",
-		"Bytes of output logged by the processes the server holds.", nil, nil)
-	evicted = prometheus.NewDesc("yieldshell_output_evicted_bytes",
-		"Bytes of output the processes the server holds no longer retain (evicted to stay within YIELDSHELL_MAX_LOG_BYTES).", nil, nil)
+	logged = prometheus.NewDesc("yieldshell_output_bytes_total",
+		"Bytes of output logged by the server's processes (clean text).", nil, nil)
+	evicted = prometheus.NewDesc("yieldshell_output_evicted_bytes_total",
+		"Bytes of output evicted from the processes' logs to stay within YIELDSHELL_MAX_BUFFER_BYTES.", nil, nil)
 	restarts = prometheus.NewDesc("yieldshell_restarts",
 		"Restarts (by the restart tool or after a crash) of the named processes the server holds, since each name was last started fresh.", nil, nil)
 )
 
-func (processes) Describe(ch chan<- *prometheus.Desc) {
+func (*processes) Describe(ch chan<- *prometheus.Desc) {
 	ch <- byStatus
 	ch <- logged
 	ch <- evicted
 	ch <- restarts
 }
 
-func (c processes) Collect(ch chan<- prometheus.Metric) {
+func (c *processes) Collect(ch chan<- prometheus.Metric) {
 	counts := map[session.Status]int{session.Running: 0, session.Completed: 0,
 		session.Stopped: 0, session.TimedOut: 0, session.Failed: 0}
-	var bytes, lost int64
 	names := map[string]int{}
+	c.mu.Lock()
+	seen := map[*session.Process]tally{}
 	for _, p := range c.mgr.List() {
 		in := p.Info()
 		counts[in.Status]++
-		bytes += in.StdoutBytes + in.StderrBytes
-		lost += p.EvictedBytes()
 		if in.Name != "" {
 			names[in.Name] = c.mgr.History(p).Restarts
 		}
+		now, before := tally{in.StdoutBytes + in.StderrBytes, p.EvictedBytes()}, c.seen[p]
+		c.logged += now.logged - before.logged
+		c.evicted += now.evicted - before.evicted
+		seen[p] = now
 	}
+	c.seen = seen
+	ch <- prometheus.MustNewConstMetric(logged, prometheus.CounterValue, float64(c.logged))
+	ch <- prometheus.MustNewConstMetric(evicted, prometheus.CounterValue, float64(c.evicted))
+	c.mu.Unlock()
 	for s, n := range counts {
 		ch <- prometheus.MustNewConstMetric(byStatus, prometheus.GaugeValue, float64(n), string(s))
 	}
@@ -156,8 +176,6 @@ func (c processes) Collect(ch chan<- prometheus.Metric) {
 	for _, r := range names {
 		n += r
 	}
-	ch <- prometheus.MustNewConstMetric(logged, prometheus.GaugeValue, float64(bytes))
-	ch <- prometheus.MustNewConstMetric(evicted, prometheus.GaugeValue, float64(lost))
 	ch <- prometheus.MustNewConstMetric(restarts, prometheus.GaugeValue, float64(n))
 }
 

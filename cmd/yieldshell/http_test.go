@@ -199,17 +199,22 @@ func TestHTTPOps(t *testing.T) {
 	call("exec", map[string]any{"command": `read -p "name? " x`, "side_effects": none, "shell": "bash"})
 	call("ps", map[string]any{})
 
-	code, body := get("/metrics", token)
-	if code != 200 {
-		t.Fatalf("/metrics: %d %s", code, body)
-	}
-	series := map[string]float64{}
-	for line := range strings.Lines(body) {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if f, err := strconv.ParseFloat(v, 64); ok && err == nil && !strings.HasPrefix(k, "#") {
-			series[k] = f
+	scrape := func() map[string]float64 {
+		t.Helper()
+		code, body := get("/metrics", token)
+		if code != 200 {
+			t.Fatalf("/metrics: %d %s", code, body)
 		}
+		series := map[string]float64{}
+		for line := range strings.Lines(body) {
+			k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+			if f, err := strconv.ParseFloat(v, 64); ok && err == nil && !strings.HasPrefix(k, "#") {
+				series[k] = f
+			}
+		}
+		return series
 	}
+	series := scrape()
 	waits := 0.0
 	for k, v := range series {
 		if strings.HasPrefix(k, "yieldshell_input_waits_total{") {
@@ -228,16 +233,25 @@ func TestHTTPOps(t *testing.T) {
 		`yieldshell_processes{status="running"}`:               2, // the restarted sleeper and the read
 		`yieldshell_processes{status="stopped"}`:               1, // the sleeper's first run
 		`yieldshell_restarts`:                                  1,
-		`yieldshell_output_evicted_bytes`:                      0,
+		`yieldshell_output_evicted_bytes_total`:                0,
 	} {
 		if got, ok := series[k]; !ok || got != want {
 			t.Errorf("%s = %v (present %v), want %v", k, got, ok, want)
 		}
 	}
-	if b := series[`yieldshell_output_bytes`]; b < float64(len("one\ntwo\n")) {
-		t.Errorf("yieldshell_output_bytes = %v, want at least the two echoes (clean text: LF line ends)", b)
+	if b := series[`yieldshell_output_bytes_total`]; b < float64(len("one\ntwo\n")) {
+		t.Errorf("yieldshell_output_bytes_total = %v, want at least the two echoes (clean text: LF line ends)", b)
 	}
 	if waits != 1 {
-		t.Errorf("input waits by signal: %v, want 1 in all\n%s", waits, body)
+		t.Errorf("input waits by signal: %v, want 1 in all", waits)
+	}
+
+	// Forgetting finished processes leaves the byte counter where it was.
+	call("cleanup", map[string]any{"completed_older_than_ms": 0, "stopped_older_than_ms": 0})
+	after := scrape()
+	if after[`yieldshell_processes{status="completed"}`] != 0 ||
+		after[`yieldshell_output_bytes_total`] < series[`yieldshell_output_bytes_total`] {
+		t.Errorf("after cleanup: %v completed processes, %v bytes logged (before: %v)",
+			after[`yieldshell_processes{status="completed"}`], after[`yieldshell_output_bytes_total`], series[`yieldshell_output_bytes_total`])
 	}
 }
