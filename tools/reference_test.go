@@ -10,16 +10,16 @@ import (
 	"testing"
 )
 
-// The README's tools reference lies between these markers and is generated
+// The tools reference (docs/tools.md) lies between these markers and is generated
 // from the golden files; checkToolsReference keeps it in sync.
 const (
 	refBegin = "<!-- tools-reference:begin (generated from tools/testdata/tools by go test ./tools -update; do not edit) -->"
 	refEnd   = "<!-- tools-reference:end -->"
 )
 
-const readmePath = "../README.md"
+const refPath = "../docs/tools.md"
 
-// checkToolsReference fails when the README's tools reference differs from
+// checkToolsReference fails when docs/tools.md differs from
 // what the golden files say; with -update it rewrites it.
 func checkToolsReference(t *testing.T) {
 	t.Helper()
@@ -27,26 +27,26 @@ func checkToolsReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(readmePath)
+	doc, err := os.ReadFile(refPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, rest, ok1 := strings.Cut(string(readme), refBegin+"\n")
+	before, rest, ok1 := strings.Cut(string(doc), refBegin+"\n")
 	_, after, ok2 := strings.Cut(rest, refEnd)
 	if !ok1 || !ok2 {
-		t.Fatalf("README.md lacks the markers of the tools reference:\n%s\n%s", refBegin, refEnd)
+		t.Fatalf("docs/tools.md lacks the markers of the tools reference:\n%s\n%s", refBegin, refEnd)
 	}
 	want := before + refBegin + "\n" + ref + refEnd + after
-	if want == string(readme) {
+	if want == string(doc) {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(readmePath, []byte(want), 0o644); err != nil {
+		if err := os.WriteFile(refPath, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("the tools reference in README.md is out of date with tools/testdata/tools; run go test ./tools -update")
+	t.Errorf("the tools reference in docs/tools.md is out of date with tools/testdata/tools; run go test ./tools -update")
 }
 
 // goldenTool is what the reference needs of a golden file.

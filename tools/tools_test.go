@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/to
 // TestToolGoldens pins each tool's name, description, annotations and
 // schemas: a change to the tool surface shows up as a diff to review.
 // Refresh with go test ./tools -run TestToolGoldens -update, which also
-// regenerates the tools reference in README.md from them.
+// regenerates the tools reference in docs/tools.md from them.
 func TestToolGoldens(t *testing.T) {
 	res := listTools(t, policy.ToolsetAll)
 	for _, tool := range res.Tools {

@@ -9,8 +9,9 @@ import (
 )
 
 // TestImportDirection enforces the layering of DESIGN.md: arrows point one
-// way, cmd -> {daemon, tools} -> session -> {pty, screen, prompt, policy},
-// tools and daemon may use policy, and conformance speaks to the binary
+// way, cmd -> {daemon, tools, metrics} -> session -> {pty, screen, prompt,
+// policy}, tools and daemon may use policy, metrics reads session, and
+// conformance speaks to the binary
 // only.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
@@ -23,10 +24,11 @@ func TestImportDirection(t *testing.T) {
 		"tools":                  {"session", "policy", "tools/shellyeah", "tools/mcptool"},
 		"tools/shellyeah":        {"session", "policy", "tools/mcptool"},
 		"tools/mcptool":          {},
+		"metrics":                {"session"},
 		"conformance":            {},
 		"cmd/yieldshell/daemon":  {"session", "policy", "cmd/yieldshell/linerpc"},
 		"cmd/yieldshell/linerpc": {},
-		"cmd/yieldshell":         {"cmd/yieldshell/daemon", "cmd/yieldshell/linerpc", "tools", "session", "pty", "policy"},
+		"cmd/yieldshell":         {"cmd/yieldshell/daemon", "cmd/yieldshell/linerpc", "tools", "metrics", "session", "pty", "policy"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

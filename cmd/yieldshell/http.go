@@ -19,6 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/metrics"
 )
 
 // The environment variables that carry the bearer token for --http, and
@@ -141,9 +143,10 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// httpHandler serves the MCP endpoint behind the bearer-token check:
-// requests without the right token get 401 and never reach the server.
-func httpHandler(srv *mcp.Server, token string) http.Handler {
+// httpHandler serves the MCP endpoint and /metrics behind the bearer-token
+// check (requests without the right token get 401 and never reach the
+// server), and /healthz without it.
+func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler {
 	want := []byte(token)
 	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 		if subtle.ConstantTimeCompare([]byte(tok), want) != 1 {
@@ -155,16 +158,19 @@ func httpHandler(srv *mcp.Server, token string) http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	bearer := auth.RequireBearerToken(verify, nil)
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, http.NewCrossOriginProtection().Handler(auth.RequireBearerToken(verify, nil)(h)))
+	mux.Handle(httpPath, http.NewCrossOriginProtection().Handler(bearer(h)))
+	mux.Handle("GET /metrics", bearer(m.Handler()))
+	mux.Handle("GET /healthz", metrics.Health())
 	return mux
 }
 
 // httpServer is the HTTP server for srv, with hc's timeouts and session
 // cap; serve it on a listener from newCapListener.
-func httpServer(srv *mcp.Server, hc *httpConfig) *http.Server {
+func httpServer(srv *mcp.Server, m *metrics.Metrics, hc *httpConfig) *http.Server {
 	return &http.Server{
-		Handler:           capSessions(srv, hc.maxSessions, closeDenied(httpHandler(srv, hc.token))),
+		Handler:           capSessions(srv, hc.maxSessions, closeDenied(httpHandler(srv, m, hc.token))),
 		ReadHeaderTimeout: hc.readHeader,
 		ReadTimeout:       hc.read,
 		IdleTimeout:       hc.idle,
@@ -184,7 +190,7 @@ func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) er
 		fmt.Fprintf(stderr, "yieldshell: no %s set; this run's bearer token is %s\n", tokenEnv, hc.token)
 	}
 	a.log.Info("serving MCP over streamable HTTP", "url", url)
-	hs := httpServer(a.srv, hc)
+	hs := httpServer(a.srv, a.metrics, hc)
 	ln = newCapListener(ln, hc.maxConns)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

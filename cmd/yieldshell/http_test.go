@@ -12,12 +12,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/metrics"
 	"github.com/yieldshell/yieldshell/policy"
 )
 
@@ -85,17 +87,7 @@ func TestLoadHTTPConfig(t *testing.T) {
 // nothing; with it, a session can start.
 func TestHTTPAuth(t *testing.T) {
 	const token = "right-token-0123456789"
-	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := newApp(cfg, loggers{stderr: slog.DiscardHandler, sdk: slog.New(slog.DiscardHandler)}, oneCall)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
-	ts := httptest.NewServer(httpHandler(a.srv, token))
-	t.Cleanup(ts.Close)
+	a, ts := serveTestHTTP(t, token)
 
 	// A raw tools/call, as an attacker would send it: it must not run.
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo pwned","side_effects":["NONE"]}}}`
@@ -143,6 +135,24 @@ func TestHTTPAuth(t *testing.T) {
 	}
 }
 
+// serveTestHTTP serves a new app's HTTP handler with token until the test
+// ends.
+func serveTestHTTP(t *testing.T, token string) (*app, *httptest.Server) {
+	t.Helper()
+	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newApp(cfg, loggers{stderr: slog.DiscardHandler, sdk: slog.New(slog.DiscardHandler)}, oneCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	ts := httptest.NewServer(httpHandler(a.srv, a.metrics, token))
+	t.Cleanup(ts.Close)
+	return a, ts
+}
+
 // bearer adds the token to every request.
 type bearer struct{ token string }
 
@@ -161,7 +171,7 @@ func testHTTP(t *testing.T, hc *httpConfig) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httpServer(srv, hc)
+	hs := httpServer(srv, metrics.New(nil), hc) // never scraped here
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(newCapListener(ln, hc.maxConns)) }()
 	t.Cleanup(func() { hs.Close(); <-done })
@@ -307,5 +317,109 @@ func TestHTTPCapsFromEnv(t *testing.T) {
 		if _, err := loadHTTPConfig("9", "", env(map[string]string{maxSessionsEnv: bad})); err == nil || !strings.Contains(err.Error(), maxSessionsEnv) {
 			t.Errorf("%s=%q: %v, want an error naming it", maxSessionsEnv, bad, err)
 		}
+	}
+}
+
+// TestHTTPOps: /healthz answers without a token; /metrics needs it and
+// counts what a few calls did.
+func TestHTTPOps(t *testing.T) {
+	const token = "right-token-0123456789"
+	_, ts := serveTestHTTP(t, token)
+	get := func(path, tok string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", ts.URL+path, nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("/healthz", ""); code != 200 || body != "ok\n" {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	if code, _ := get("/metrics", ""); code != http.StatusUnauthorized {
+		t.Errorf("/metrics without the token: %d, want 401", code)
+	}
+
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(),
+		&mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(tool string, args map[string]any) {
+		t.Helper()
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args}); err != nil {
+			t.Fatalf("%s %v: %v", tool, args, err)
+		}
+	}
+	none := []string{"NONE"}
+	call("exec", map[string]any{"command": "echo one", "side_effects": none})
+	call("exec", map[string]any{"command": "echo two", "side_effects": none})
+	call("exec", map[string]any{"command": "echo refused", "side_effects": []string{}})
+	call("exec", map[string]any{"command": "sleep 60", "side_effects": none, "name": "sleeper", "yield_ms": 0})
+	call("restart", map[string]any{"process_id": "sleeper"})
+	call("exec", map[string]any{"command": `read -p "name? " x`, "side_effects": none, "shell": "bash"})
+	call("ps", map[string]any{})
+
+	scrape := func() map[string]float64 {
+		t.Helper()
+		code, body := get("/metrics", token)
+		if code != 200 {
+			t.Fatalf("/metrics: %d %s", code, body)
+		}
+		series := map[string]float64{}
+		for line := range strings.Lines(body) {
+			k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+			if f, err := strconv.ParseFloat(v, 64); ok && err == nil && !strings.HasPrefix(k, "#") {
+				series[k] = f
+			}
+		}
+		return series
+	}
+	series := scrape()
+	waits := 0.0
+	for k, v := range series {
+		if strings.HasPrefix(k, "yieldshell_input_waits_total{") {
+			waits += v
+		}
+	}
+	for k, want := range map[string]float64{
+		`yieldshell_execs_total{status="completed"}`:           2,
+		`yieldshell_execs_total{status="backgrounded"}`:        2, // the sleeper and the read
+		`yieldshell_execs_total{status="failed_to_start"}`:     1,
+		`yieldshell_refusals_total{reason="side_effects"}`:     1,
+		`yieldshell_tool_answer_seconds_count{tool="exec"}`:    5,
+		`yieldshell_tool_answer_seconds_count{tool="restart"}`: 1,
+		`yieldshell_tool_answer_seconds_count{tool="ps"}`:      1,
+		`yieldshell_processes{status="completed"}`:             2,
+		`yieldshell_processes{status="running"}`:               2, // the restarted sleeper and the read
+		`yieldshell_processes{status="stopped"}`:               1, // the sleeper's first run
+		`yieldshell_restarts`:                                  1,
+		`yieldshell_output_evicted_bytes_total`:                0,
+	} {
+		if got, ok := series[k]; !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, want)
+		}
+	}
+	if b := series[`yieldshell_output_bytes_total`]; b < float64(len("one\ntwo\n")) {
+		t.Errorf("yieldshell_output_bytes_total = %v, want at least the two echoes (clean text: LF line ends)", b)
+	}
+	if waits != 1 {
+		t.Errorf("input waits by signal: %v, want 1 in all", waits)
+	}
+
+	// Forgetting finished processes leaves the byte counter where it was.
+	call("cleanup", map[string]any{"completed_older_than_ms": 0, "stopped_older_than_ms": 0})
+	after := scrape()
+	if after[`yieldshell_processes{status="completed"}`] != 0 ||
+		after[`yieldshell_output_bytes_total`] < series[`yieldshell_output_bytes_total`] {
+		t.Errorf("after cleanup: %v completed processes, %v bytes logged (before: %v)",
+			after[`yieldshell_processes{status="completed"}`], after[`yieldshell_output_bytes_total`], series[`yieldshell_output_bytes_total`])
 	}
 }

@@ -22,14 +22,12 @@ import (
 
 	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
 	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
+	"github.com/yieldshell/yieldshell/metrics"
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/session"
 	"github.com/yieldshell/yieldshell/tools"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = ""
 
 // shutdownTimeout bounds the whole shutdown: every process is sent SIGTERM,
 // then SIGKILL after a short grace, well within this.
@@ -104,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintln(stderr, "yieldshell", buildVersion())
+		fmt.Fprintln(stderr, versionLine())
 		return 0
 	}
 	name := fs.Arg(0)
@@ -287,6 +285,7 @@ func envBool(name string, getenv func(string) string) (bool, error) {
 type app struct {
 	srv         *mcp.Server
 	mgr         *session.Manager
+	metrics     *metrics.Metrics
 	log         *slog.Logger
 	cancelProcs context.CancelFunc
 	tempLogDir  string // removed at shutdown; "" when none was made
@@ -324,9 +323,10 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 		}
 		return nil, err
 	}
-	srv.AddReceivingMiddleware(recoverPanics(log))
+	m := metrics.New(mgr)
+	srv.AddReceivingMiddleware(recoverPanics(log), m.Middleware())
 	tools.Register(srv, mgr, cfg, buildVersion())
-	return &app{srv: srv, mgr: mgr, log: log, cancelProcs: cancelProcs, tempLogDir: tempLogDir}, nil
+	return &app{srv: srv, mgr: mgr, log: log, metrics: m, cancelProcs: cancelProcs, tempLogDir: tempLogDir}, nil
 }
 
 // shutdown ends every process the server started.
@@ -375,16 +375,6 @@ func logLevel(getenv func(string) string, r role) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "0.1.0-dev"
 }
 
 func usage(w io.Writer) {
