@@ -1,11 +1,14 @@
 // Package screen turns the raw bytes a program writes to its terminal into
 // what a person at that terminal would have seen: a clean, append-only text log
-// (escape sequences removed, carriage-return and backspace redraws resolved)
-// and, for full-screen programs, a rendered screen.
+// and a rendered screen, and answers the queries a program asks its terminal.
 //
-// Cleaner is our own streaming code and runs at PTY speed (hundreds of MB/s);
-// Screen wraps vt10x, which is slower and fragile, behind a sanitiser, a
-// UTF-8 carry and recover. Neither keeps package-level state.
+// Cleaner is our own streaming terminal: a row model of the normal screen
+// (clean.go, rows.go) whose rows are committed to the log as they become
+// final, with the replies to queries (reply.go) computed from its state and
+// a table of what it does with every xterm-256color capability
+// (terminfo.go). Screen wraps vt10x, which is slower and fragile, behind a
+// sanitiser, a UTF-8 carry and recover, and renders only when asked. Neither
+// keeps package-level state.
 //
 // Concurrency: a Cleaner is not safe for concurrent use; its owner (one
 // session.Process) serialises access under its own lock. A Screen has its own
