@@ -628,8 +628,10 @@ func (c *Cleaner) csiFinal(dst []byte, b byte) []byte {
 		c.moveAbs(c.param(1, 1)-1, n-1)
 	case 'd': // VPA
 		c.moveAbs(c.cx, n-1)
-	case 's': // SCOSC
-		c.saveCursor()
+	case 's': // SCOSC; with parameters it is DECSLRM (left/right margins), ignored
+		if c.np == 0 && c.params[0] == 0 {
+			c.saveCursor()
+		}
 	case 'u': // SCORC
 		c.restoreCursor()
 	case 'K':

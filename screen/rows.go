@@ -254,7 +254,7 @@ func (c *Cleaner) emit(dst []byte, r *row, end int, full bool, next *row) []byte
 	switch {
 	case r == c.open && !r.changed():
 		from = len(r.logged) // continue the start already logged
-	case r == c.next:
+	case r == c.next && !r.inLog:
 		// the wrapped row above ended the log: continue its line
 	default:
 		if r.inLog && end == 0 {
@@ -273,7 +273,7 @@ func (c *Cleaner) emit(dst []byte, r *row, end int, full bool, next *row) []byte
 		r.logged = r.logged[:0]
 	}
 	if from < end {
-		r.logged = slices.Grow(r.logged, end-len(r.logged))
+		r.logged = slices.Grow(r.logged, end-from)
 		for x := from; x < end; x++ {
 			r.logged = append(r.logged, r.cell(x))
 		}
