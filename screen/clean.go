@@ -95,10 +95,10 @@ const (
 //     line-drawing character set act on the rows as in xterm. The terminfo
 //     table in terminfo.go lists every capability of xterm-256color and
 //     what the cleaner does with it.
-//   - A row that scrolls off the top of a scroll region that starts at the
-//     top of the screen is committed (it is what a person saw scroll past);
-//     a row that leaves a region lower down is gone, as on a terminal,
-//     unless it was committed before.
+//   - A row that scrolls off the top of a scroll region is committed (it
+//     is what a person saw scroll past, and tmux keeps it in its history),
+//     even from a region lower down, where rows above the region that are
+//     still open then come after it in the log, as in tmux.
 //   - The alternate screen (CSI ?1049/?1047/?47 h) commits the rows up to
 //     the cursor, emits AltScreenNotice once, and keeps nothing of what is
 //     drawn there; on leaving it, the normal screen is back as it was. The
@@ -314,9 +314,9 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				c.st = stCSI
 				c.np, c.params[0], c.marker, c.ib, c.inter, c.csiAny = 0, 0, 0, 0, false, false
 			case b == ']':
-				c.st, c.strLen = stOSC, 0
+				c.st, c.strLen, c.last = stOSC, 0, 0
 			case b == 'P' || b == 'X' || b == '^' || b == '_':
-				c.st, c.strLen = stStr, 0
+				c.st, c.strLen, c.last = stStr, 0, 0
 			case b >= 0x20 && b <= 0x2f:
 				c.st, c.escIB = stEscInter, b
 			case b >= 0x30 && b <= 0x7e:
@@ -507,6 +507,9 @@ func (c *Cleaner) finishCarry(dst, p []byte) ([]byte, []byte) {
 
 // control executes a C0 control (or DEL) in ground state or inside a sequence.
 func (c *Cleaner) control(dst []byte, b byte) []byte {
+	if b != esc {
+		c.last = 0 // REP repeats only a character right before it, as in tmux
+	}
 	switch b {
 	case '\n', 0x0b, 0x0c:
 		return c.lineFeed(dst)
@@ -535,6 +538,7 @@ func (c *Cleaner) param(i, def int) int {
 }
 
 func (c *Cleaner) escFinal(dst []byte, b byte) []byte {
+	c.last = 0
 	switch b {
 	case 'c': // RIS: full reset, which also leaves the alternate screen
 		dst = c.reset(dst)
@@ -557,6 +561,9 @@ func (c *Cleaner) escFinal(dst []byte, b byte) []byte {
 }
 
 func (c *Cleaner) csiFinal(dst []byte, b byte) []byte {
+	if b != 'b' {
+		c.last = 0
+	}
 	if c.inter {
 		return dst
 	}

@@ -612,10 +612,17 @@ func (c *Cleaner) scrollUp(dst []byte, top, n int) []byte {
 	}
 	n = min(n, c.bot-top+1)
 	for range n {
-		if top == 0 && !c.alt {
+		switch {
+		case c.alt:
+		case top == 0:
 			dst = c.commit(dst, 0, commitFull)
 			c.settled = max(0, min(c.settled-1, c.bot))
-		} else {
+		default:
+			// As tmux does, the row leaving a region lower down goes to
+			// the log too, before the open rows above the region.
+			if r := c.row(top); !r.done || r.changed() {
+				dst = c.commitRow(dst, top, top, commitFull)
+			}
 			c.settled = min(c.settled, top)
 		}
 		b := c.buf()

@@ -32,7 +32,7 @@ func TestTerminalRows(t *testing.T) {
 		{"long line wraps and is one log line", 10, 3, strings.Repeat("a", 25) + "\n", strings.Repeat("a", 10), strings.Repeat("a", 15) + "\n", strings.Repeat("a", 25) + "\n"},
 		{"wrapped line scrolls off whole", 10, 2, strings.Repeat("a", 25) + "\nb\n", strings.Repeat("a", 25) + "\n", "b\n", strings.Repeat("a", 25) + "\nb\n"},
 		{"scroll region from the top commits", 20, 4, "\x1b[1;3r\x1b[4;1Hstatus\x1b[3;1Ha\nb\nc\n", "\n\na\n", "b\nc\n\nstatus", "\n\na\nb\nc\n\nstatus"},
-		{"scroll region lower down loses rows", 20, 4, "top\x1b[2;3r\x1b[3;1Ha\nb\nc\n", "", "top\nc\n", "top\nc\n"},
+		{"scroll region lower down: rows leaving it come first, as in tmux", 20, 4, "top\x1b[2;3r\x1b[3;1Ha\nb\nc\n", "\na\nb\n", "top\nc\n", "\na\nb\ntop\nc\n"},
 		{"insert line", 20, 4, "a\nc\x1b[A\x1b[L\rb\x1b[3;1H", "", "b\na\nc", "b\na\nc"},
 		{"delete line", 20, 4, "a\nx\nb\x1b[A\x1b[M\x1b[3;1H", "", "a\nb\n", "a\nb\n"},
 		{"clear pushes the screen up", 20, 4, "old\n\x1b[2J\x1b[Hnew\n", "old\n", "new\n", "old\nnew\n"},

@@ -144,6 +144,7 @@ func (s *Screen) Snapshot() Snapshot {
 			prev := rune(0)
 			for x := range cols {
 				r := t.Cell(x, y).Char
+				wide := r != widePlaceholder && s.san.width.RuneWidth(r) == 2
 				switch {
 				case r == 0:
 					r = ' '
@@ -152,6 +153,8 @@ func (s *Screen) Snapshot() Snapshot {
 					continue // the right half of the character before
 				case r == widePlaceholder:
 					r = ' ' // its wide character was overwritten
+				case wide && (x+1 >= cols || t.Cell(x+1, y).Char != widePlaceholder):
+					r = ' ' // its right half was overwritten
 				}
 				prev = r
 				sb.WriteRune(r)
@@ -174,14 +177,15 @@ func (s *Screen) Snapshot() Snapshot {
 // sanitizer rewrites the byte stream for vt10x. It keeps state across
 // Writes: an incomplete CSI is held until its final byte.
 type sanitizer struct {
-	carry []byte // an incomplete UTF-8 character at the end of the last feed
-	last  rune   // the last character printed, for REP
-	alt   bool   // in the alternate screen, as far as vt10x was told
-	width runewidth.Condition
-	st    pstate
-	csi   []byte // parameter and intermediate bytes of the pending CSI
-	n     int    // payload bytes of the current string
-	osc   bool   // the current string is an OSC (BEL ends it)
+	carry  []byte // an incomplete UTF-8 character at the end of the last feed
+	last   rune   // the last character printed, for REP
+	alt    bool   // in the alternate screen, as far as vt10x was told
+	insert bool   // insert mode (IRM): each character is preceded by ICH
+	width  runewidth.Condition
+	st     pstate
+	csi    []byte // parameter and intermediate bytes of the pending CSI
+	n      int    // payload bytes of the current string
+	osc    bool   // the current string is an OSC (BEL ends it)
 }
 
 func (z *sanitizer) feed(dst, p []byte) []byte {
@@ -198,6 +202,11 @@ func (z *sanitizer) feed(dst, p []byte) []byte {
 				if p[j] < utf8.RuneSelf {
 					if p[j] >= 0x20 && p[j] < del {
 						z.last = rune(p[j])
+						if z.insert {
+							dst = append(dst, "\x1b[@"...)
+						}
+					} else {
+						z.last = 0
 					}
 					dst = append(dst, p[j])
 					j++
@@ -214,10 +223,16 @@ func (z *sanitizer) feed(dst, p []byte) []byte {
 						dst = append(dst, p[j:j+n]...) // vt10x's own handling
 					}
 				case 2:
+					if z.insert {
+						dst = append(dst, "\x1b[2@"...)
+					}
 					dst = append(dst, p[j:j+n]...)
 					dst = utf8.AppendRune(dst, widePlaceholder)
 					z.last = r
 				default:
+					if z.insert {
+						dst = append(dst, "\x1b[@"...)
+					}
 					dst = append(dst, p[j:j+n]...)
 					z.last = r
 				}
@@ -232,6 +247,7 @@ func (z *sanitizer) feed(dst, p []byte) []byte {
 			case b == '[':
 				z.st, z.csi = stCSI, z.csi[:0]
 			case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_' || b == 'k':
+				z.last = 0
 				// vt10x treats ESC X as plain text's ESC X; make SOS a PM,
 				// which it swallows like the others.
 				if b == 'X' {
@@ -241,13 +257,27 @@ func (z *sanitizer) feed(dst, p []byte) []byte {
 				z.st, z.n, z.osc = stStr, 0, b == ']'
 			case b == esc:
 				dst = append(dst, esc)
+			case b >= 0x20 && b <= 0x2f: // ESC ( B and the like
+				dst = append(dst, esc, b)
+				z.st = stEscInter
 			default:
 				if b == 'c' { // RIS: vt10x is back on the normal screen
-					z.alt = false
+					z.alt, z.insert = false, false
 				}
+				z.last = 0
 				dst = append(dst, esc, b)
 				z.st = stGround
 			}
+		case stEscInter:
+			dst = append(dst, b)
+			if b >= 0x30 || b == esc || b == can || b == sub {
+				z.st = stGround
+				if b == esc {
+					z.st = stEsc
+					dst = dst[:len(dst)-1]
+				}
+			}
+			z.last = 0
 		case stCSI:
 			switch {
 			case b >= 0x20 && b <= 0x3f:
@@ -310,6 +340,13 @@ func (z *sanitizer) emitCSI(dst []byte, f byte) []byte {
 		}
 		priv = true
 		params = params[1:]
+	}
+	if f != 'b' {
+		z.last = 0 // REP repeats only a character right before it, as in tmux
+	}
+	if !priv && (f == 'h' || f == 'l') && string(params) == "4" {
+		z.insert = f == 'h' // IRM: vt10x does not know it; put expands it
+		return dst
 	}
 	if priv && (f == 'h' || f == 'l') {
 		switch string(params) {
