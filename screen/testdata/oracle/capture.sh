@@ -12,8 +12,11 @@ export LANG=C.UTF-8
 work=$(mktemp -d)
 trap 'rm -rf "$work"; "${S[@]}" kill-server 2>/dev/null' EXIT
 
-# capture NAME COMMAND [KEYS...]: KEYS are sent a second apart.
+# capture NAME COMMAND [KEYS...]: KEYS are sent a second apart. With
+# ONLY="name ..." in the environment, only those transcripts are made.
+wanted() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
 capture() {
+	wanted "$1" || return 0
 	local name=$1 cmd=$2
 	shift 2
 	"${S[@]}" new-session -d -s cap -x 120 -y 40 -c "$work" \
@@ -38,7 +41,7 @@ printf 'Hello 世界, こんにちは, 안녕하세요\n中文字符测试 with 
 cp "$here"/*.py "$here"/*.js "$work"/ 2>/dev/null
 
 capture git_log "git -C repo log --color=always --graph --decorate -n 25 | cat"
-capture git_clone "git clone --progress repo clone2 && ls --color=always clone2"
+capture git_clone "git clone --progress --no-local \"file://\$PWD/repo\" clone2 && ls --color=always clone2"
 capture python_traceback "python3 -c 'def f(n):
     return 1/n
 [f(i) for i in range(3, -1, -1)]'"
@@ -64,6 +67,7 @@ capture bash_prompt "bash --norc -i" "PS1='\\[\\e[1;32m\\]user@host\\[\\e[0m\\]:
 # the terminal driver's CR before each LF.
 onlcr() { python3 -c 'import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().replace(b"\n", b"\r\n"))'; }
 synth() {
+	wanted "$1" || return 0
 	local name=$1 format=$2
 	shift 2
 	printf "$format" "$@" | onlcr > "$here/$name.raw"
