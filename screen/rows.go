@@ -321,17 +321,6 @@ func (c *Cleaner) appendCells(dst []byte, cells []rune) []byte {
 	return dst
 }
 
-// firstOpen returns the first row up to last that the log does not hold as
-// it is, or -1.
-func (c *Cleaner) firstOpen(last int) int {
-	for y := c.settled; y <= last; y++ {
-		if r := c.row(y); !r.done || r.changed() {
-			return y
-		}
-	}
-	return -1
-}
-
 // Printing.
 
 // decGraphics maps the DEC special graphics set (ESC ( 0) to Unicode, for

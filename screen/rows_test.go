@@ -120,3 +120,19 @@ func TestTerminalBounded(t *testing.T) {
 		t.Fatalf("%d clusters", len(c.clusters))
 	}
 }
+
+func TestTerminalResize(t *testing.T) {
+	c := NewTerminal(10, 5)
+	log := c.Write(nil, []byte("1\r\n2\r\n3\r\n4\r\n5abcdefgh"))
+	log = c.Resize(log, 6, 3) // the cursor's row stays; two rows go up
+	if string(log) != "1\n2\n" {
+		t.Fatalf("resize committed %q", log)
+	}
+	if c.cx != 5 || c.cy != 2 {
+		t.Fatalf("cursor %d,%d", c.cx, c.cy)
+	}
+	log = c.Write(log, []byte("\r\nx"))
+	if got := string(c.Close(log)); got != "1\n2\n3\n4\n5abcde\nx" {
+		t.Fatalf("log %q", got)
+	}
+}
