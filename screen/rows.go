@@ -273,7 +273,9 @@ func (c *Cleaner) emit(dst []byte, r *row, end int, full bool, next *row) []byte
 		r.logged = r.logged[:0]
 	}
 	if from < end {
-		r.logged = append(r.logged, r.cells[from:min(end, len(r.cells))]...)
+		if from < len(r.cells) {
+			r.logged = append(r.logged, r.cells[from:min(end, len(r.cells))]...)
+		}
 		for len(r.logged) < end { // the cursor stands past the text
 			r.logged = append(r.logged, ' ')
 		}
