@@ -73,9 +73,12 @@ const (
 // Committed text is never taken back, so sequence positions stay stable. If
 // a row already committed is drawn again while it is still on the screen
 // (a progress display moving the cursor up, a redraw after a Commit), the
-// next commit that reaches it logs it again, after a line break, with the
-// rows below it: the log shows each state a reader could have seen, never
-// a stale one. A redraw with identical content is not a change.
+// next commit that reaches it logs it again, after a line break (and after
+// finishing the line the log ends in): the log shows each state a reader
+// could have seen, never a stale one. A redraw with identical content is
+// not a change. Between commits, a read of a running program shows the
+// committed log followed by Pending, which is exactly what Commit would
+// add at that moment.
 //
 // # The model
 //
@@ -88,11 +91,14 @@ const (
 //     characters (East Asian wide, emoji) take two cells and combining marks
 //     none: they join the character before them. Widths come from
 //     github.com/mattn/go-runewidth, per code point, as terminals measure.
+//   - LF, VT and FF move down without a carriage return, as on a
+//     terminal (the PTY driver adds the CR of a program's "\n").
 //   - CR, BS, LF/VT/FF, IND, NEL, RI, cursor movement (CUU, CUD, CUF, CUB,
 //     CNL, CPL, CHA, HPA, HPR, VPA, VPR, CUP, HVP, CHT, CBT), scroll regions
 //     (DECSTBM, SU, SD), insert and delete (ICH, DCH, IL, DL, ECH, IRM),
 //     erases (EL, ED), REP, DECSC/DECRC, origin mode, autowrap and the DEC
-//     line-drawing character set act on the rows as in xterm. The terminfo
+//     line-drawing character set act on the rows as in xterm. REP repeats
+//     only a character printed right before it, as in tmux. The terminfo
 //     table in terminfo.go lists every capability of xterm-256color and
 //     what the cleaner does with it.
 //   - A row that scrolls off the top of a scroll region is committed (it
