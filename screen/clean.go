@@ -235,8 +235,9 @@ func (c *Cleaner) Flush(dst []byte) []byte { return c.Commit(dst) }
 //
 // Rows up to the last one with text (or the cursor's) are committed, the
 // last one with trailing blanks trimmed and without a newline. An
-// unfinished escape sequence is dropped. Afterwards the cleaner is as new,
-// with the same size and policy.
+// unfinished escape sequence is dropped, and so are replies not taken.
+// Afterwards the cleaner is as new, with the same size and policy (and the
+// same DroppedReplies count).
 func (c *Cleaner) Close(dst []byte) []byte {
 	for c.ncarry > 0 {
 		// Each held byte is an error, as Go decodes a truncated sequence.
@@ -246,8 +247,8 @@ func (c *Cleaner) Close(dst []byte) []byte {
 	if !c.alt {
 		dst = c.commit(dst, c.lastRow(), commitEnd)
 	}
-	cols, rows, eager := c.cols, c.rows, c.eager
-	*c = Cleaner{eager: eager}
+	cols, rows, eager, dropped := c.cols, c.rows, c.eager, c.dropped
+	*c = Cleaner{eager: eager, dropped: dropped}
 	c.term.init(cols, rows)
 	return dst
 }
