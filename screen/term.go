@@ -73,6 +73,7 @@ func New(cols, rows int) *Screen {
 	cols, rows = clampSize(cols, rows)
 	s := &Screen{term: vt10x.New(vt10x.WithSize(cols, rows)), cols: cols, rows: rows}
 	s.san.width = runewidth.Condition{StrictEmojiNeutral: true}
+	s.san.cols, s.san.cells = cols, cols*rows
 	return s
 }
 
@@ -123,6 +124,7 @@ func (s *Screen) Resize(cols, rows int) {
 		return
 	}
 	s.cols, s.rows = cols, rows
+	s.san.cols, s.san.cells = cols, cols*rows
 	s.guard(func() { s.term.Resize(cols, rows) })
 }
 
@@ -181,6 +183,8 @@ type sanitizer struct {
 	last   rune   // the last character printed, for REP
 	alt    bool   // in the alternate screen, as far as vt10x was told
 	insert bool   // insert mode (IRM): each character is preceded by ICH
+	cols   int    // screen width and size in cells, to bound REP
+	cells  int
 	width  runewidth.Condition
 	st     pstate
 	csi    []byte // parameter and intermediate bytes of the pending CSI
@@ -368,6 +372,11 @@ func (z *sanitizer) emitCSI(dst []byte, f byte) []byte {
 		}
 		if z.last == 0 {
 			return dst
+		}
+		if n > z.cells {
+			// Past a screenful, more repetitions of one character only
+			// scroll it through: keep the cursor's column, not the bytes.
+			n = z.cells + (n-z.cells)%max(z.cols, 1)
 		}
 		for range n {
 			dst = utf8.AppendRune(dst, z.last)

@@ -1,6 +1,8 @@
 package screen
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -178,4 +180,17 @@ func FuzzScreen(f *testing.F) {
 			t.Fatalf("cursor out of range: %+v", snap)
 		}
 	})
+}
+
+// REP is expanded for vt10x, but never past a screenful: the result must be
+// the same as printing all the characters.
+func TestScreenREPBounded(t *testing.T) {
+	for _, n := range []int{1, 7, 80, 81, 1919, 1920, 1921, 2000, 9999} {
+		a, b := New(80, 24), New(80, 24)
+		a.Write([]byte("\x1b[2;3Hab\x1b[" + strconv.Itoa(n) + "bc"))
+		b.Write([]byte("\x1b[2;3Ha" + strings.Repeat("b", n+1) + "c"))
+		if sa, sb := a.Snapshot(), b.Snapshot(); !slices.Equal(sa.Lines, sb.Lines) || sa.CursorX != sb.CursorX || sa.CursorY != sb.CursorY {
+			t.Errorf("REP %d: got %q at %d,%d, want %q at %d,%d", n, sa.Lines, sa.CursorX, sa.CursorY, sb.Lines, sb.CursorX, sb.CursorY)
+		}
+	}
 }
