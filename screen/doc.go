@@ -10,6 +10,14 @@
 // sanitiser, a UTF-8 carry and recover, and renders only when asked. Neither
 // keeps package-level state.
 //
+// When the log takes a row: a row of the normal screen can change until it
+// scrolls off the top (of the screen or of a scroll region), the screen is
+// cleared (its rows are pushed up, as tmux does), or the owner commits (the
+// program waits for input or ended; an eager Cleaner also commits a row when
+// a line feed leaves it). Committed text is never taken back; a committed
+// row drawn again is logged again. Until then a read shows the committed log
+// followed by Cleaner.Pending. The alternate screen is never logged.
+//
 // Concurrency: a Cleaner is not safe for concurrent use; its owner (one
 // session.Process) serialises access under its own lock. A Screen has its own
 // mutex, because vt10x must only be touched under one.
