@@ -195,19 +195,20 @@ func (c *Cleaner) Pending(dst []byte) []byte {
 	}
 	type saved struct {
 		logged             []rune
+		nlog               int
 		inLog, done, dirty bool
 	}
 	rows := make([]saved, c.rows)
 	for y := range rows {
 		r := c.row(y)
-		rows[y] = saved{slices.Clone(r.logged), r.inLog, r.done, r.dirty}
+		rows[y] = saved{slices.Clone(r.logged), r.nlog, r.inLog, r.done, r.dirty}
 	}
 	settled, open, next, tailOpen := c.settled, c.open, c.next, c.tailOpen
 	dst = c.Commit(dst)
 	for y, s := range rows {
 		r := c.row(y)
 		r.logged = append(r.logged[:0], s.logged...)
-		r.inLog, r.done, r.dirty = s.inLog, s.done, s.dirty
+		r.nlog, r.inLog, r.done, r.dirty = s.nlog, s.inLog, s.done, s.dirty
 	}
 	c.settled, c.open, c.next, c.tailOpen = settled, open, next, tailOpen
 	return dst

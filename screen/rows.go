@@ -18,17 +18,33 @@ const (
 
 // row is one row of the screen. Cells past len(cells) are blank.
 type row struct {
-	cells  []rune
-	logged []rune // the cells the log holds for this row (inLog)
-	inLog  bool   // the log holds the row, or its start (done is false)
-	done   bool   // the log holds the row with its line end
-	dirty  bool   // edited since it was logged
-	wrap   bool   // printing wrapped from this row onto the next
+	cells []rune
+	nlog  int  // cells of the row the log holds
+	inLog bool // the log holds the row, or its start (done is false)
+	done  bool // the log holds the row with its line end
+	dirty bool // edited since it was logged; logged is then valid
+	wrap  bool // printing wrapped from this row onto the next
+	// logged is the first nlog cells as the log has them, copied at the
+	// first edit after logging: rows that are logged and scroll away
+	// unedited, as plain output does, are never copied.
+	logged []rune
 }
 
 func (r *row) reset() {
 	r.cells, r.logged = r.cells[:0], r.logged[:0]
-	r.inLog, r.done, r.dirty, r.wrap = false, false, false, false
+	r.nlog, r.inLog, r.done, r.dirty, r.wrap = 0, false, false, false, false
+}
+
+// touch is called before a logged row is changed.
+func (r *row) touch() {
+	if !r.inLog || r.dirty {
+		return
+	}
+	r.logged = append(r.logged[:0], r.cells[:min(r.nlog, len(r.cells))]...)
+	for len(r.logged) < r.nlog {
+		r.logged = append(r.logged, ' ')
+	}
+	r.dirty = true
 }
 
 func (r *row) trimmed() int {
@@ -53,7 +69,7 @@ func (r *row) changed() bool {
 	if !r.inLog || !r.dirty {
 		return false
 	}
-	n := len(r.logged)
+	n := r.nlog
 	if r.done {
 		n = max(n, len(r.cells))
 	}
@@ -157,7 +173,7 @@ func (t *term) row(y int) *row {
 func (t *term) edit(y int) *row {
 	r := t.row(y)
 	if r.inLog {
-		r.dirty = true
+		r.touch()
 		t.settled = min(t.settled, y)
 	}
 	return r
@@ -253,7 +269,7 @@ func (c *Cleaner) emit(dst []byte, r *row, end int, full bool, next *row) []byte
 	from := 0
 	switch {
 	case r == c.open && !r.changed():
-		from = len(r.logged) // continue the start already logged
+		from = r.nlog // continue the start already logged
 	case r == c.next && !r.inLog:
 		// the wrapped row above ended the log: continue its line
 	default:
@@ -264,29 +280,28 @@ func (c *Cleaner) emit(dst []byte, r *row, end int, full bool, next *row) []byte
 				dst = append(dst, '\n')
 			}
 			c.open, c.next, c.tailOpen = nil, nil, false
-			r.logged, r.done, r.dirty = r.logged[:0], full, false
+			r.nlog, r.done, r.dirty = 0, full, false
 			return dst
 		}
 		if c.tailOpen {
 			dst = append(dst, '\n')
 		}
-		r.logged = r.logged[:0]
 	}
 	if from < end {
 		if from < len(r.cells) {
-			r.logged = append(r.logged, r.cells[from:min(end, len(r.cells))]...)
+			dst = c.appendCells(dst, r.cells[from:min(end, len(r.cells))])
 		}
-		for len(r.logged) < end { // the cursor stands past the text
-			r.logged = append(r.logged, ' ')
+		for range end - max(from, len(r.cells)) { // the cursor stands past the text
+			dst = append(dst, ' ')
 		}
-		dst = c.appendCells(dst, r.logged[from:end])
+		r.nlog = end
 	}
 	r.inLog, r.dirty, r.done = true, false, full
 	c.open, c.next = nil, nil
 	switch {
 	case !full:
 		c.open = r
-		c.tailOpen = len(r.logged) > 0
+		c.tailOpen = r.nlog > 0
 	case next != nil:
 		c.next = next
 		c.tailOpen = true
@@ -889,13 +904,11 @@ func (c *Cleaner) resize(dst []byte, cols, rows int) []byte {
 	}
 	for _, r := range ring {
 		if len(r.cells) > cols {
+			r.touch()
 			if r.cells[cols] == wideRight {
 				r.cells[cols-1] = ' '
 			}
 			r.cells = r.cells[:cols]
-			if r.inLog {
-				r.dirty = true
-			}
 		}
 	}
 	c.normal = buffer{ring: ring}
