@@ -1,9 +1,7 @@
 package screen
 
 import (
-	"bytes"
 	"slices"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -14,11 +12,6 @@ const AltScreenNotice = "[full-screen program output omitted]\n"
 
 // Limits. They bound memory and CPU per byte whatever a program prints.
 const (
-	// LineCap is the number of cells a line may hold before the cleaner
-	// commits it and starts a fresh buffer for the rest of the same log line
-	// (no newline is inserted). Lines that long are data dumps, not screens,
-	// so redraws across the cut no longer matter.
-	LineCap = 8192
 	// OSCCap is how many payload bytes an OSC sequence may have. A program
 	// that starts an OSC and never ends it would otherwise hide all further
 	// output; after the cap the cleaner gives up on the sequence and the
@@ -27,11 +20,15 @@ const (
 	// StringCap is the same limit for DCS, SOS, PM and APC strings. It is
 	// larger because DCS legitimately carries images (sixel) and replies.
 	StringCap = 64 << 10
+	// ReplyCap bounds the replies a Cleaner holds for its owner to take
+	// (TakeReplies); replies past it are dropped and counted.
+	ReplyCap = 4096
 
 	maxParam  = 9999 // CSI numbers are clamped, so huge counts cost nothing
 	maxParams = 16
-	maxAway   = 1 << 20
+	oscKeep   = 16 // OSC payload bytes kept to recognise a colour query
 	defCols   = 120
+	defRows   = 40
 	tabWidth  = 8
 )
 
@@ -57,111 +54,232 @@ const (
 	del = 0x7f
 )
 
-// savedCursor is what DECSC (ESC 7) / SCOSC (CSI s) remember. Only a save made
-// on the current live line (same gen) is ever restored; see absolute.
-type savedCursor struct {
-	valid     bool
-	gen       uint64
-	cur       int
-	away      int
-	elsewhere bool
-}
-
-// Cleaner turns raw terminal output into clean log text, streaming.
+// Cleaner turns raw terminal output into clean log text, streaming. It is a
+// terminal: it keeps a row model of the normal screen, as wide and as tall as
+// the terminal, and commits rows to the log as they become final.
 //
-// Text is committed (handed to the caller) when a line ends or when Flush is
-// called; committed text is never taken back. If a line that was partly
-// committed is later redrawn, the redrawn line is committed again after a
-// newline, so an incremental reader sees each state it could have seen once.
+// # When a row is committed
 //
-// The model is one line of cells with a cursor column, one cell per rune
-// (no width tables). What the log gets, in short:
+// Text is committed (appended to the dst a method returns) when a row
+// leaves the screen at the top (scrolling, or a clear of the whole screen,
+// which pushes what was on it up, as tmux and xterm do), and at the calls of
+// the owner: Commit (or its older name Flush) when the program waits for
+// input or a read must show everything, Close when the stream ends. With
+// NewCleaner the cleaner is eager, as the log was before the row model: a
+// row is also committed when a line feed leaves it. NewTerminal makes a
+// deferred one, where rows still on the screen stay open (see Pending) until
+// they scroll off or the owner commits them.
 //
-//   - Escape sequences, colours, and C0/C1 controls other than the ones below
+// Committed text is never taken back, so sequence positions stay stable. If
+// a row already committed is drawn again while it is still on the screen
+// (a progress display moving the cursor up, a redraw after a Commit), the
+// next commit that reaches it logs it again, after a line break (and after
+// finishing the line the log ends in): the log shows each state a reader
+// could have seen, never a stale one. A redraw with identical content is
+// not a change. Between commits, a read of a running program shows the
+// committed log followed by Pending, which is exactly what Commit would
+// add at that moment.
+//
+// # The model
+//
+//   - Escape sequences, colours and C0/C1 controls other than the ones below
 //     vanish. The output contains no control characters except "\n"; a TAB
-//     moves the cursor to the next multiple of 8, so it comes out as spaces.
-//   - CR goes to column 0, BS one column left (no erase), LF, VT, FF and CRLF
-//     end the line (trailing blanks trimmed) and start a new one at column 0.
-//     CSI K, C, D, G, `, a, P, @, X, I, Z edit or move on the current line.
-//   - Cursor up (CSI A, CSI F, ESC M) moves onto rows that are already in the
-//     log; text written there is dropped until the cursor comes back down
-//     (LF, CSI B, CSI E, ...) to the live line, whose cells are kept. So a
-//     multi-line progress display appears once, in its first state, and
-//     output after it continues normally.
-//   - Absolute row moves (CSI H, CSI f, CSI d) end the current line (as LF
-//     would, but only if it has content) and continue on a fresh line at the
-//     requested column, unless the cursor was saved on this line (ESC 7 /
-//     CSI s): then it is the status-line pattern "save, jump, draw, restore",
-//     and text is dropped until the restore (or, as a safety valve, an LF).
-//   - The alternate screen (CSI ?1049/?1047/?47 h) commits the pending line,
-//     emits AltScreenNotice once, and drops everything until it is left.
+//     moves to the next tab stop (every 8 columns unless set with HTS/TBC),
+//     so it comes out as spaces.
+//   - Printing wraps at the right margin as xterm does (a pending wrap at
+//     the last column); a wrapped line is logged as one line. Wide
+//     characters (East Asian wide, emoji) take two cells and combining marks
+//     none: they join the character before them. Widths come from
+//     github.com/mattn/go-runewidth, per code point, as terminals measure.
+//   - LF, VT and FF move down without a carriage return, as on a
+//     terminal (the PTY driver adds the CR of a program's "\n").
+//   - CR, BS, LF/VT/FF, IND, NEL, RI, cursor movement (CUU, CUD, CUF, CUB,
+//     CNL, CPL, CHA, HPA, HPR, VPA, VPR, CUP, HVP, CHT, CBT), scroll regions
+//     (DECSTBM, SU, SD), insert and delete (ICH, DCH, IL, DL, ECH, IRM),
+//     erases (EL, ED), REP, DECSC/DECRC, origin mode, autowrap and the DEC
+//     line-drawing character set act on the rows as in xterm. REP repeats
+//     only a character printed right before it, as in tmux. The terminfo
+//     table in terminfo.go lists every capability of xterm-256color and
+//     what the cleaner does with it.
+//   - A row that scrolls off the top of a scroll region is committed (it
+//     is what a person saw scroll past, and tmux keeps it in its history),
+//     even from a region lower down, where rows above the region that are
+//     still open then come after it in the log, as in tmux.
+//   - The alternate screen (CSI ?1049/?1047/?47 h) commits the rows up to
+//     the cursor, emits AltScreenNotice once, and keeps nothing of what is
+//     drawn there; on leaving it, the normal screen is back as it was. The
+//     cursor is still tracked there, so queries are answered right.
+//   - Queries (device attributes, cursor position, modes, colours) produce
+//     replies, taken with TakeReplies; see reply.go.
 //   - Invalid UTF-8 becomes U+FFFD, one per invalid byte, as Go decodes it; a
 //     character split across Writes comes out intact.
 //
-// Without Flush calls, the output does not depend on how the input was split
-// into Writes.
+// Without Commit calls, the output does not depend on how the input was
+// split into Writes.
 type Cleaner struct {
-	cols int
-
 	// Parser.
 	st      pstate
 	np      int // index of the CSI parameter being read
 	params  [maxParams]int
 	marker  byte // CSI private marker (< = > ?), 0 if none
-	inter   bool // CSI had intermediates or was malformed: ignore it
+	ib      byte // CSI intermediate byte, 0 if none
+	inter   bool // CSI was malformed: ignore it
 	csiAny  bool // a parameter byte was seen (a marker must come first)
 	strLen  int  // payload bytes of the current OSC/DCS/... string
+	osc     [oscKeep]byte
 	carry   [utf8.UTFMax]byte
 	ncarry  int // bytes of an incomplete UTF-8 character held back
-	altMode bool
-	// appCursor: the program asked for application cursor keys (DECCKM).
-	appCursor bool
+	escIB   byte
+	charset bool // G0 is the DEC line-drawing set (ESC ( 0)
 
-	// The live line.
-	line      []rune // cells; cells past len(line) are blank
-	cur       int    // cursor column; may exceed len(line)
-	committed int    // cells of line already in the log
-	saved     []rune // those cells as committed, to detect a redraw
-	away      int    // rows the cursor is above the live line
-	elsewhere bool   // cursor at an unknown absolute row (status-line draw)
-	gen       uint64 // live-line generation, bumped whenever a line ends
-	save      savedCursor
+	term
+
+	eager   bool
+	replies []byte
+	dropped int
 }
 
-// NewCleaner returns a cleaner for a terminal cols wide (0 means 120).
-// cols only clamps absolute column moves; lines are not wrapped.
+// NewCleaner returns an eager cleaner (rows are committed when a line feed
+// leaves them) for a terminal cols wide (0 means 120) and 40 rows high,
+// the server's default terminal.
 func NewCleaner(cols int) *Cleaner {
+	c := NewTerminal(cols, defRows)
+	c.eager = true
+	return c
+}
+
+// NewTerminal returns a deferred cleaner for a terminal cols wide and rows
+// high (clamped to 1..MaxCols and 1..MaxRows; 0 cols means 120): rows are
+// committed only when they scroll off the screen and by Commit and Close.
+func NewTerminal(cols, rows int) *Cleaner {
 	if cols <= 0 {
 		cols = defCols
 	}
-	return &Cleaner{cols: min(cols, LineCap)}
+	c := &Cleaner{}
+	c.term.init(min(cols, MaxCols), max(1, min(rows, MaxRows)))
+	return c
 }
 
 // AltScreen reports whether the program is in the alternate screen.
-func (c *Cleaner) AltScreen() bool { return c.altMode }
+func (c *Cleaner) AltScreen() bool { return c.alt }
 
 // AppCursor reports whether the program asked for application cursor keys,
 // so arrow keys must be sent as ESC O A rather than ESC [ A.
-func (c *Cleaner) AppCursor() bool { return c.appCursor }
+func (c *Cleaner) AppCursor() bool { return c.modes.appCursor }
 
-// Line returns the text of the line being written, up to the cursor if it
+// Line returns the text of the row the cursor is on, up to the cursor if it
 // stands past the last visible character ("Name: " keeps its space), and
 // whether the cursor is at its end, where a prompt leaves it. It is empty in
-// the alternate screen and while the cursor is away from the line.
+// the alternate screen.
 func (c *Cleaner) Line() (string, bool) {
-	if !c.live() {
+	if c.alt {
 		return "", false
 	}
-	t := c.trimmedLen()
-	end := max(t, min(c.cur, len(c.line)))
-	var b strings.Builder
-	for _, r := range c.line[:end] {
-		b.WriteRune(r)
+	r := c.row(c.cy)
+	t := r.trimmed()
+	end := max(t, min(c.cx, len(r.cells)))
+	b := c.appendCells(nil, r.cells[:end])
+	for range c.cx - end {
+		b = append(b, ' ')
 	}
-	for range c.cur - end {
-		b.WriteByte(' ')
+	return string(b), c.cx >= t
+}
+
+// Pending appends what Commit would append now, without committing it: the
+// rows not in the log yet (and rows in it that were drawn again) down to
+// the last row with text or the cursor. The committed log followed by
+// Pending is what a read of a running program shows.
+func (c *Cleaner) Pending(dst []byte) []byte {
+	if c.alt {
+		return dst
 	}
-	return b.String(), c.cur >= t
+	type saved struct {
+		logged             []rune
+		nlog               int
+		inLog, done, dirty bool
+	}
+	rows := make([]saved, c.rows)
+	for y := range rows {
+		r := c.row(y)
+		rows[y] = saved{slices.Clone(r.logged), r.nlog, r.inLog, r.done, r.dirty}
+	}
+	settled, open, next, tailOpen := c.settled, c.open, c.next, c.tailOpen
+	dst = c.Commit(dst)
+	for y, s := range rows {
+		r := c.row(y)
+		r.logged = append(r.logged[:0], s.logged...)
+		r.nlog, r.inLog, r.done, r.dirty = s.nlog, s.inLog, s.done, s.dirty
+	}
+	c.settled, c.open, c.next, c.tailOpen = settled, open, next, tailOpen
+	return dst
+}
+
+// Commit makes the log hold everything the screen shows down to the last
+// row with text or the cursor: rows in full, the last one as far as its
+// text or the cursor reaches, without a line end ("Name: " keeps its space,
+// the blanks zsh prints after its PROMPT_SP mark do not). Call it when the program waits for input, when
+// it ended, or when a read must see it all. Text written later on the same
+// row continues the committed part; if committed cells are changed
+// instead, a later commit logs the row again (see Cleaner).
+func (c *Cleaner) Commit(dst []byte) []byte {
+	if c.alt {
+		return dst
+	}
+	return c.commit(dst, c.lastRow(), commitCursor)
+}
+
+// Flush is Commit, under the name the session uses.
+func (c *Cleaner) Flush(dst []byte) []byte { return c.Commit(dst) }
+
+// Close commits everything still pending, including a partial UTF-8 sequence
+// (as U+FFFD), and appends it to dst. Call it at end of stream.
+//
+// Rows up to the last one with text (or the cursor's) are committed, the
+// last one with trailing blanks trimmed and without a newline. An
+// unfinished escape sequence is dropped, and so are replies not taken.
+// Afterwards the cleaner is as new, with the same size and policy (and the
+// same DroppedReplies count).
+func (c *Cleaner) Close(dst []byte) []byte {
+	for c.ncarry > 0 {
+		// Each held byte is an error, as Go decodes a truncated sequence.
+		c.ncarry--
+		dst = c.printRune(dst, utf8.RuneError)
+	}
+	if !c.alt {
+		dst = c.commit(dst, c.lastRow(), commitEnd)
+	}
+	cols, rows, eager, dropped := c.cols, c.rows, c.eager, c.dropped
+	*c = Cleaner{eager: eager, dropped: dropped}
+	c.term.init(cols, rows)
+	return dst
+}
+
+// Resize changes the terminal size. Rows that no longer fit above the
+// cursor scroll off (and are committed); lines are not reflowed.
+func (c *Cleaner) Resize(dst []byte, cols, rows int) []byte {
+	return c.resize(dst, max(1, min(cols, MaxCols)), max(1, min(rows, MaxRows)))
+}
+
+// TakeReplies appends the replies to queries found in the output since the
+// last call, in order, and forgets them. The owner writes them to the
+// program's input (PTY mode only).
+func (c *Cleaner) TakeReplies(dst []byte) []byte {
+	dst = append(dst, c.replies...)
+	c.replies = c.replies[:0]
+	return dst
+}
+
+// DroppedReplies is how many replies were dropped since the cleaner was
+// made because more than ReplyCap bytes of them were waiting.
+func (c *Cleaner) DroppedReplies() int { return c.dropped }
+
+func (c *Cleaner) reply(q Query) {
+	n := len(c.replies)
+	c.replies = AppendReply(c.replies, q, c.state())
+	if len(c.replies) > ReplyCap {
+		c.replies = c.replies[:n]
+		c.dropped++
+	}
 }
 
 // Write consumes p and appends the text it commits to dst. The result is
@@ -174,31 +292,12 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 		b := p[i]
 		switch c.st {
 		case stGround:
-			if c.altMode {
-				// Nothing drawn in the alternate screen reaches the log, and
-				// only an escape sequence can leave it: skip to the next ESC.
-				j := bytes.IndexByte(p[i:], esc)
-				if j < 0 {
-					return dst
-				}
-				i += j + 1
-				c.st = stEsc
-				continue
-			}
 			if b-0x20 < 0x5f { // printable ASCII: the fast path
 				j := i + 1
 				for j < len(p) && p[j]-0x20 < 0x5f {
 					j++
 				}
-				if k, ok := c.wholeLine(p, i, j); ok {
-					// A complete plain line on a fresh line: no cells needed.
-					dst = append(dst, bytes.TrimRight(p[i:j], " ")...)
-					dst = append(dst, '\n')
-					c.gen++
-					i = k
-					continue
-				}
-				dst = c.putASCII(dst, p[i:j])
+				dst = c.printASCII(dst, p[i:j])
 				i = j
 				continue
 			}
@@ -213,7 +312,7 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				return dst
 			}
 			r, n := utf8.DecodeRune(p[i:])
-			dst = c.putRune(dst, r)
+			dst = c.printRune(dst, r)
 			i += n
 			continue
 
@@ -221,13 +320,13 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 			switch {
 			case b == '[':
 				c.st = stCSI
-				c.np, c.params[0], c.marker, c.inter, c.csiAny = 0, 0, 0, false, false
+				c.np, c.params[0], c.marker, c.ib, c.inter, c.csiAny = 0, 0, 0, 0, false, false
 			case b == ']':
-				c.st, c.strLen = stOSC, 0
+				c.st, c.strLen, c.last = stOSC, 0, 0
 			case b == 'P' || b == 'X' || b == '^' || b == '_':
-				c.st, c.strLen = stStr, 0
+				c.st, c.strLen, c.last = stStr, 0, 0
 			case b >= 0x20 && b <= 0x2f:
-				c.st = stEscInter
+				c.st, c.escIB = stEscInter, b
 			case b >= 0x30 && b <= 0x7e:
 				c.st = stGround
 				dst = c.escFinal(dst, b)
@@ -242,8 +341,12 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 		case stEscInter:
 			switch {
 			case b >= 0x20 && b <= 0x2f:
+				c.escIB = 0 // two intermediates: nothing we act on
 			case b >= 0x30 && b <= 0x7e:
-				c.st = stGround // charset selects and the like: no effect on text
+				c.st = stGround
+				if c.escIB == '(' { // designate G0: ASCII or line drawing
+					c.charset = b == '0'
+				}
 			case b == esc:
 				c.st = stEsc
 			default:
@@ -278,14 +381,17 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				}
 				c.csiAny = true
 			case b >= '<' && b <= '?':
-				if c.csiAny {
+				if c.csiAny || c.ib != 0 {
 					c.inter = true // a marker after parameters: malformed
 				} else {
 					c.marker = b
 					c.csiAny = true
 				}
 			case b >= 0x20 && b <= 0x2f:
-				c.inter = true // no sequence we act on has intermediates
+				if c.ib != 0 {
+					c.inter = true // no sequence we act on has two
+				}
+				c.ib = b
 			case b >= 0x40 && b <= 0x7e:
 				c.st = stGround
 				dst = c.csiFinal(dst, b)
@@ -298,7 +404,8 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 			}
 
 		case stOSC, stStr:
-			// Swallow the payload up to a terminator, in bulk.
+			// Swallow the payload up to a terminator, in bulk; keep the
+			// start of an OSC to recognise colour queries.
 			limit := OSCCap
 			if c.st == stStr {
 				limit = StringCap
@@ -308,6 +415,9 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				q := p[j]
 				if q == esc || q == can || q == sub || (q == bel && c.st == stOSC) {
 					break
+				}
+				if c.strLen < oscKeep {
+					c.osc[c.strLen] = q
 				}
 				j++
 				c.strLen++
@@ -327,12 +437,18 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 				} else {
 					c.st = stStrEsc
 				}
-			default: // BEL ends an OSC; CAN and SUB abort any string
+			case bel:
+				c.st = stGround
+				c.oscEnd("\a")
+			default: // CAN and SUB abort any string
 				c.st = stGround
 			}
 
 		case stOSCEsc, stStrEsc:
 			if b == '\\' {
+				if c.st == stOSCEsc {
+					c.oscEnd("\x1b\\")
+				}
 				c.st = stGround // ST
 			} else {
 				// Any other byte after ESC ends the string and starts a new
@@ -346,22 +462,12 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 	return dst
 }
 
-// wholeLine reports whether the printable run p[i:j] is a whole line by
-// itself: the live line is fresh (empty, cursor at 0, nothing committed) and
-// the run is followed by LF or CRLF in p. It returns the index after the line
-// end. The result is what the cell path would produce, so splitting the input
-// elsewhere gives the same output.
-func (c *Cleaner) wholeLine(p []byte, i, j int) (int, bool) {
-	if j >= len(p) || j-i > LineCap || len(c.line) != 0 || c.cur != 0 || c.committed != 0 || c.away != 0 || c.elsewhere {
-		return 0, false
+// oscEnd looks at a complete OSC for a colour query (OSC 10/11/12 ; ?).
+func (c *Cleaner) oscEnd(st string) {
+	if c.strLen != 4 || c.osc[0] != '1' || c.osc[2] != ';' || c.osc[3] != '?' || c.osc[1] < '0' || c.osc[1] > '2' {
+		return
 	}
-	if p[j] == '\r' && j+1 < len(p) {
-		j++
-	}
-	if p[j] != '\n' {
-		return 0, false
-	}
-	return j + 1, true
+	c.reply(Query{Kind: QColour, N: 10 + int(c.osc[1]-'0'), ST: st})
 }
 
 // inSequenceByte handles a byte that is neither parameter nor final inside an
@@ -382,92 +488,6 @@ func (c *Cleaner) inSequenceByte(dst *[]byte, b byte) bool {
 	return true
 }
 
-// control executes a C0 control (or DEL) in ground state or inside a sequence.
-func (c *Cleaner) control(dst []byte, b byte) []byte {
-	switch b {
-	case '\n', 0x0b, 0x0c:
-		return c.lineFeed(dst)
-	case '\r':
-		c.cur = 0
-	case '\b':
-		if c.cur > 0 {
-			c.cur--
-		}
-	case '\t':
-		c.cur = min((c.cur/tabWidth+1)*tabWidth, LineCap-1)
-	case esc:
-		c.st = stEsc
-	}
-	// BEL, NUL, SO, SI, DEL and the rest are dropped.
-	return dst
-}
-
-// live reports whether the cursor is on the live line, so that text and edits
-// land in its cells.
-func (c *Cleaner) live() bool { return c.away == 0 && !c.elsewhere && !c.altMode }
-
-func (c *Cleaner) putRune(dst []byte, r rune) []byte {
-	if r >= 0x80 && r < 0xa0 {
-		return dst // C1 controls, UTF-8 encoded: never text
-	}
-	if !c.live() {
-		c.cur = min(c.cur+1, LineCap-1)
-		return dst
-	}
-	if c.cur >= LineCap {
-		dst = c.overflow(dst)
-	}
-	c.pad()
-	if c.cur < len(c.line) {
-		c.line[c.cur] = r
-	} else {
-		c.line = append(c.line, r)
-	}
-	c.cur++
-	return dst
-}
-
-// putASCII writes a run of printable ASCII bytes at the cursor.
-func (c *Cleaner) putASCII(dst []byte, run []byte) []byte {
-	if !c.live() {
-		c.cur = min(c.cur+len(run), LineCap-1)
-		return dst
-	}
-	for len(run) > 0 {
-		if c.cur >= LineCap {
-			dst = c.overflow(dst)
-		}
-		c.pad()
-		if c.cur < len(c.line) { // overwrite (a redraw after CR)
-			n := min(len(run), len(c.line)-c.cur)
-			cells := c.line[c.cur : c.cur+n]
-			for k, b := range run[:n] {
-				cells[k] = rune(b)
-			}
-			c.cur += n
-			run = run[n:]
-			continue
-		}
-		n := min(len(run), LineCap-c.cur)
-		old := len(c.line)
-		c.line = slices.Grow(c.line, n)[:old+n]
-		cells := c.line[old:]
-		for k, b := range run[:n] {
-			cells[k] = rune(b)
-		}
-		c.cur += n
-		run = run[n:]
-	}
-	return dst
-}
-
-// pad fills blank cells up to the cursor, which may have moved past the text.
-func (c *Cleaner) pad() {
-	for len(c.line) < c.cur {
-		c.line = append(c.line, ' ')
-	}
-}
-
 // finishCarry completes (or rejects) the UTF-8 character held back at the end
 // of the previous Write, exactly as if the two Writes had been one.
 func (c *Cleaner) finishCarry(dst, p []byte) ([]byte, []byte) {
@@ -483,14 +503,38 @@ func (c *Cleaner) finishCarry(dst, p []byte) ([]byte, []byte) {
 		r, size := utf8.DecodeRune(buf)
 		if size > n {
 			c.ncarry = 0
-			return c.putRune(dst, r), p[size-n:]
+			return c.printRune(dst, r), p[size-n:]
 		}
 		// Invalid: the first held byte is an error; look at the rest again.
-		dst = c.putRune(dst, utf8.RuneError)
+		dst = c.printRune(dst, utf8.RuneError)
 		copy(c.carry[:], c.carry[1:c.ncarry])
 		c.ncarry--
 	}
 	return dst, p
+}
+
+// control executes a C0 control (or DEL) in ground state or inside a sequence.
+func (c *Cleaner) control(dst []byte, b byte) []byte {
+	if b != esc {
+		c.last = 0 // REP repeats only a character right before it, as in tmux
+	}
+	switch b {
+	case '\n', 0x0b, 0x0c:
+		return c.lineFeed(dst)
+	case '\r':
+		c.cx, c.wrapnext = 0, false
+	case '\b':
+		if c.cx > 0 && !c.wrapnext {
+			c.cx--
+		}
+		c.wrapnext = false
+	case '\t':
+		c.tab(1)
+	case esc:
+		c.st = stEsc
+	}
+	// BEL, NUL, SO, SI, DEL and the rest are dropped.
+	return dst
 }
 
 // param returns CSI parameter i, or def when it is absent or zero.
@@ -501,341 +545,188 @@ func (c *Cleaner) param(i, def int) int {
 	return c.params[i]
 }
 
-func (c *Cleaner) col(n int) int { return max(0, min(n-1, c.cols-1)) }
-
 func (c *Cleaner) escFinal(dst []byte, b byte) []byte {
-	if b == 'c' { // RIS: full reset, which also leaves the alternate screen
-		if c.altMode {
-			c.leaveAlt()
-		} else {
-			dst = c.endLine(dst, false)
-		}
-		c.save.valid = false
-		return dst
-	}
-	if c.altMode {
-		return dst
-	}
+	c.last = 0
 	switch b {
+	case 'c': // RIS: full reset, which also leaves the alternate screen
+		dst = c.reset(dst)
 	case '7':
 		c.saveCursor()
 	case '8':
 		c.restoreCursor()
 	case 'M': // RI
-		c.up(1)
-	case 'D', 'E': // IND, NEL
+		dst = c.reverseIndex(dst)
+	case 'D': // IND
 		dst = c.lineFeed(dst)
+	case 'E': // NEL
+		dst = c.lineFeed(dst)
+		c.cx = 0
+	case 'H': // HTS
+		c.tabs[c.cx] = true
 	}
 	// ESC =, ESC >, ESC 6, ESC 9, ...: keypad and other modes, no text effect.
 	return dst
 }
 
 func (c *Cleaner) csiFinal(dst []byte, b byte) []byte {
+	if b != 'b' {
+		c.last = 0
+	}
 	if c.inter {
 		return dst
 	}
-	if c.marker != 0 {
-		if c.marker == '?' && (b == 'h' || b == 'l') {
+	switch c.marker {
+	case 0:
+	case '?':
+		switch {
+		case c.ib == 0 && (b == 'h' || b == 'l'):
 			for i := 0; i <= c.np; i++ {
-				switch c.params[i] {
-				case 1049, 1047, 47:
-					if b == 'h' {
-						dst = c.enterAlt(dst)
-					} else {
-						c.leaveAlt()
-					}
-				case 1: // DECCKM: arrow keys send ESC O A instead of ESC [ A
-					c.appCursor = b == 'h'
-				}
+				dst = c.setPrivate(dst, c.params[i], b == 'h')
 			}
+		case c.ib == 0 && b == 'n' && c.params[0] == 6:
+			c.reply(Query{Kind: QExtCursor})
+		case c.ib == '$' && b == 'p':
+			c.reply(Query{Kind: QMode, N: c.params[0], Private: true})
+		case c.ib == 0 && b == 'u':
+			c.reply(Query{Kind: QKitty})
 		}
 		return dst
+	case '>':
+		switch {
+		case c.ib == 0 && b == 'c' && c.params[0] == 0:
+			c.reply(Query{Kind: QDA2})
+		case c.ib == 0 && b == 'q' && c.params[0] == 0:
+			c.reply(Query{Kind: QVersion})
+		}
+		return dst
+	default:
+		return dst
 	}
-	if c.altMode {
+	switch c.ib {
+	case 0:
+	case '$':
+		if b == 'p' {
+			c.reply(Query{Kind: QMode, N: c.params[0]})
+		}
+		return dst
+	case '!':
+		if b == 'p' {
+			c.softReset()
+		}
+		return dst
+	default: // DECSCUSR (SP q) and the like: no effect on text
 		return dst
 	}
 	n := c.param(0, 1)
 	switch b {
 	case 'A': // CUU
-		c.up(n)
+		c.cursorUp(n)
 	case 'F': // CPL
-		c.up(n)
-		c.cur = 0
+		c.cursorUp(n)
+		c.cx = 0
 	case 'B', 'e': // CUD, VPR
-		c.down(n)
+		c.cursorDown(n)
 	case 'E': // CNL
-		c.down(n)
-		c.cur = 0
+		c.cursorDown(n)
+		c.cx = 0
 	case 'C', 'a': // CUF, HPR
-		c.cur = min(c.cur+n, LineCap-1)
+		c.moveTo(c.cx+n, c.cy)
 	case 'D': // CUB
-		c.cur = max(c.cur-n, 0)
+		c.moveTo(c.cx-n, c.cy)
 	case 'G', '`': // CHA, HPA
-		c.cur = c.col(n)
+		c.moveTo(n-1, c.cy)
 	case 'I': // CHT
-		c.cur = min((c.cur/tabWidth+n)*tabWidth, LineCap-1)
+		c.tab(n)
 	case 'Z': // CBT
-		if c.cur > 0 {
-			c.cur = max(0, ((c.cur-1)/tabWidth-(n-1))*tabWidth)
-		}
+		c.backTab(n)
 	case 'H', 'f': // CUP, HVP
-		dst = c.absolute(dst, c.col(c.param(1, 1)))
+		c.moveAbs(c.param(1, 1)-1, n-1)
 	case 'd': // VPA
-		dst = c.absolute(dst, c.cur)
-	case 's':
-		c.saveCursor()
-	case 'u':
+		c.moveAbs(c.cx, n-1)
+	case 's': // SCOSC; with parameters it is DECSLRM (left/right margins), ignored
+		if c.np == 0 && c.params[0] == 0 {
+			c.saveCursor()
+		}
+	case 'u': // SCORC
 		c.restoreCursor()
 	case 'K':
-		if c.live() {
-			c.eraseInLine(c.param(0, 0))
-		}
+		c.eraseInLine(c.param(0, 0))
+	case 'J':
+		dst = c.eraseInDisplay(dst, c.param(0, 0))
 	case 'X': // ECH
-		if c.live() && c.cur < len(c.line) {
-			for i := c.cur; i < min(c.cur+n, len(c.line)); i++ {
-				c.line[i] = ' '
-			}
-		}
+		c.eraseChars(n)
 	case 'P': // DCH
-		if c.live() && c.cur < len(c.line) {
-			k := min(n, len(c.line)-c.cur)
-			c.line = slices.Delete(c.line, c.cur, c.cur+k)
-		}
+		c.deleteChars(n)
 	case '@': // ICH
-		if c.live() && c.cur < len(c.line) {
-			// Shift right in place; what passes the cap falls off, as at a
-			// right margin.
-			k := min(n, LineCap-c.cur)
-			old := len(c.line)
-			c.line = slices.Grow(c.line, k)[:min(old+k, LineCap)]
-			copy(c.line[c.cur+k:], c.line[c.cur:old])
-			for i := c.cur; i < c.cur+k; i++ {
-				c.line[i] = ' '
+		c.insertChars(n)
+	case 'L': // IL
+		c.insertLines(n)
+	case 'M': // DL
+		c.deleteLines(n)
+	case 'S': // SU
+		dst = c.scrollUp(dst, c.top, n)
+	case 'T': // SD
+		if c.np == 0 { // with more parameters it is mouse tracking
+			c.scrollDown(c.top, n)
+		}
+	case 'b': // REP
+		dst = c.repeat(dst, n)
+	case 'r': // DECSTBM
+		c.setRegion(c.param(0, 1)-1, c.param(1, c.rows)-1)
+	case 'g': // TBC
+		switch c.param(0, 0) {
+		case 0:
+			c.tabs[c.cx] = false
+		case 3:
+			clear(c.tabs)
+		}
+	case 'h', 'l': // SM, RM
+		for i := 0; i <= c.np; i++ {
+			if c.params[i] == 4 {
+				c.modes.insert = b == 'h'
 			}
 		}
+	case 'n': // DSR
+		switch c.params[0] {
+		case 5:
+			c.reply(Query{Kind: QStatus})
+		case 6:
+			c.reply(Query{Kind: QCursor})
+		}
+	case 'c': // DA1
+		if c.params[0] == 0 {
+			c.reply(Query{Kind: QDA1})
+		}
 	}
-	// SGR (m), ED (J), scrolling, modes, reports and the rest: no effect.
+	// SGR (m), window operations (t) and the rest: no effect on text.
 	return dst
 }
 
-func (c *Cleaner) eraseInLine(mode int) {
+// setPrivate applies one DEC private mode (CSI ? n h / l).
+func (c *Cleaner) setPrivate(dst []byte, mode int, on bool) []byte {
 	switch mode {
-	case 0: // cursor to end
-		if c.cur < len(c.line) {
-			c.line = c.line[:c.cur]
+	case 1: // DECCKM: arrow keys send ESC O A instead of ESC [ A
+		c.modes.appCursor = on
+	case 6: // DECOM
+		c.modes.origin = on
+		c.moveAbs(0, 0)
+	case 7: // DECAWM
+		c.modes.autowrap = on
+		c.wrapnext = false
+	case 25: // DECTCEM
+		c.modes.hidden = !on
+	case 1048:
+		if on {
+			c.saveCursor()
+		} else {
+			c.restoreCursor()
 		}
-	case 1: // start to cursor, inclusive
-		for i := 0; i < min(c.cur+1, len(c.line)); i++ {
-			c.line[i] = ' '
-		}
-	case 2:
-		c.line = c.line[:0]
-	}
-}
-
-func (c *Cleaner) up(n int) {
-	if !c.elsewhere {
-		c.away = min(c.away+n, maxAway)
-	}
-}
-
-func (c *Cleaner) down(n int) {
-	if !c.elsewhere {
-		c.away = max(c.away-n, 0)
-	}
-}
-
-func (c *Cleaner) saveCursor() {
-	c.save = savedCursor{valid: true, gen: c.gen, cur: c.cur, away: c.away, elsewhere: c.elsewhere}
-}
-
-// restoreCursor returns to a position saved on the current live line. A save
-// from an earlier line is ignored: its row is already in the log, and
-// following the cursor there could only lose text.
-func (c *Cleaner) restoreCursor() {
-	if c.save.valid && c.save.gen == c.gen {
-		c.cur, c.away, c.elsewhere = c.save.cur, c.save.away, c.save.elsewhere
-	}
-}
-
-// absolute handles a move to an absolute row. Rows are not modelled, so the
-// cleaner cannot know where that is; see the Cleaner doc for the two cases.
-func (c *Cleaner) absolute(dst []byte, col int) []byte {
-	if c.save.valid && c.save.gen == c.gen {
-		c.elsewhere = true
-	} else {
-		dst = c.endLine(dst, false)
-	}
-	c.cur = col
-	return dst
-}
-
-func (c *Cleaner) lineFeed(dst []byte) []byte {
-	switch {
-	case c.altMode:
-	case c.elsewhere:
-		// An LF while drawing at an unknown row: stop guessing, end the live
-		// line and log what follows as new lines.
-		dst = c.endLine(dst, false)
-	case c.away > 0:
-		c.away--
-		c.cur = 0
-	default:
-		dst = c.endLine(dst, true)
-	}
-	return dst
-}
-
-// endLine commits the live line and starts a new one at column 0. Unless
-// force (a real LF), a line with nothing visible and nothing committed leaves
-// no trace.
-func (c *Cleaner) endLine(dst []byte, force bool) []byte {
-	t := c.trimmedLen()
-	if force || t > 0 || c.committed > 0 {
-		dst = c.commitUpTo(dst, t)
-		dst = append(dst, '\n')
-	}
-	c.resetLine()
-	return dst
-}
-
-func (c *Cleaner) resetLine() {
-	c.line = c.line[:0]
-	c.saved = c.saved[:0]
-	c.committed, c.cur, c.away, c.elsewhere = 0, 0, 0, false
-	c.gen++
-}
-
-// overflow commits a line that reached LineCap and empties the buffer; the log
-// line goes on without a newline.
-func (c *Cleaner) overflow(dst []byte) []byte {
-	dst = c.commitUpTo(dst, len(c.line))
-	c.resetLine()
-	return dst
-}
-
-func (c *Cleaner) trimmedLen() int {
-	n := len(c.line)
-	for n > 0 && c.line[n-1] == ' ' {
-		n--
-	}
-	return n
-}
-
-// commitUpTo makes the log hold cells [0, end) of the live line. If cells
-// already committed have changed since, the log cannot be corrected, so the
-// whole line is committed again after a newline; an erased line (end == 0)
-// waits for new content instead of logging an empty line.
-func (c *Cleaner) commitUpTo(dst []byte, end int) []byte {
-	if c.committed > 0 && c.redrawn() {
-		if end == 0 {
-			return dst
-		}
-		dst = append(dst, '\n')
-		dst = appendCells(dst, c.line[:end])
-		c.saved = append(c.saved[:0], c.line[:end]...)
-		c.committed = end
-		return dst
-	}
-	if end > c.committed {
-		dst = appendCells(dst, c.line[c.committed:end])
-		c.saved = append(c.saved, c.line[c.committed:end]...)
-		c.committed = end
-	}
-	return dst
-}
-
-// redrawn reports whether committed cells differ from what was committed.
-// Comparing at commit time (rather than flagging every edit) means that a
-// redraw with identical content is not a change.
-func (c *Cleaner) redrawn() bool {
-	for i, r := range c.saved {
-		cell := rune(' ')
-		if i < len(c.line) {
-			cell = c.line[i]
-		}
-		if cell != r {
-			return true
+	case 1049, 1047, 47:
+		if on {
+			dst = c.enterAlt(dst, mode == 1049)
+		} else {
+			c.leaveAlt(mode == 1049)
 		}
 	}
-	return false
-}
-
-func appendCells(dst []byte, cells []rune) []byte {
-	// ASCII cells are stored into the grown slice directly; from the first
-	// other rune on, encode one by one.
-	n := len(dst)
-	dst = slices.Grow(dst, len(cells))[:n+len(cells)]
-	out := dst[n:]
-	for k, r := range cells {
-		if r >= utf8.RuneSelf {
-			dst = dst[:n+k]
-			for _, r := range cells[k:] {
-				dst = utf8.AppendRune(dst, r)
-			}
-			return dst
-		}
-		out[k] = byte(r)
-	}
-	return dst
-}
-
-func (c *Cleaner) enterAlt(dst []byte) []byte {
-	if c.altMode {
-		return dst
-	}
-	dst = c.endLine(dst, false)
-	dst = append(dst, AltScreenNotice...)
-	c.altMode = true
-	c.save.valid = false
-	return dst
-}
-
-func (c *Cleaner) leaveAlt() {
-	if !c.altMode {
-		return
-	}
-	c.altMode = false
-	c.resetLine()
-	c.save.valid = false
-}
-
-// Flush appends the pending, not yet committed part of the current line (as
-// far as the cursor or the last non-blank cell reaches) to dst, so a prompt
-// without a trailing newline becomes visible. A line with nothing visible is
-// left alone. Text written later on the same line continues the committed part;
-// if committed cells are changed instead, the next commit starts a new log
-// line (see Cleaner).
-func (c *Cleaner) Flush(dst []byte) []byte {
-	t := c.trimmedLen()
-	if c.altMode || t == 0 {
-		return dst
-	}
-	// Blank cells count only up to the cursor: "Name: " keeps its space, but
-	// the blanks zsh prints after its PROMPT_SP mark do not become text.
-	end := t
-	if c.live() && c.cur > t {
-		c.pad()
-		end = c.cur
-	}
-	return c.commitUpTo(dst, end)
-}
-
-// Close commits everything still pending, including a partial UTF-8 sequence
-// (as U+FFFD), and appends it to dst. Call it at end of stream.
-//
-// The pending line is committed with trailing blanks trimmed and without a
-// newline. An unfinished escape sequence is dropped. Afterwards the cleaner
-// is as new.
-func (c *Cleaner) Close(dst []byte) []byte {
-	for c.ncarry > 0 {
-		// Each held byte is an error, as Go decodes a truncated sequence.
-		c.ncarry--
-		dst = c.putRune(dst, utf8.RuneError)
-	}
-	if !c.altMode {
-		dst = c.commitUpTo(dst, c.trimmedLen())
-	}
-	*c = Cleaner{cols: c.cols, line: c.line[:0], saved: c.saved[:0]}
 	return dst
 }

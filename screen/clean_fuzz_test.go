@@ -64,3 +64,49 @@ func checkClean(t *testing.T, in, out []byte) {
 		}
 	}
 }
+
+// FuzzTerminal drives a small deferred terminal with any input, committing
+// and reading Pending along the way, and checks:
+//   - no panic;
+//   - the log and Pending are valid UTF-8 without controls other than "\n";
+//   - memory stays bounded: rows no wider than the terminal, the cursor and
+//     scroll region inside it, replies held within ReplyCap;
+//   - Pending is exactly what the next Commit appends.
+func FuzzTerminal(f *testing.F) {
+	for _, tc := range cleanCases {
+		if len(tc.in) < 2000 {
+			f.Add([]byte(tc.in), uint8(7), uint8(3))
+		}
+	}
+	f.Add([]byte("\x1b[2;3r\x1b[?6h\x1b[9;9H\x1b[5L\x1b[3M\x1b[2S\x1b[4T\x1bM\x1b[6n\x1b[?1$p"), uint8(5), uint8(4))
+	f.Add([]byte("中文😀e\u0301\x1b[3b\x1b[1;4H中\x1b[2@\x1b[P\x1b(0lqk"), uint8(3), uint8(2))
+	f.Add([]byte("\x1b]10;?\x07\x1b]11;?\x1b\\\x1b[c\x1b[>c\x1b[>q\x1b[?u"), uint8(10), uint8(2))
+
+	f.Fuzz(func(t *testing.T, in []byte, cols, rows uint8) {
+		c := NewTerminal(int(cols%40)+1, int(rows%12)+1)
+		var log []byte
+		for i := 0; i < len(in); i += 5 {
+			log = c.Write(log, in[i:min(i+5, len(in))])
+			if in[i]%3 == 0 {
+				p := c.Pending(nil)
+				n := len(log)
+				log = c.Commit(log)
+				if string(log[n:]) != string(p) {
+					t.Fatalf("Pending %q, Commit appended %q", p, log[n:])
+				}
+			}
+			if c.cx < 0 || c.cx >= c.cols || c.cy < 0 || c.cy >= c.rows || c.top < 0 || c.bot >= c.rows || c.top >= c.bot && c.rows > 1 {
+				t.Fatalf("cursor %d,%d region %d..%d in %dx%d", c.cx, c.cy, c.top, c.bot, c.cols, c.rows)
+			}
+			for y := range c.rows {
+				if n := len(c.row(y).cells); n > c.cols {
+					t.Fatalf("row %d has %d cells, cols %d", y, n, c.cols)
+				}
+			}
+			if len(c.replies) > ReplyCap {
+				t.Fatalf("%d bytes of replies", len(c.replies))
+			}
+		}
+		checkClean(t, in, c.Close(log))
+	})
+}

@@ -2,15 +2,21 @@ package screen
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
+// onlcr turns each LF into CR LF, as the terminal driver does to what a
+// program writes (termios ONLCR, on by default), so the cases can be
+// written with plain newlines.
+func onlcr(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+
 // clean runs in through a fresh cleaner in one Write, then Close.
 func clean(in string) string {
 	c := NewCleaner(80)
-	out := c.Write(nil, []byte(in))
+	out := c.Write(nil, []byte(onlcr(in)))
 	return string(c.Close(out))
 }
 
@@ -19,7 +25,7 @@ func cleanChunks(chunks ...string) string {
 	c := NewCleaner(80)
 	var out []byte
 	for _, ch := range chunks {
-		out = c.Write(out, []byte(ch))
+		out = c.Write(out, []byte(onlcr(ch)))
 	}
 	return string(c.Close(out))
 }
@@ -65,7 +71,7 @@ var cleanCases = []cleanCase{
 	{"trailing blanks trimmed", "abc   \n", "abc\n"},
 	{"trailing blanks trimmed at close", "abc   ", "abc"},
 	{"leading blanks kept", "   abc\n", "   abc\n"},
-	{"vt and ff are line feeds", "a\vb\fc\n", "a\nb\nc\n"},
+	{"vt and ff are line feeds without CR", "a\vb\fc\n", "a\n b\n  c\n"},
 	{"lone cr at end", "abc\r", "abc"},
 	{"cr overwrites", "abcdef\rXY\n", "XYcdef\n"},
 	{"cr cr lf", "abc\r\r\n", "abc\n"},
@@ -131,7 +137,7 @@ var cleanCases = []cleanCase{
 	{"SGR colon subparams", "\x1b[38:2::255:0:0mx\x1b[4:3my\n", "xy\n"},
 	{"private CSI", "\x1b[?25l\x1b[>4;1ma\x1b[=5u\x1b[<1ub\x1b[?25h\n", "ab\n"},
 	{"CSI with intermediate", "a\x1b[2 qb\x1b[0\"pc\x1b[!pd\n", "abcd\n"},
-	{"ED ignored in main screen", "a\x1b[2Jb\x1b[0Jc\n", "abc\n"},
+	{"ED 2 pushes the screen into the log", "a\x1b[2Jb\x1b[0Jc\n", "a\n bc\n"},
 	{"DSR and DA queries vanish", "a\x1b[6n\x1b[c\x1b[>cb\n", "ab\n"},
 	{"OSC title BEL", "\x1b]0;my title\x07hello\n", "hello\n"},
 	{"OSC title ST", "\x1b]2;my title\x1b\\hello\n", "hello\n"},
@@ -152,7 +158,7 @@ var cleanCases = []cleanCase{
 	{"DCS", "\x1bP1$r0m\x1b\\a\x1bPq#0;2;0;0;0~~\x1b\\b\n", "ab\n"},
 	{"DCS does not end at BEL", "\x1bPx\x07y\x1b\\z\n", "z\n"},
 	{"APC SOS PM", "\x1b_Gf=24;AAAA\x1b\\a\x1bXsos\x1b\\b\x1b^pm\x1b\\c\n", "abc\n"},
-	{"charset selects", "\x1b(Ba\x1b)0b\x1b(0c\x1b(B\x1b%Gd\x1b#8e\n", "abcde\n"},
+	{"charset selects", "\x1b(Ba\x1b)0b\x1b(0c\x1b(B\x1b%Gd\x1b#8e\n", "ab␌de\n"},
 	{"two byte escapes", "a\x1b=b\x1b>c\x1b6d\x1bHe\n", "abcde\n"},
 	{"save restore on the line", "ab\x1b7cd\x1b8X\n", "abXd\n"},
 	{"ESC ESC", "a\x1b\x1b[31mb\n", "ab\n"},
@@ -165,12 +171,13 @@ var cleanCases = []cleanCase{
 	{"unfinished CSI at end dropped", "abc\x1b[12;", "abc"},
 	{"byte 0x80+ aborts CSI", "a\x1b[3\xc3\xa9b\n", "aéb\n"},
 	{"RIS", "abc\x1bcdef\n", "abc\ndef\n"},
-	{"IND and NEL", "a\x1bDb\x1bEc\n", "a\nb\nc\n"},
+	{"IND and NEL", "a\x1bDb\x1bEc\n", "a\n b\nc\n"},
 
 	// UTF-8.
 	{"multi-byte", "héllo wörld € 中文 😀\n", "héllo wörld € 中文 😀\n"},
 	{"wide chars are one cell", "中文xx\r日\n", "日文xx\n"},
-	{"combining mark is a cell", "e\u0301x\rab\n", "abx\n"},
+	{"combining mark joins its character", "e\u0301x\rab\n", "ab\n"},
+	{"combining mark kept", "e\u0301x\n", "e\u0301x\n"},
 	{"utf8 overwrite ascii", "abc\ré\n", "ébc\n"},
 	{"invalid byte", "a\xffb\n", "a\ufffdb\n"},
 	{"truncated sequence mid stream", "a\xe2\x82b\n", "a\ufffd\ufffdb\n"},
@@ -181,30 +188,30 @@ var cleanCases = []cleanCase{
 	{"lead byte then escape", "a\xe2\x1b[31mb\n", "a\ufffdb\n"},
 	{"replacement char passes", "\ufffd\n", "\ufffd\n"},
 
-	// Vertical movement.
-	{"cursor up redraw dropped", "a\nb\nc\n\x1b[3Ax\ny\nz\nd\n", "a\nb\nc\nd\n"},
-	{"cursor up and back down keeps live line", "abc\x1b[2Axyz\x1b[2Bdef\n", "abc   def\n"},
-	{"cursor up then CR back down", "abc\x1b[2Axyz\x1b[2B\rX\n", "Xbc\n"},
-	{"docker style", "l1: wait\nl2: wait\n\x1b[2A\r\x1b[2Kl1: done\n\x1b[2Kl2: done\nall done\n", "l1: wait\nl2: wait\nall done\n"},
-	{"CPL and CNL", "ab\x1b[Fzz\x1b[Ecd\n", "cd\n"},
-	{"CPL CNL column 0", "ab\x1b[1Fzz\x1b[1Ec\n", "cb\n"},
-	{"reverse index", "ab\x1bMzz\x1bDc\n", "cb\n"},
-	{"cursor down on live line no-op", "ab\x1b[5Bc\n", "abc\n"},
-	{"CUP ends line", "abc\x1b[Hxyz\n", "abc\nxyz\n"},
-	{"CUP on empty line leaves nothing", "abc\n\x1b[5;3Hxyz\n", "abc\n  xyz\n"},
+	// Vertical movement (eager: a line feed commits the rows above it, and
+	// rows redrawn after that are logged again).
+	{"cursor up redraw logged again", "a\nb\nc\n\x1b[3Ax\ny\nz\nd\n", "a\nb\nc\nx\ny\nz\nd\n"},
+	{"cursor up at the top row stays", "abc\x1b[2Axyz\x1b[2Bdef\n", "abcxyz\n\n      def\n"},
+	{"cursor up then CR back down", "abc\x1b[2Axyz\x1b[2B\rX\n", "abcxyz\n\nX\n"},
+	{"docker style", "l1: wait\nl2: wait\n\x1b[2A\r\x1b[2Kl1: done\n\x1b[2Kl2: done\nall done\n", "l1: wait\nl2: wait\nl1: done\nl2: done\nall done\n"},
+	{"CPL and CNL", "ab\x1b[Fzz\x1b[Ecd\n", "zz\ncd\n"},
+	{"CPL CNL column 0", "x\nab\x1b[1Fzz\x1b[1Ec\n", "x\nzz\ncb\n"},
+	{"reverse index scrolls down at the top", "ab\x1bMzz\x1bDc\n", "  zz\nab  c\n"},
+	{"cursor down", "ab\x1b[2Bc\n", "ab\n\n  c\n"},
+	{"CUP home overwrites", "abc\x1b[Hxy\n", "xyc\n"},
+	{"CUP to a lower row", "abc\n\x1b[5;3Hxyz\n", "abc\n\n\n\n  xyz\n"},
 	{"clear screen", "old\r\n\x1b[H\x1b[2J\x1b[3Jnew\r\n", "old\nnew\n"},
 	{"repeated CUP no blank lines", "\x1b[H\x1b[H\x1b[1;1Hx\n", "x\n"},
-	{"VPA ends line keeps column", "abc\x1b[5dX\n", "abc\n   X\n"},
-	{"status line save jump restore", "abc\x1b7\x1b[24;1HProgress: [ 20%]\x1b8def\n", "abcdef\n"},
-	{"status line CSI s u", "abc\x1b[s\x1b[24;1Hstatus\x1b[udef\n", "abcdef\n"},
-	{"status line LF safety valve", "abc\x1b7\x1b[24;1Hstatus\nmore\n", "abc\nmore\n"},
-	{"stale restore ignored", "abc\x1b7\nx\x1b8y\n", "abc\nxy\n"},
-	{"save then up restore", "abc\x1b7\x1b[3Aoverdrawn\x1b8def\n", "abcdef\n"},
+	{"VPA keeps column", "abc\x1b[3dX\n", "abc\n\n   X\n"},
+	{"status line save jump restore", "abc\x1b7\x1b[5;1HProgress: [ 20%]\x1b8def\n", "abcdef\n\n\n\nProgress: [ 20%]"},
+	{"status line CSI s u", "abc\x1b[s\x1b[3;1Hstatus\x1b[udef\n", "abcdef\n\nstatus"},
+	{"restore to a committed row", "abc\x1b7\nx\x1b8y\n", "abc\nabcy\nx"},
+	{"save then up restore", "abc\x1b7\x1b[3Aoverdrawn\x1b8def\n", "abcdefrdrawn\n"},
 
 	// Alternate screen.
 	{"alt screen 1049", "$ vim\r\n\x1b[?1049h\x1b[Hlots of\r\nscreen\x1b[?1049l$ \n", "$ vim\n" + AltScreenNotice + "$\n"},
-	{"alt screen 1047", "\x1b[?1047hhidden\x1b[?1047lshown\n", AltScreenNotice + "shown\n"},
-	{"alt screen 47", "\x1b[?47hhidden\x1b[?47lshown\n", AltScreenNotice + "shown\n"},
+	{"alt screen 1047 keeps the cursor", "\x1b[?1047hhidden\x1b[?1047lshown\n", AltScreenNotice + "      shown\n"},
+	{"alt screen 47", "\x1b[?47hhidden\x1b[?47l\rshown\n", AltScreenNotice + "shown\n"},
 	{"alt screen with other modes", "\x1b[?1;1049hhidden\x1b[?1049;1lshown\n", AltScreenNotice + "shown\n"},
 	{"alt screen commits pending line", "loading\x1b[?1049hx\x1b[?1049l", "loading\n" + AltScreenNotice},
 	{"alt screen twice", "\x1b[?1049ha\x1b[?1049h\x1b[?1049lb\x1b[?1049hc\x1b[?1049l", AltScreenNotice + "b\n" + AltScreenNotice},
@@ -213,8 +220,8 @@ var cleanCases = []cleanCase{
 	{"RIS leaves alt", "\x1b[?1049hx\x1bcy\n", AltScreenNotice + "y\n"},
 
 	// Long lines.
-	{"long line cap", strings.Repeat("a", LineCap+10) + "\n", strings.Repeat("a", LineCap+10) + "\n"},
-	{"long line cut then CR redraws the tail only", strings.Repeat("a", LineCap+3) + "\rb\n", strings.Repeat("a", LineCap) + "baa\n"},
+	{"long line cap", strings.Repeat("a", 8192+10) + "\n", strings.Repeat("a", 8192+10) + "\n"},
+	{"long line wraps, CR redraws its last row", strings.Repeat("a", 163) + "\rb\n", strings.Repeat("a", 160) + "baa\n"},
 }
 
 func TestCleanerTable(t *testing.T) {
@@ -279,7 +286,7 @@ func TestCleanerSplitLong(t *testing.T) {
 	inputs := []string{
 		"\x1b]0;" + strings.Repeat("x", OSCCap+5) + "after\n",
 		"\x1bP" + strings.Repeat("x", StringCap+5) + "after\n",
-		strings.Repeat("ab", LineCap) + "\rX\n",
+		strings.Repeat("ab", 8192) + "\rX\n",
 		progressBar(300) + "\n",
 	}
 	for _, in := range inputs {
@@ -333,7 +340,7 @@ func run(steps ...step) []string {
 		if s.flush {
 			out = c.Flush(nil)
 		} else {
-			out = c.Write(nil, []byte(s.write))
+			out = c.Write(nil, []byte(onlcr(s.write)))
 		}
 		outs = append(outs, string(out))
 	}
@@ -369,10 +376,10 @@ func TestCleanerFlush(t *testing.T) {
 		{"blank line not flushed", []step{w("   "), fl, w("x\n")}, []string{"", "", "   x\n", ""}},
 		{"flush then trailing blanks trimmed later", []step{w("$ "), fl, w("\n")}, []string{"", "$ ", "\n", ""}},
 		{"flush partial utf8 held", []step{w("a\xe2\x82"), fl, w("\xac\n")}, []string{"", "a", "€\n", ""}},
-		{"flush while above the live line", []step{w("a\nbc\x1b[1A"), fl, w("zz\x1b[1Bd\n")}, []string{"a\n", "bc", "  d\n", ""}},
+		{"flush while above the live line", []step{w("a\nbc\x1b[1A"), fl, w("zz\x1b[1Bd\n")}, []string{"a\n", "bc", "  d\na zz\n", ""}},
 		{"flush then alt screen", []step{w("$ vim"), fl, w("\x1b[?1049hx")}, []string{"", "$ vim", "\n" + AltScreenNotice, ""}},
-		{"flush then CUP", []step{w("abc"), fl, w("\x1b[Hx\n")}, []string{"", "abc", "\nx\n", ""}},
-		{"flush then long line", []step{w("ab"), fl, w(strings.Repeat("c", LineCap))}, []string{"", "ab", strings.Repeat("c", LineCap-2), "cc"}},
+		{"flush then CUP", []step{w("abc"), fl, w("\x1b[Hx\n")}, []string{"", "abc", "\nxbc\n", ""}},
+		{"flush then wrapped line", []step{w("ab"), fl, w(strings.Repeat("c", 200))}, []string{"", "ab", "", strings.Repeat("c", 200)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,8 +399,12 @@ func TestCleanerFlush(t *testing.T) {
 func TestCleanerFlushNeverLosesText(t *testing.T) {
 	for _, in := range splitInputs() {
 		want := clean(in)
+		if slices.ContainsFunc(lines(want), func(l string) bool { return len(l) > 80 }) {
+			continue // a redraw on a wrapped line's last row starts a new log line
+		}
 		c := NewCleaner(80)
 		var out []byte
+		in := onlcr(in)
 		for i := range len(in) {
 			out = c.Write(out, []byte(in[i:i+1]))
 			out = c.Flush(out)
@@ -448,7 +459,7 @@ func TestCleanerReuseAfterClose(t *testing.T) {
 func TestCleanerAppendsToDst(t *testing.T) {
 	c := NewCleaner(80)
 	dst := []byte("prefix:")
-	dst = c.Write(dst, []byte("a\nb"))
+	dst = c.Write(dst, []byte("a\r\nb"))
 	dst = c.Flush(dst)
 	if !bytes.Equal(dst, []byte("prefix:a\nb")) {
 		t.Fatalf("got %q", dst)
@@ -460,7 +471,9 @@ func TestCleanerNoAllocs(t *testing.T) {
 	data := []byte("\x1b[1;32mok\x1b[0m line of text é 中\r\n" + progressBar(20) + "\r\n")
 	c := NewCleaner(80)
 	dst := make([]byte, 0, 1<<16)
-	dst = c.Write(dst[:0], data)
+	for range 2 * defRows { // until every row of the ring has been used
+		dst = c.Write(dst[:0], data)
+	}
 	allocs := testing.AllocsPerRun(100, func() {
 		dst = c.Write(dst[:0], data)
 	})
@@ -484,7 +497,7 @@ func TestCleanerLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := NewCleaner(80)
-		c.Write(nil, []byte(tt.in))
+		c.Write(nil, []byte(onlcr(tt.in)))
 		line, atEnd := c.Line()
 		if line != tt.line || atEnd != tt.atEnd {
 			t.Errorf("Line after %q = %q, %v; want %q, %v", tt.in, line, atEnd, tt.line, tt.atEnd)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hinshun/vt10x"
+	"github.com/mattn/go-runewidth"
 )
 
 // Screen limits. The emulator allocates cols*rows cells twice (main and
@@ -17,6 +18,10 @@ const (
 
 	maxCSIBytes = 64  // a longer CSI is dropped, not passed to vt10x
 	maxTabCount = 256 // CHT/CBT counts: vt10x loops per tab stop
+
+	// widePlaceholder fills the right half of a wide character in vt10x,
+	// which knows no widths. It is a noncharacter, so no program prints it.
+	widePlaceholder rune = 0xFDD0
 )
 
 // Screen is the rendered screen of a terminal, for full-screen programs and
@@ -25,6 +30,10 @@ const (
 //
 //   - a UTF-8 character split across Writes is held back until complete
 //     (vt10x drops it otherwise);
+//   - wide characters are followed by a placeholder cell, so vt10x (which
+//     knows no widths) advances two columns, and the placeholder is left
+//     out of Snapshot; combining marks are dropped (vt10x would give them a
+//     cell); REP is expanded, as vt10x does not know it;
 //   - CSI sequences that crash or stall vt10x (negative counts, huge counts,
 //     unknown private markers, intermediates) are clamped or dropped, and
 //     unterminated OSC/DCS/APC/PM strings are cut after OSCCap bytes, so they
@@ -41,8 +50,6 @@ type Screen struct {
 	cols   int
 	rows   int
 	san    sanitizer
-	carry  [utf8.UTFMax]byte
-	ncarry int
 	buf    []byte // sanitized bytes for one Write, reused
 	panics int
 }
@@ -64,7 +71,10 @@ type Snapshot struct {
 // and 1..MaxRows; 0 means 80x24).
 func New(cols, rows int) *Screen {
 	cols, rows = clampSize(cols, rows)
-	return &Screen{term: vt10x.New(vt10x.WithSize(cols, rows)), cols: cols, rows: rows}
+	s := &Screen{term: vt10x.New(vt10x.WithSize(cols, rows)), cols: cols, rows: rows}
+	s.san.width = runewidth.Condition{StrictEmojiNeutral: true}
+	s.san.cols, s.san.cells = cols, cols*rows
+	return s
 }
 
 func clampSize(cols, rows int) (int, int) {
@@ -82,19 +92,7 @@ func clampSize(cols, rows int) (int, int) {
 func (s *Screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := append(s.buf[:0], s.carry[:s.ncarry]...)
-	b = s.san.feed(b, p)
-	// Hold back an incomplete UTF-8 character at the end (go-deps §2.4).
-	s.ncarry = 0
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				s.ncarry = copy(s.carry[:], b[i:])
-				b = b[:i]
-			}
-			break
-		}
-	}
+	b := s.san.feed(s.buf[:0], p)
 	s.buf = b
 	if len(b) > 0 {
 		s.guard(func() { s.term.Write(b) })
@@ -126,6 +124,7 @@ func (s *Screen) Resize(cols, rows int) {
 		return
 	}
 	s.cols, s.rows = cols, rows
+	s.san.cols, s.san.cells = cols, cols*rows
 	s.guard(func() { s.term.Resize(cols, rows) })
 }
 
@@ -144,11 +143,22 @@ func (s *Screen) Snapshot() Snapshot {
 		var sb strings.Builder
 		for y := range rows {
 			sb.Reset()
+			prev := rune(0)
 			for x := range cols {
 				r := t.Cell(x, y).Char
-				if r == 0 {
+				wide := r != widePlaceholder && s.san.width.RuneWidth(r) == 2
+				switch {
+				case r == 0:
 					r = ' '
+				case r == widePlaceholder && s.san.width.RuneWidth(prev) == 2:
+					prev = r
+					continue // the right half of the character before
+				case r == widePlaceholder:
+					r = ' ' // its wide character was overwritten
+				case wide && (x+1 >= cols || t.Cell(x+1, y).Char != widePlaceholder):
+					r = ' ' // its right half was overwritten
 				}
+				prev = r
 				sb.WriteRune(r)
 			}
 			snap.Lines[y] = strings.TrimRight(sb.String(), " ")
@@ -169,22 +179,69 @@ func (s *Screen) Snapshot() Snapshot {
 // sanitizer rewrites the byte stream for vt10x. It keeps state across
 // Writes: an incomplete CSI is held until its final byte.
 type sanitizer struct {
-	st  pstate
-	csi []byte // parameter and intermediate bytes of the pending CSI
-	n   int    // payload bytes of the current string
-	osc bool   // the current string is an OSC (BEL ends it)
+	carry  []byte // an incomplete UTF-8 character at the end of the last feed
+	last   rune   // the last character printed, for REP
+	alt    bool   // in the alternate screen, as far as vt10x was told
+	insert bool   // insert mode (IRM): each character is preceded by ICH
+	cols   int    // screen width and size in cells, to bound REP
+	cells  int
+	width  runewidth.Condition
+	st     pstate
+	csi    []byte // parameter and intermediate bytes of the pending CSI
+	n      int    // payload bytes of the current string
+	osc    bool   // the current string is an OSC (BEL ends it)
 }
 
 func (z *sanitizer) feed(dst, p []byte) []byte {
+	if len(z.carry) > 0 {
+		p = append(z.carry, p...)
+		z.carry = nil
+	}
 	for i := 0; i < len(p); i++ {
 		b := p[i]
 		switch z.st {
 		case stGround:
 			j := i
 			for j < len(p) && p[j] != esc {
-				j++
+				if p[j] < utf8.RuneSelf {
+					if p[j] >= 0x20 && p[j] < del {
+						z.last = rune(p[j])
+						if z.insert {
+							dst = append(dst, "\x1b[@"...)
+						}
+					} else {
+						z.last = 0
+					}
+					dst = append(dst, p[j])
+					j++
+					continue
+				}
+				if !utf8.FullRune(p[j:]) {
+					z.carry = append([]byte(nil), p[j:]...)
+					return dst
+				}
+				r, n := utf8.DecodeRune(p[j:])
+				switch z.width.RuneWidth(r) {
+				case 0:
+					if r == utf8.RuneError || r >= 0x80 && r < 0xa0 {
+						dst = append(dst, p[j:j+n]...) // vt10x's own handling
+					}
+				case 2:
+					if z.insert {
+						dst = append(dst, "\x1b[2@"...)
+					}
+					dst = append(dst, p[j:j+n]...)
+					dst = utf8.AppendRune(dst, widePlaceholder)
+					z.last = r
+				default:
+					if z.insert {
+						dst = append(dst, "\x1b[@"...)
+					}
+					dst = append(dst, p[j:j+n]...)
+					z.last = r
+				}
+				j += n
 			}
-			dst = append(dst, p[i:j]...)
 			i = j
 			if j < len(p) {
 				z.st = stEsc
@@ -194,6 +251,7 @@ func (z *sanitizer) feed(dst, p []byte) []byte {
 			case b == '[':
 				z.st, z.csi = stCSI, z.csi[:0]
 			case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_' || b == 'k':
+				z.last = 0
 				// vt10x treats ESC X as plain text's ESC X; make SOS a PM,
 				// which it swallows like the others.
 				if b == 'X' {
@@ -203,10 +261,27 @@ func (z *sanitizer) feed(dst, p []byte) []byte {
 				z.st, z.n, z.osc = stStr, 0, b == ']'
 			case b == esc:
 				dst = append(dst, esc)
+			case b >= 0x20 && b <= 0x2f: // ESC ( B and the like
+				dst = append(dst, esc, b)
+				z.st = stEscInter
 			default:
+				if b == 'c' { // RIS: vt10x is back on the normal screen
+					z.alt, z.insert = false, false
+				}
+				z.last = 0
 				dst = append(dst, esc, b)
 				z.st = stGround
 			}
+		case stEscInter:
+			dst = append(dst, b)
+			if b >= 0x30 || b == esc || b == can || b == sub {
+				z.st = stGround
+				if b == esc {
+					z.st = stEsc
+					dst = dst[:len(dst)-1]
+				}
+			}
+			z.last = 0
 		case stCSI:
 			switch {
 			case b >= 0x20 && b <= 0x3f:
@@ -269,6 +344,47 @@ func (z *sanitizer) emitCSI(dst []byte, f byte) []byte {
 		}
 		priv = true
 		params = params[1:]
+	}
+	if f != 'b' {
+		z.last = 0 // REP repeats only a character right before it, as in tmux
+	}
+	if !priv && (f == 'h' || f == 'l') && string(params) == "4" {
+		z.insert = f == 'h' // IRM: vt10x does not know it; put expands it
+		return dst
+	}
+	if priv && (f == 'h' || f == 'l') {
+		switch string(params) {
+		case "1049", "1047", "47":
+			// vt10x clears the screen when told to leave an alternate
+			// screen it is not in (tput rmcup at exit): pass only changes.
+			if z.alt == (f == 'h') {
+				return dst
+			}
+			z.alt = f == 'h'
+		}
+	}
+	if f == 'b' && !priv { // REP: vt10x does not know it
+		n := 1
+		if v, err := strconv.Atoi(string(params)); err == nil && v > 0 {
+			n = min(v, maxParam)
+		} else if len(params) > 0 {
+			return dst
+		}
+		if z.last == 0 {
+			return dst
+		}
+		if n > z.cells {
+			// Past a screenful, more repetitions of one character only
+			// scroll it through: keep the cursor's column, not the bytes.
+			n = z.cells + (n-z.cells)%max(z.cols, 1)
+		}
+		for range n {
+			dst = utf8.AppendRune(dst, z.last)
+			if z.width.RuneWidth(z.last) == 2 {
+				dst = utf8.AppendRune(dst, widePlaceholder)
+			}
+		}
+		return dst
 	}
 	limit := maxParam
 	if f == 'I' || f == 'Z' {

@@ -1,6 +1,8 @@
 package screen
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +23,13 @@ func TestScreenTable(t *testing.T) {
 		{"plain", "hello\r\nworld", 0, []string{"hello", "world"}, 5, 1, false, true},
 		{"cr redraw", "45%\r100%", 0, []string{"100%"}, 4, 0, false, true},
 		{"colours vanish", "\x1b[1;31mred\x1b[0m ok", 0, []string{"red ok"}, 6, 0, false, true},
-		{"utf8 split in 1-byte writes", "héllo wörld € 中文 😀", 1, []string{"héllo wörld € 中文 😀"}, 18, 0, false, true},
+		{"utf8 split in 1-byte writes", "héllo wörld € 中文 😀", 1, []string{"héllo wörld € 中文 😀"}, 21, 0, false, true},
 		{"utf8 split in 2-byte writes", "€€€", 2, []string{"€€€"}, 3, 0, false, true},
+		{"wide chars take two cells", "中文x\r\x1b[2CY", 0, []string{"中Y x"}, 3, 0, false, true},
+		{"combining mark takes none", "e\u0301x", 0, []string{"ex"}, 2, 0, false, true},
+		{"REP", "a\x1b[3b|\x1b[b", 0, []string{"aaaa||"}, 6, 0, false, true},
+		{"REP wide", "中\x1b[2b", 0, []string{"中中中"}, 6, 0, false, true},
+		{"leaving an alt screen never entered keeps the screen", "text\x1b[?1049l", 0, []string{"text"}, 4, 0, false, true},
 		{"cup", "\x1b[3;5Hx", 0, []string{"", "", "    x"}, 5, 2, false, true},
 		{"alt screen", "main\x1b[?1049h\x1b[Halt", 0, []string{"alt"}, 3, 0, true, true},
 		{"alt screen left", "main\x1b[?1049h\x1b[Halt\x1b[?1049l", 0, []string{"main"}, 4, 0, false, true},
@@ -173,4 +180,17 @@ func FuzzScreen(f *testing.F) {
 			t.Fatalf("cursor out of range: %+v", snap)
 		}
 	})
+}
+
+// REP is expanded for vt10x, but never past a screenful: the result must be
+// the same as printing all the characters.
+func TestScreenREPBounded(t *testing.T) {
+	for _, n := range []int{1, 7, 80, 81, 1919, 1920, 1921, 2000, 9999} {
+		a, b := New(80, 24), New(80, 24)
+		a.Write([]byte("\x1b[2;3Hab\x1b[" + strconv.Itoa(n) + "bc"))
+		b.Write([]byte("\x1b[2;3Ha" + strings.Repeat("b", n+1) + "c"))
+		if sa, sb := a.Snapshot(), b.Snapshot(); !slices.Equal(sa.Lines, sb.Lines) || sa.CursorX != sb.CursorX || sa.CursorY != sb.CursorY {
+			t.Errorf("REP %d: got %q at %d,%d, want %q at %d,%d", n, sa.Lines, sa.CursorX, sa.CursorY, sb.Lines, sb.CursorX, sb.CursorY)
+		}
+	}
 }
