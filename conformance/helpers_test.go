@@ -56,6 +56,18 @@ func runHelper(args []string) int {
 		time.Sleep(time.Minute)
 	case "devserver":
 		return devServer(args[1:])
+	case "query-flood":
+		// Asks for the cursor position args[1] times in one burst, never
+		// reads its input, then prints args[2] numbered lines and "done".
+		q, _ := strconv.Atoi(args[1])
+		lines, _ := strconv.Atoi(args[2])
+		os.Stdout.WriteString(strings.Repeat("\x1b[6n", q))
+		w := bufio.NewWriter(os.Stdout)
+		for i := range lines {
+			fmt.Fprintf(w, "after the flood %d\n", i)
+		}
+		w.WriteString("done\n")
+		w.Flush()
 	case "invalid-utf8":
 		os.Stdout.Write([]byte("bad:\xff\xfe\xc3(end\n"))
 	default:

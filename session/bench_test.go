@@ -1,7 +1,10 @@
 package session
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -43,14 +46,19 @@ const (
 // BenchmarkDrain compares the rate at which a process's output reaches the
 // log (redaction, cleaning, sequence numbers, the pending screen) with the
 // raw rate of the terminal measured in the same run: the same command read
-// to EOF straight from pty.
+// to EOF straight from pty. The workloads are plain lines (drainCommand)
+// and the progress transcripts of the screen package's tmux oracle (tqdm,
+// rich, docker, apt's scroll region, cargo, npm), concatenated and played
+// by cat; their log is much shorter than what the terminal carried, so
+// both rates count the terminal's bytes.
 func BenchmarkDrain(b *testing.B) {
 	m := newTestManager(b, nil)
-	b.Run("raw_pty", func(b *testing.B) {
-		b.SetBytes(drainBytes)
+	progressFile, progressBytes := progressTranscripts(b)
+	rawPTY := func(b *testing.B, command string, n int64) {
+		b.SetBytes(n)
 		buf := make([]byte, 32<<10)
 		for b.Loop() {
-			p, err := m.reaper.Start(pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", drainCommand}, Dir: "/", TTY: true})
+			p, err := m.reaper.Start(pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Dir: "/", TTY: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,6 +69,21 @@ func BenchmarkDrain(b *testing.B) {
 			}
 			<-p.Done()
 			p.Close()
+		}
+	}
+	b.Run("raw_pty", func(b *testing.B) { rawPTY(b, drainCommand, drainBytes) })
+	progressCommand := "cat " + progressFile
+	b.Run("progress/raw_pty", func(b *testing.B) { rawPTY(b, progressCommand, progressBytes) })
+	b.Run("progress/log", func(b *testing.B) {
+		b.SetBytes(progressBytes)
+		for b.Loop() {
+			p, err := m.Start(b.Context(), spec(progressCommand, true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r := p.WaitEnd(b.Context(), time.Now().Add(time.Minute)); r != ReasonExited {
+				b.Fatal(r)
+			}
 		}
 	})
 	drainLog := func(b *testing.B, m *Manager) {
@@ -173,4 +196,24 @@ while True:
 		})
 		p.Close()
 	}
+}
+
+// progressTranscripts writes the oracle's progress transcripts, repeated
+// to about 20 MiB, to a file, and returns its path and size.
+func progressTranscripts(b *testing.B) (string, int64) {
+	var buf bytes.Buffer
+	for buf.Len() < 20<<20 {
+		for _, name := range []string{"tqdm_bars", "rich_progress", "docker_layers", "apt_region", "cargo_bar", "npm_spinner"} {
+			raw, err := os.ReadFile(filepath.Join("..", "screen", "testdata", "oracle", name+".raw"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf.Write(raw)
+		}
+	}
+	file := filepath.Join(b.TempDir(), "progress.raw")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return file, int64(buf.Len())
 }

@@ -4,7 +4,9 @@
 // names processes and starts them. A Process owns one running command: its
 // state machine, its sequence-numbered output log, and the goroutines that
 // feed and reap it (one reader per output stream and one waiter), which it
-// stops and joins in Close.
+// stops and joins in Close. In PTY mode it also owns the reply writer
+// (replies.go), which writes the terminal's replies to the program's
+// queries to its input; it stops when the process ends and is joined then.
 //
 // Every state change (output appended, exit, stop) is broadcast to waiters
 // through a channel that is closed and replaced, so exec, wait and write block

@@ -10,9 +10,14 @@ import (
 // text, and the lazily rendered screen; in pipe mode the last unfinished
 // line. The readers' own redactors and mark scanners come before it. The
 // Process guards it with its mutex.
+//
+// In PTY mode the cleaner also answers the program's queries to its
+// terminal; the replies go to the reply queue, and from there to the
+// program's input, never into the log or the screen.
 type pipeline struct {
 	cleaner *screen.Cleaner // PTY mode only
 	view    *termView       // PTY mode only
+	replies *replyQueue     // PTY mode only
 	// In PTY mode secrets are redacted again after cleaning: a secret the
 	// program interrupted with escape codes or redraws is whole only then.
 	redactor *policy.Redactor
@@ -25,6 +30,7 @@ func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
 	return pipeline{
 		cleaner:  screen.NewCleaner(cols),
 		view:     newTermView(cols, rows),
+		replies:  newReplyQueue(),
 		secrets:  secrets,
 		redactor: policy.NewRedactor(secrets),
 	}
@@ -33,7 +39,7 @@ func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
 // scratch holds a reader's buffers for the PTY-mode steps after redaction,
 // reused from read to read so that a busy reader allocates nothing.
 type scratch struct {
-	clean, redacted []byte
+	clean, redacted, replies []byte
 }
 
 // append adds redacted output of stream s to l, through the cleaner in PTY
@@ -46,6 +52,8 @@ func (o *pipeline) append(l *outputLog, s Stream, b []byte, sc *scratch, last bo
 	}
 	o.view.add(b)
 	sc.clean = o.cleaner.Write(sc.clean[:0], b)
+	sc.replies = o.cleaner.TakeReplies(sc.replies[:0])
+	o.replies.push(sc.replies)
 	if last {
 		sc.clean = o.cleaner.Close(sc.clean)
 	}
@@ -54,6 +62,35 @@ func (o *pipeline) append(l *outputLog, s Stream, b []byte, sc *scratch, last bo
 		sc.redacted = o.redactor.Flush(sc.redacted)
 	}
 	l.append(s, sc.redacted)
+}
+
+// droppedReplies is how many replies to the program's queries were
+// dropped because it did not read them fast enough.
+func (o *pipeline) droppedReplies() int {
+	if o.cleaner == nil {
+		return 0
+	}
+	return o.cleaner.DroppedReplies() + o.replies.Dropped()
+}
+
+// stopReplies waits for the reply writer, which stops when the process's
+// life ends. Called without the Process's lock.
+func (o *pipeline) stopReplies() {
+	if o.replies != nil {
+		o.replies.wait()
+	}
+}
+
+// resize applies a new terminal size to the cleaner and the screen; rows
+// that no longer fit go to l.
+func (o *pipeline) resize(l *outputLog, cols, rows int) {
+	if o.cleaner == nil {
+		return
+	}
+	if b := o.cleaner.Resize(nil, cols, rows); len(b) > 0 {
+		l.append(Stdout, o.redactor.Write(nil, b))
+	}
+	o.view.resize(cols, rows)
 }
 
 // flush makes a pending partial line (a prompt) visible in l.

@@ -95,6 +95,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 	if p.TTY {
 		cols, rows := proc.Size()
 		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
+		go p.out.replies.run(p.life, p.proc.WriteInput)
 	}
 	p.openEOF = 1
 	if proc.Stderr() != nil {
@@ -356,6 +357,7 @@ func (p *Process) finish(leftOpen bool) {
 	p.releaseLocked()
 	p.mu.Unlock()
 	p.endLife()
+	p.out.stopReplies()
 	if p.onEnd != nil {
 		p.onEnd(p)
 	}
@@ -449,7 +451,7 @@ func (p *Process) Resize(cols, rows uint16) error {
 		return pty.ErrNotTTY
 	}
 	p.mu.Lock()
-	p.out.view.resize(int(cols), int(rows))
+	p.out.resize(p.log, int(cols), int(rows))
 	p.mu.Unlock()
 	return p.proc.Resize(cols, rows)
 }
@@ -470,6 +472,9 @@ type Info struct {
 	StderrBytes            int64
 	OutputLeftOpen         bool // a descendant still held the output open at the end
 	StdinError             string
+	// DroppedReplies counts replies to the program's terminal queries that
+	// were dropped because it sent them faster than it read its input.
+	DroppedReplies int
 }
 
 // Info returns the process's current summary.
@@ -487,6 +492,7 @@ func (p *Process) infoLocked() Info {
 		StdoutBytes:    p.log.total[0],
 		StderrBytes:    p.log.total[1],
 		OutputLeftOpen: p.lc.leftOpen,
+		DroppedReplies: p.out.droppedReplies(),
 	}
 	if p.stdinErr != nil {
 		in.StdinError = p.stdinErr.Error()
@@ -563,6 +569,7 @@ func (p *Process) Close() {
 		p.endLife()
 		_ = p.proc.Close() // unblocks the readers
 		p.readers.Wait()
+		p.out.stopReplies()
 		<-p.waiterEnd
 		p.finish(true)
 	})

@@ -62,7 +62,7 @@ type ExecOut struct {
 	Rule        string     `json:"rule,omitempty" jsonschema:"the policy rule that refused the command"`
 	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal, present while a full-screen program runs"`
 	InputOut
-	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its input"`
+	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process, its input, or its terminal (replies to its queries that were dropped)"`
 	Name  string   `json:"name,omitempty" jsonschema:"the process's name, normalised"`
 	// ExistingProcessID is the running process that holds the name, when
 	// the start was refused for that.
@@ -260,6 +260,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if info.StdinError != "" {
 		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
 	}
+	out.Notes = append(out.Notes, replyNotes(info)...)
 	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, info, restarts)...)
 	return nil, out, nil
 }
@@ -271,6 +272,15 @@ func endNotes(in session.Info) []string {
 		return []string{"the command exited but a process it started still holds its output open; later output from it is in read"}
 	}
 	return nil
+}
+
+// replyNotes says when the terminal dropped replies to the program's
+// queries: it is then running on guesses (cursor position, colours).
+func replyNotes(in session.Info) []string {
+	if in.DroppedReplies == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d replies to terminal queries were dropped: the program sent queries (such as cursor position) faster than it read its input", in.DroppedReplies)}
 }
 
 // clampYield applies the spec's defaults to a requested yield_ms and clamps

@@ -37,7 +37,7 @@ type OutputOut struct {
 	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal: with view \"screen\", and while a full-screen program runs"`
 	InputOut
 	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
-	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process"`
+	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its terminal (replies to its queries that were dropped)"`
 	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
 	patternFields
 	longFields
@@ -112,7 +112,7 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 		Evicted:   o.Evicted,
 		Capped:    o.Capped,
 		EndedBy:   string(info.EndedBy),
-		Notes:     endNotes(info),
+		Notes:     append(endNotes(info), replyNotes(info)...),
 		Screen:    screenOut(o),
 		Name:      p.Name,
 	}
