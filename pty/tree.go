@@ -5,14 +5,6 @@ import (
 	"time"
 )
 
-// TreeAlive reports whether a command's tree still has a live process: a
-// member of process group pgid, or a process whose environment holds
-// key=value (a descendant that left the group). Zombies do not count: they
-// have ended and only wait to be reaped.
-func TreeAlive(pgid int, key, value string) bool {
-	return len(Members(pgid, key, value)) > 0
-}
-
 // awaitPoll paces [AwaitExit] where the system offers nothing to wait on.
 const awaitPoll = 100 * time.Millisecond
 

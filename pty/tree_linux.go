@@ -7,67 +7,170 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
+// TreeAlive reports whether a command's tree still has a live process: a
+// member of process group pgid, or a process whose environment holds
+// key=value (a descendant that left the group). It is what every command's
+// end asks, so it is cheap: as the child subreaper, the server is the
+// parent of every escaped descendant whose own parent is gone, and one
+// whose parent lives keeps the group (or another such descendant) alive,
+// so only the group and the server's children need looking at.
+func TreeAlive(pgid int, key, value string) bool {
+	if unix.Kill(-pgid, 0) == nil {
+		// A zombie member may answer too; it is reaped at once by the
+		// server, and the watcher, which skips zombies, then finds none.
+		return true
+	}
+	if !subreaper() {
+		return len(Members(pgid, key, value)) > 0
+	}
+	want := []byte(key + "=" + value)
+	for _, pid := range children() {
+		st, err := readStatGroup(pid)
+		if err != nil || st.state == 'Z' || st.state == 'X' {
+			continue
+		}
+		if hasEnv(pid, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// children lists this process's children (every thread's).
+func children() []int {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var pids []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for f := range bytes.FieldsSeq(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// hasEnv reports whether process pid's environment holds kv ("KEY=value").
+func hasEnv(pid int, kv []byte) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for e := range bytes.SplitSeq(env, []byte{0}) {
+		if bytes.Equal(e, kv) {
+			return true
+		}
+	}
+	return false
+}
+
 // Members returns the live processes of a command's tree: the members of
 // process group pgid, and the processes whose environment holds key=value
 // (descendants that left the group: setsid, daemons). Zombies are left out.
+//
+// When the server is the child subreaper, every such descendant is also
+// one of the server's, so only their environments are read: the scan
+// costs one small read per process on the machine.
 func Members(pgid int, key, value string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	want := []byte(key + "=" + value)
 	self := os.Getpid()
+	type entry struct{ pid, ppid int }
 	var found []int
+	var others []entry
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
-		state, pgrp, err := readStatGroup(pid)
-		if err != nil || state == 'Z' || state == 'X' {
+		st, err := readStatGroup(pid)
+		if err != nil || st.state == 'Z' || st.state == 'X' {
 			continue
 		}
-		if pgrp == pgid {
+		if st.pgrp == pgid {
 			found = append(found, pid)
-			continue
+		} else if key != "" {
+			others = append(others, entry{pid, st.ppid})
 		}
-		if key == "" {
-			continue
+	}
+	if len(others) == 0 {
+		return found
+	}
+	isOurs := func(int) bool { return true }
+	if subreaper() {
+		parent := make(map[int]int, len(others))
+		for _, o := range others {
+			parent[o.pid] = o.ppid
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for kv := range bytes.SplitSeq(env, []byte{0}) {
-			if bytes.Equal(kv, want) {
-				found = append(found, pid)
-				break
+		isOurs = func(pid int) bool {
+			for range 64 { // deeper than any real tree; ends cycles from pid reuse
+				pp, ok := parent[pid]
+				if !ok {
+					return false
+				}
+				if pp == self {
+					return true
+				}
+				pid = pp
 			}
+			return false
+		}
+	}
+	want := []byte(key + "=" + value)
+	for _, o := range others {
+		if !isOurs(o.pid) {
+			continue
+		}
+		if hasEnv(o.pid, want) {
+			found = append(found, o.pid)
 		}
 	}
 	return found
 }
 
-// readStatGroup reads a process's state letter and process group.
-func readStatGroup(pid int) (state byte, pgrp int, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// subreaper reports whether this process is a child subreaper.
+func subreaper() bool {
+	var v int32
+	err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&v)), 0, 0, 0)
+	return err == nil && v != 0
+}
+
+type statGroup struct {
+	state      byte
+	ppid, pgrp int
+}
+
+// readStatGroup reads a process's state letter, parent and process group.
+func readStatGroup(pid int) (statGroup, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, 0, err
+		return statGroup{}, err
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, fmt.Errorf("parsing /proc/%d/stat", pid)
+		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, fmt.Errorf("parsing /proc/%d/stat", pid)
+		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
 	}
-	pgrp, err = strconv.Atoi(string(f[2]))
-	return f[0][0], pgrp, err
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgrp, err2 := strconv.Atoi(string(f[2]))
+	if err1 != nil || err2 != nil {
+		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
+	}
+	return statGroup{state: f[0][0], ppid: ppid, pgrp: pgrp}, nil
 }
 
 // AwaitExit blocks until one of pids exits (or is already gone), or ctx is

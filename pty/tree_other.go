@@ -22,3 +22,6 @@ func Members(pgid int, key, value string) []int {
 func AwaitExit(ctx context.Context, pids []int) error {
 	return sleepCtx(ctx, awaitPoll)
 }
+
+// TreeAlive reports whether any member of process group pgid is alive.
+func TreeAlive(pgid int, key, value string) bool { return len(Members(pgid, key, value)) > 0 }
