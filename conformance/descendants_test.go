@@ -111,10 +111,12 @@ func TestDescendantOfExitedShellStaysManagedUntilStop(t *testing.T) {
 				t.Errorf("stdout = %q", r.str("stdout"))
 			}
 			id := r.str("process_id")
-			pids, ok := readPids(dir, 1)
-			if !ok {
-				t.Fatalf("no descendant pid once exec answered")
-			}
+			var pids []int
+			eventually(t, goneWithin, "the descendant's pid file", func() bool {
+				var ok bool
+				pids, ok = readPids(dir, 1)
+				return ok
+			})
 			child := pids[0]
 			if !alive(child) {
 				t.Fatalf("the descendant %d died with the shell", child)

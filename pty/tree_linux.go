@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -21,9 +22,9 @@ import (
 // so only the group and the server's children need looking at.
 func TreeAlive(pgid int, key, value string) bool {
 	if unix.Kill(-pgid, 0) == nil {
-		// A zombie member may answer too; it is reaped at once by the
-		// server, and the watcher, which skips zombies, then finds none.
-		return true
+		// A member that has just died answers too until it is reaped:
+		// only a live one counts.
+		return len(Members(pgid, key, value)) > 0
 	}
 	if !subreaper() {
 		return len(Members(pgid, key, value)) > 0
@@ -61,9 +62,19 @@ func children() []int {
 
 // hasEnv reports whether process pid's environment holds kv ("KEY=value").
 func hasEnv(pid int, kv []byte) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
+	var env []byte
+	// A process in the middle of execve shows an empty environment for an
+	// instant; a live process nearly always has one, so look again, for at
+	// most about 20 ms.
+	for i := range 20 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			return false
+		}
+		if env = b; len(env) > 0 {
+			break
+		}
+		time.Sleep(time.Duration(i+1) * 100 * time.Microsecond)
 	}
 	for e := range bytes.SplitSeq(env, []byte{0}) {
 		if bytes.Equal(e, kv) {

@@ -255,7 +255,15 @@ func (p *Process) wait() {
 	}()
 	exited := p.proc.Done()
 	eof := p.eof
-	var hasExited, drained, eofSeen, goneSeen, detached, redrain bool
+	var hasExited, drained, eofSeen, goneSeen, watched, redrain bool
+	var exitedAt time.Time
+	var detachT *time.Timer
+	var detachC <-chan time.Time
+	defer func() {
+		if detachT != nil {
+			detachT.Stop()
+		}
+	}()
 	// settle ends the process once the direct child exited, its output is
 	// drained (EOF, or the drain grace passed) and nothing of its tree is
 	// left; while the tree lives, it waits for it.
@@ -268,18 +276,19 @@ func (p *Process) wait() {
 				return // the watcher is on it
 			}
 			if pty.TreeAlive(p.Pid, tagKey, p.tag) {
-				p.mu.Lock()
-				p.lc.detached = true
-				p.broadcast()
-				p.mu.Unlock()
-				detached = true
-				treeGone = make(chan struct{})
+				// A process dying of the terminal's hang-up (or closing
+				// its output on the way out) still counts as alive for an
+				// instant: the command counts as detached only once the
+				// drain grace since the exit has passed.
+				treeGone, watched = make(chan struct{}), true
 				watching.Go(func() { p.watchTree(watchCtx, treeGone) })
+				detachT = time.NewTimer(max(time.Until(exitedAt.Add(p.timing.drainGrace)), 0))
+				detachC = detachT.C
 				return
 			}
 			goneSeen = true
 		}
-		if !eofSeen && detached && !redrain {
+		if !eofSeen && watched && !redrain {
 			// The tree ended while the output was still open: the last
 			// bytes get the drain grace once more.
 			redrain = true
@@ -294,7 +303,7 @@ func (p *Process) wait() {
 		select {
 		case <-exited:
 			exited = nil
-			hasExited = true
+			hasExited, exitedAt = true, time.Now()
 			p.mu.Lock()
 			p.lc.exit = p.proc.Status()
 			p.advanceLocked(phaseExited)
@@ -319,8 +328,14 @@ func (p *Process) wait() {
 			drain = nil
 			drained = true
 			settle()
+		case <-detachC:
+			detachC = nil
+			p.mu.Lock()
+			p.lc.detached = true
+			p.broadcast()
+			p.mu.Unlock()
 		case <-treeGone:
-			treeGone = nil
+			treeGone, detachC = nil, nil
 			goneSeen = true
 			settle()
 		case <-timeoutC:
@@ -486,9 +501,11 @@ type StopResult struct {
 	Killed bool // SIGKILL was needed
 }
 
-// Stop sends sig to the process group, and SIGKILL to the group if it is
-// still there after grace. It returns once the process has ended or, failing
-// that, shortly after the SIGKILL. by records who stops it.
+// Stop sends sig to the process group and to its tagged descendants, and
+// SIGKILL to what is still there after grace. It also works after the
+// command itself exited, while what it started runs on. It returns once the
+// whole tree is gone or, failing that, shortly after the SIGKILL. by
+// records who stops it.
 func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Duration, by Ending) (StopResult, error) {
 	if !p.beginEnding(by, grace) {
 		return StopResult{}, p.notRunning()
@@ -507,11 +524,14 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 
 // notRunning is the error for a process that cannot be acted on any more,
 // with the status to report (an exited process still draining its output
-// counts as completed).
+// counts as completed; one whose descendants still run, as running).
 func (p *Process) notRunning() error {
 	p.mu.Lock()
-	status := p.lc.status()
+	status, detached := p.lc.status(), p.lc.detached
 	p.mu.Unlock()
+	if status == Running && detached {
+		return fmt.Errorf("%w: its command exited and what it started no longer takes input from it (status: running; stop ends it)", ErrNotRunning)
+	}
 	if status == Running {
 		status = Completed
 	}
