@@ -65,8 +65,10 @@ func TestWaitReturnsForFinished(t *testing.T) {
 	})
 }
 
-// A descendant that keeps the terminal (or the pipes) open after the command
-// exits must not hold exec or wait hostage.
+// A process that keeps the terminal (or the pipes) open after the command
+// exits, but is no longer part of it (it left the group and dropped the
+// YIELDSHELL_TAG), must not hold exec or wait hostage. Descendants that are
+// still the command's keep it running: descendants_test.go.
 //
 // Spec: 0.4.0 wait: "If descendant processes keep inherited pipes open after the tracked process exits, the server closes its drain tasks so wait can complete without blocking indefinitely."
 func TestDescendantHoldingOutput(t *testing.T) {
@@ -76,7 +78,7 @@ func TestDescendantHoldingOutput(t *testing.T) {
 			killPidFile(t, pidFile)
 			// The parent waits until the grandchild has left its session:
 			// before that, the hang-up at the parent's exit would end it too.
-			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & while [ ! -s %[1]s ]; do :; done; echo parent-done`, pidFile)
+			cmd := fmt.Sprintf(`env -u YIELDSHELL_TAG setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & while [ ! -s %[1]s ]; do :; done; echo parent-done`, pidFile)
 			start := time.Now()
 			r := s.exec(cmd, map[string]any{"yield_ms": 20000, "tty": tty}).mustStatus(t, "completed")
 			if el := time.Since(start); el > 5*time.Second {

@@ -39,8 +39,8 @@ type treeShape struct {
 	// escapes: some descendant leaves the session, so only the server's
 	// tag-based containment can find it.
 	escapes bool
-	// exits: the command itself exits at once, leaving a descendant behind;
-	// only the server's shutdown can end that one.
+	// exits: the command itself exits at once, leaving a descendant
+	// behind, which is still part of it: every end path reaches it.
 	exits bool
 }
 
@@ -73,6 +73,14 @@ var endPaths = []endPath{
 		st := s.call("stop", map[string]any{"process_id": id, "force_after_ms": 1000})
 		if st.m["stopped"] != true {
 			t.Errorf("stop: %s", st.text)
+		}
+	}},
+	{name: "stop_all", end: func(t *testing.T, s *server, id string) {
+		st := s.call("stop", map[string]any{"all": true, "force_after_ms": 1000})
+		for _, e := range st.m["results"].([]any) {
+			if e := e.(map[string]any); e["process_id"] == id && e["stopped"] != true {
+				t.Errorf("stop all: %s", st.text)
+			}
 		}
 	}},
 	{name: "timeout_ms", execArgs: map[string]any{"timeout_ms": 300}, end: func(t *testing.T, s *server, id string) {
@@ -152,9 +160,6 @@ func survivors(pids []int) []int {
 func TestNoSurvivors(t *testing.T) {
 	for _, shape := range treeShapes {
 		for _, path := range endPaths {
-			if shape.exits && !path.shutdown {
-				continue // the command has already exited: only shutdown applies
-			}
 			t.Run(shape.name+"/"+path.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
@@ -182,7 +187,8 @@ func TestNoSurvivors(t *testing.T) {
 					pids = append(pids, shell)
 				}
 				if shape.exits {
-					s.call("wait", map[string]any{"process_id": id, "timeout_ms": 10000}).mustStatus(t, "completed")
+					eventually(t, goneWithin, "the command's shell to exit", func() bool { return !alive(int(r.num("pid"))) })
+					s.call("wait", map[string]any{"process_id": id, "timeout_ms": 100}).mustStatus(t, "running")
 				}
 				path.end(t, s, id)
 				var left []int

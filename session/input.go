@@ -308,6 +308,10 @@ type Until struct {
 	// has happened for that long: the first reaction to a start or an
 	// input, without waiting for the end.
 	Quiet time.Duration
+	// Detached ends the wait when the command exited and its output is
+	// drained while processes it started still run (`cmd &`): what it
+	// runs in the background is managed until it ends.
+	Detached bool
 }
 
 // Outcome says why a wait returned, with what it found.
@@ -366,6 +370,7 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		p.mu.Lock()
 		matched := u.Pattern != nil && scan.scan(p.log, true, match)
 		ended := p.lc.ended()
+		detached := u.Detached && p.lc.detached
 		ch := p.changed
 		outputs, last := p.in.outputs, p.in.lastOutput
 		p.mu.Unlock()
@@ -375,6 +380,8 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 			return out
 		case ended:
 			return Outcome{Reason: ReasonExited}
+		case detached:
+			return Outcome{Reason: ReasonDetached}
 		}
 		if u.InputWait {
 			probeAfter := noProbe

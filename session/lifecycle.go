@@ -13,7 +13,7 @@ type phase uint8
 
 const (
 	phaseRunning   phase = iota // started, its direct child not reaped yet
-	phaseExited                 // the direct child was reaped; output is draining
+	phaseExited                 // the direct child was reaped; output is draining or descendants run
 	phaseFinishing              // finish is making the end final
 	phaseEnded                  // the status is final
 )
@@ -43,11 +43,19 @@ type lifecycle struct {
 	killed  bool      // SIGKILL was sent
 	// leftOpen: output was still open when the process was reported ended.
 	leftOpen bool
+	// detached: the direct child exited and its output is drained, but
+	// processes it started (its group, tagged descendants) still run. The
+	// process stays running and can be stopped until they are gone.
+	detached bool
 }
 
-// over reports whether the process can no longer be acted on: its direct
-// child is gone, or its end is being made final.
+// over reports whether the process can no longer take input: its direct
+// child is gone. Its descendants may still run; see [lifecycle.gone].
 func (lc *lifecycle) over() bool { return lc.phase >= phaseExited }
+
+// gone reports whether nothing of the process's tree is left to end: its
+// end is being made final.
+func (lc *lifecycle) gone() bool { return lc.phase >= phaseFinishing }
 
 // ended reports whether the status is final.
 func (lc *lifecycle) ended() bool { return lc.phase == phaseEnded }

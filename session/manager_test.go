@@ -166,15 +166,17 @@ func TestPromptVisible(t *testing.T) {
 	}
 }
 
-// A descendant holding the terminal does not hold up the end.
+// A process outside the command's tree (untagged, out of the group) that
+// holds the terminal does not hold up the end: the drain is bounded.
 func TestDrainIsBounded(t *testing.T) {
 	m := newTestManager(t, nil)
 	start := time.Now()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	t.Cleanup(func() { killPidFile(pidFile) })
 	// The parent waits until the grandchild has left its session: before
-	// that, the hang-up at the parent's exit would end it too.
-	p, info, out := run(t, m, spec(fmt.Sprintf(`setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & while [ ! -s %[1]s ]; do :; done; echo parent`, pidFile), true))
+	// that, the hang-up at the parent's exit would end it too. Without the
+	// tag it is no longer the command's.
+	p, info, out := run(t, m, spec(fmt.Sprintf(`env -u `+tagKey+` setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & while [ ! -s %[1]s ]; do :; done; echo parent`, pidFile), true))
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("end took %v", el)
 	}

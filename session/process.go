@@ -213,9 +213,10 @@ func (p *Process) writeInitial(data string, closeAfter bool) {
 
 // wait is the one goroutine that follows the process to its end: it reaps
 // it (through pty), enforces timeout_ms, escalates to SIGKILL when a stop's
-// grace runs out, and drains output. The escalation outlives the direct
-// child: members of its group that are still there at the deadline are
-// killed too.
+// grace runs out, and drains output. A command is not over while its tree
+// lives: after the direct child exits, the end waits for every member of
+// its process group and every tagged descendant to be gone, and timeout_ms
+// and the escalation keep applying to them meanwhile.
 func (p *Process) wait() {
 	defer close(p.waiterEnd)
 	var timeoutC <-chan time.Time
@@ -237,33 +238,107 @@ func (p *Process) wait() {
 			armed = true
 		}
 	}
+	// The tree watcher is started once the direct child has exited and its
+	// output is drained; it is stopped and joined before wait returns.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	var watching sync.WaitGroup
+	defer func() {
+		stopWatch()
+		watching.Wait()
+	}()
+	var treeGone chan struct{}
 	var drain <-chan time.Time
+	var drainT *time.Timer
+	defer func() {
+		if drainT != nil {
+			drainT.Stop()
+		}
+	}()
 	exited := p.proc.Done()
 	eof := p.eof
+	var hasExited, drained, eofSeen, goneSeen, watched, redrain bool
+	var exitedAt time.Time
+	var detachT *time.Timer
+	var detachC <-chan time.Time
+	defer func() {
+		if detachT != nil {
+			detachT.Stop()
+		}
+	}()
+	// settle ends the process once the direct child exited, its output is
+	// drained (EOF, or the drain grace passed) and nothing of its tree is
+	// left; while the tree lives, it waits for it.
+	settle := func() {
+		if !hasExited || !drained {
+			return
+		}
+		if !goneSeen {
+			if treeGone != nil {
+				return // the watcher is on it
+			}
+			if pty.TreeAlive(p.Pid, tagKey, p.tag) {
+				// A process dying of the terminal's hang-up (or closing
+				// its output on the way out) still counts as alive for an
+				// instant: the command counts as detached only once the
+				// drain grace since the exit has passed.
+				treeGone, watched = make(chan struct{}), true
+				watching.Go(func() { p.watchTree(watchCtx, treeGone) })
+				detachT = time.NewTimer(max(time.Until(exitedAt.Add(p.timing.drainGrace)), 0))
+				detachC = detachT.C
+				return
+			}
+			goneSeen = true
+		}
+		if !eofSeen && watched && !redrain {
+			// The tree ended while the output was still open: the last
+			// bytes get the drain grace once more.
+			redrain = true
+			drainT.Reset(p.timing.drainGrace)
+			drain = drainT.C
+			drained = false
+			return
+		}
+		p.finish(!eofSeen)
+	}
 	for {
 		select {
 		case <-exited:
 			exited = nil
+			hasExited, exitedAt = true, time.Now()
 			p.mu.Lock()
 			p.lc.exit = p.proc.Status()
 			p.advanceLocked(phaseExited)
 			p.mu.Unlock()
-			t := time.NewTimer(p.timing.drainGrace)
-			defer t.Stop()
-			drain = t.C
-			if eof == nil { // output already reached EOF
-				p.finish(false)
+			drainT = time.NewTimer(p.timing.drainGrace)
+			drain = drainT.C
+			if eofSeen {
+				drainT.Stop()
 				drain = nil
+				drained = true
 			}
+			settle()
 		case <-eof:
 			eof = nil
-			if drain != nil {
-				p.finish(false)
+			eofSeen = true
+			if hasExited {
+				drained = true
 				drain = nil
+				settle()
 			}
 		case <-drain:
-			p.finish(true)
 			drain = nil
+			drained = true
+			settle()
+		case <-detachC:
+			detachC = nil
+			p.mu.Lock()
+			p.lc.detached = true
+			p.broadcast()
+			p.mu.Unlock()
+		case <-treeGone:
+			treeGone, detachC = nil, nil
+			goneSeen = true
+			settle()
 		case <-timeoutC:
 			timeoutC = nil
 			if p.beginEnding(EndedByTimeout, p.timing.timeoutGrace) {
@@ -284,6 +359,22 @@ func (p *Process) wait() {
 		ended := p.lc.ended()
 		p.mu.Unlock()
 		if ended && !armed {
+			return
+		}
+	}
+}
+
+// watchTree closes gone once no member of the process's group and no
+// tagged descendant is left, or returns when ctx is done. It waits on the
+// processes themselves, so a long-lived descendant costs nothing.
+func (p *Process) watchTree(ctx context.Context, gone chan<- struct{}) {
+	for {
+		pids := pty.Members(p.Pid, tagKey, p.tag)
+		if len(pids) == 0 {
+			close(gone)
+			return
+		}
+		if pty.AwaitExit(ctx, pids) != nil && ctx.Err() != nil {
 			return
 		}
 	}
@@ -311,7 +402,7 @@ func (p *Process) signalTree(sig syscall.Signal) error {
 func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lc.over() {
+	if p.lc.gone() {
 		return false
 	}
 	if p.lc.ending == "" {
@@ -412,9 +503,11 @@ type StopResult struct {
 	Killed bool // SIGKILL was needed
 }
 
-// Stop sends sig to the process group, and SIGKILL to the group if it is
-// still there after grace. It returns once the process has ended or, failing
-// that, shortly after the SIGKILL. by records who stops it.
+// Stop sends sig to the process group and to its tagged descendants, and
+// SIGKILL to what is still there after grace. It also works after the
+// command itself exited, while what it started runs on. It returns once the
+// whole tree is gone or, failing that, shortly after the SIGKILL. by
+// records who stops it.
 func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Duration, by Ending) (StopResult, error) {
 	if !p.beginEnding(by, grace) {
 		return StopResult{}, p.notRunning()
@@ -433,11 +526,14 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 
 // notRunning is the error for a process that cannot be acted on any more,
 // with the status to report (an exited process still draining its output
-// counts as completed).
+// counts as completed; one whose descendants still run, as running).
 func (p *Process) notRunning() error {
 	p.mu.Lock()
-	status := p.lc.status()
+	status, detached := p.lc.status(), p.lc.detached
 	p.mu.Unlock()
+	if status == Running && detached {
+		return fmt.Errorf("%w: its command exited and what it started no longer takes input from it (status: running; stop ends it)", ErrNotRunning)
+	}
 	if status == Running {
 		status = Completed
 	}

@@ -34,6 +34,8 @@ const (
 	ReasonCancelled Reason = "cancelled"
 	ReasonPattern   Reason = "pattern" // the requested pattern appeared
 	ReasonQuiet     Reason = "quiet"   // the output went quiet
+	// ReasonDetached: the command exited, but processes it started run on.
+	ReasonDetached Reason = "detached"
 )
 
 // Signal names what showed that a program waits for input, strongest first.

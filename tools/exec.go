@@ -54,7 +54,7 @@ type ExecOut struct {
 	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode (tty: false); empty in PTY mode"`
 	Truncated   bool       `json:"truncated" jsonschema:"some output was left out: cut by max_output_bytes or no longer retained"`
 	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: pass it as since_seq to read to get only newer output"`
-	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why exec returned: exited, input_wait (the program waits for input), yield_elapsed, timeout or cancelled"`
+	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why exec returned: exited, detached (the command exited but processes it started still run, so it stays backgrounded), input_wait (the program waits for input), yield_elapsed, timeout or cancelled"`
 	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout or shutdown"`
 	TTY         *bool      `json:"tty,omitempty" jsonschema:"whether the command runs under a pseudo-terminal"`
 	Message     string     `json:"message,omitempty" jsonschema:"what to do next"`
@@ -215,7 +215,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if waitFor != nil {
 		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	} else if yield > 0 {
-		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true})
 		reason, st = o.Reason, o.Input
 		if reason == session.ReasonDeadline {
 			reason = session.ReasonYield
@@ -246,6 +246,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 		out.InputOut = inputOut(st)
 		out.Message = "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
+		if reason == session.ReasonDetached {
+			out.Message = "The command exited, but processes it started still run (in its process group, or started from it); they stay managed under this process_id until they end: read, wait or stop them."
+		}
 		if st.Waiting {
 			out.Message = "The command is waiting for input (" + string(st.Kind) + "). Answer it with write (input, newline: true; yield_ms to get the reply), or end it with stop."
 		}

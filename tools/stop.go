@@ -48,7 +48,7 @@ func stopTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "stop",
 		Title: "Stop a process",
-		Description: `Stop a running process and everything in its process group: send signal (default SIGTERM), wait up to force_after_ms (default 3000) for it to end, then send SIGKILL. stopped says whether the process is really gone.
+		Description: `Stop a running process and everything in its process group: send signal (default SIGTERM), wait up to force_after_ms (default 3000) for it to end, then send SIGKILL. stopped says whether the process is really gone. What the command left running in the background after it exited ("cmd &", daemons) is part of it: stop reaches it with the same grace.
 
 Example: {"process_id": "proc_1a2b3c4d5e6f", "signal": "SIGINT", "force_after_ms": 2000}
 

@@ -1,0 +1,239 @@
+package pty
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TreeAlive reports whether a command's tree still has a live process: a
+// member of process group pgid, or a process whose environment holds
+// key=value (a descendant that left the group). It is what every command's
+// end asks, so it is cheap: as the child subreaper, the server is the
+// parent of every escaped descendant whose own parent is gone, and one
+// whose parent lives keeps the group (or another such descendant) alive,
+// so only the group and the server's children need looking at.
+func TreeAlive(pgid int, key, value string) bool {
+	if unix.Kill(-pgid, 0) == nil {
+		// A member that has just died answers too until it is reaped:
+		// only a live one counts.
+		return len(Members(pgid, key, value)) > 0
+	}
+	if !subreaper() {
+		return len(Members(pgid, key, value)) > 0
+	}
+	want := []byte(key + "=" + value)
+	for _, pid := range children() {
+		st, err := readStatGroup(pid)
+		if err != nil || st.state == 'Z' || st.state == 'X' {
+			continue
+		}
+		if hasEnv(pid, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// children lists this process's children (every thread's).
+func children() []int {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var pids []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for f := range bytes.FieldsSeq(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// hasEnv reports whether process pid's environment holds kv ("KEY=value").
+func hasEnv(pid int, kv []byte) bool {
+	var env []byte
+	// A process in the middle of execve shows an empty environment for an
+	// instant; a live process nearly always has one, so look again, for at
+	// most about 20 ms.
+	for i := range 20 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			return false
+		}
+		if env = b; len(env) > 0 {
+			break
+		}
+		time.Sleep(time.Duration(i+1) * 100 * time.Microsecond)
+	}
+	for e := range bytes.SplitSeq(env, []byte{0}) {
+		if bytes.Equal(e, kv) {
+			return true
+		}
+	}
+	return false
+}
+
+// Members returns the live processes of a command's tree: the members of
+// process group pgid, and the processes whose environment holds key=value
+// (descendants that left the group: setsid, daemons). Zombies are left out.
+//
+// When the server is the child subreaper, every such descendant is also
+// one of the server's, so only their environments are read: the scan
+// costs one small read per process on the machine.
+func Members(pgid int, key, value string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	type entry struct{ pid, ppid int }
+	var found []int
+	var others []entry
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		st, err := readStatGroup(pid)
+		if err != nil || st.state == 'Z' || st.state == 'X' {
+			continue
+		}
+		if st.pgrp == pgid {
+			found = append(found, pid)
+		} else if key != "" {
+			others = append(others, entry{pid, st.ppid})
+		}
+	}
+	if len(others) == 0 {
+		return found
+	}
+	isOurs := func(int) bool { return true }
+	if subreaper() {
+		parent := make(map[int]int, len(others))
+		for _, o := range others {
+			parent[o.pid] = o.ppid
+		}
+		isOurs = func(pid int) bool {
+			for range 64 { // deeper than any real tree; ends cycles from pid reuse
+				pp, ok := parent[pid]
+				if !ok {
+					return false
+				}
+				if pp == self {
+					return true
+				}
+				pid = pp
+			}
+			return false
+		}
+	}
+	want := []byte(key + "=" + value)
+	for _, o := range others {
+		if !isOurs(o.pid) {
+			continue
+		}
+		if hasEnv(o.pid, want) {
+			found = append(found, o.pid)
+		}
+	}
+	return found
+}
+
+// subreaper reports whether this process is a child subreaper.
+func subreaper() bool {
+	var v int32
+	err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&v)), 0, 0, 0)
+	return err == nil && v != 0
+}
+
+type statGroup struct {
+	state      byte
+	ppid, pgrp int
+}
+
+// readStatGroup reads a process's state letter, parent and process group.
+func readStatGroup(pid int) (statGroup, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return statGroup{}, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgrp, err2 := strconv.Atoi(string(f[2]))
+	if err1 != nil || err2 != nil {
+		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
+	}
+	return statGroup{state: f[0][0], ppid: ppid, pgrp: pgrp}, nil
+}
+
+// AwaitExit blocks until one of pids exits (or is already gone), or ctx is
+// done. It holds a pidfd per process, so it works for processes that are not
+// the server's children and costs nothing while it waits. Where pidfds are
+// not available it checks every 100 ms.
+func AwaitExit(ctx context.Context, pids []int) error {
+	fds := make([]unix.PollFd, 0, len(pids)+1)
+	defer func() {
+		for _, f := range fds {
+			_ = unix.Close(int(f.Fd))
+		}
+	}()
+	// The first descriptor is woken when ctx ends.
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return sleepCtx(ctx, awaitPoll)
+	}
+	fds = append(fds, unix.PollFd{Fd: int32(efd), Events: unix.POLLIN})
+	for _, pid := range pids {
+		fd, err := unix.PidfdOpen(pid, 0)
+		if errors.Is(err, unix.ESRCH) {
+			return nil // already gone
+		}
+		if err != nil {
+			return sleepCtx(ctx, awaitPoll)
+		}
+		fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+	}
+	woke := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_, _ = unix.Write(efd, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+		close(woke)
+	})
+	defer func() {
+		if !stop() {
+			// The wake-up has begun: the descriptor must stay open until
+			// it has written.
+			<-woke
+		}
+	}()
+	for {
+		_, err := unix.Poll(fds, -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("waiting for processes to exit: %w", err)
+		}
+		if fds[0].Revents != 0 {
+			return ctx.Err()
+		}
+		return nil
+	}
+}
