@@ -120,11 +120,10 @@ func (t *terminal) closeInput(p *Process) error {
 // pending polls the master without waiting: unlike FIONREAD, a poll first
 // lets the line discipline take in what the program wrote (the kernel
 // queues a slave's writes for the master asynchronously), so a byte whose
-// write has returned is always seen.
+// write has returned is always seen. The terminal is asked before the
+// readers: a byte gone from it when asked was taken by a read that had
+// raised held before it began.
 func (t *terminal) pending() bool {
-	if t.held.Load() > 0 {
-		return true
-	}
 	var in bool
 	_ = t.control(func(fd int) error {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
@@ -137,7 +136,7 @@ func (t *terminal) pending() bool {
 			return err
 		}
 	})
-	return in
+	return in || t.held.Load() > 0
 }
 
 func (t *terminal) unread() (int, error) {
@@ -279,13 +278,11 @@ func (p *pipes) closeInput(*Process) error {
 	return nil
 }
 
-// pending: a pipe's bytes are countable the moment the write returns.
+// pending: a pipe's bytes are countable the moment the write returns (and,
+// as for a terminal, the pipes are asked before the readers).
 func (p *pipes) pending() bool {
-	if p.held.Load() > 0 {
-		return true
-	}
 	n, err := p.unread()
-	return err == nil && n > 0
+	return err == nil && n > 0 || p.held.Load() > 0
 }
 
 func (p *pipes) unread() (int, error) {
