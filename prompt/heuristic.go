@@ -28,7 +28,8 @@ const maxPromptLen = 300
 var (
 	// Lines ending like a prompt: shells and REPLs ("$ ", ">>> ",
 	// "(gdb) "), questions ("Name: ", "Continue? ", "[y/N]"), menus.
-	promptEnd = regexp.MustCompile(`(?:[$#%>?:]|\(y/n\)|\(yes/no\)|\[[yYnN]/[yYnN]\]|\([A-Za-z][\w-]{0,15}\))[ \t]?$`)
+	// gdb asks "(y or n) " and, with a default, "(y or [n]) ".
+	promptEnd = regexp.MustCompile(`(?:[$#%>?:]|\(y/n\)|\(yes/no\)|\[[yYnN]/[yYnN]\]|\((?:\[y\]|y) or (?:\[n\]|n)\)|\([A-Za-z][\w-]{0,15}\))[ \t]?$`)
 	// A secret is asked for.
 	passwordLine = regexp.MustCompile(`(?i)(?:password|passphrase|passcode|\bpin)\b[^:]{0,60}:[ \t]*$`)
 	// Lines that end like a prompt but are progress: build tools and test

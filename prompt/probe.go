@@ -8,10 +8,12 @@ const (
 	// Unknown: the kernel cannot be asked here (not Linux, no permission).
 	Unknown Activity = iota
 	// Busy: running, sleeping on a timer, or waiting on something other
-	// than the input.
+	// than the input (a poll, epoll or select whose descriptors do not
+	// include it).
 	Busy
-	// Polling: waiting in poll, epoll or a many-descriptor select, which
-	// may include the input; the kernel does not say which descriptors.
+	// Polling: waiting in poll, epoll or a many-descriptor select that
+	// includes the input (or whose descriptors could not be read): the
+	// program may be waiting for input or for something else.
 	Polling
 	// Reading: blocked reading the terminal (or the stdin pipe).
 	Reading

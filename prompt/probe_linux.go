@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
@@ -18,8 +19,9 @@ const (
 	scOther   syscallClass = iota // busy with something else (a timer, a socket)
 	scNeutral                     // waiting for a child or a lock: says nothing
 	scRead                        // read(fd, ...)
-	scSelect                      // select or pselect6 (nfds in arg0)
-	scPoll                        // poll, ppoll, epoll: descriptors unknown
+	scSelect                      // select or pselect6 (nfds, readfds, ...)
+	scPoll                        // poll or ppoll (fds, nfds, ...)
+	scEpoll                       // epoll_wait, epoll_pwait, epoll_pwait2 (epfd, ...)
 )
 
 // classify sorts system call nr.
@@ -29,8 +31,10 @@ func classify(nr int64) syscallClass {
 		return scRead
 	case unix.SYS_PSELECT6:
 		return scSelect
-	case unix.SYS_PPOLL, unix.SYS_EPOLL_PWAIT:
+	case unix.SYS_PPOLL:
 		return scPoll
+	case unix.SYS_EPOLL_PWAIT, unix.SYS_EPOLL_PWAIT2:
+		return scEpoll
 	case unix.SYS_WAIT4, unix.SYS_WAITID, unix.SYS_FUTEX:
 		return scNeutral
 	}
@@ -135,8 +139,10 @@ type probeAcc struct {
 	denied  bool // a thread could not be read: another user's (sudo)
 	running bool
 	other   bool
-	polling bool
-	reader  *Task
+	polling bool // in a poll whose descriptors could not be read
+	// pollsInput: in a poll, epoll or select that includes the input.
+	pollsInput bool
+	reader     *Task
 }
 
 func (a *probeAcc) conclusive() bool { return a.running }
@@ -144,7 +150,7 @@ func (a *probeAcc) conclusive() bool { return a.running }
 // waitsOnOthers reports whether every thread seen waits on a child or a
 // lock: the process is a parent waiting for the ones that do the work.
 func (a *probeAcc) waitsOnOthers() bool {
-	return a.seen && !a.running && !a.other && !a.polling && a.reader == nil
+	return a.seen && !a.running && !a.other && !a.polling && !a.pollsInput && a.reader == nil
 }
 
 func (a *probeAcc) result() Probe {
@@ -157,7 +163,7 @@ func (a *probeAcc) result() Probe {
 		return Probe{Activity: Busy}
 	case a.reader != nil:
 		return Probe{Activity: Reading, Reader: *a.reader}
-	case a.polling && !a.other:
+	case a.pollsInput, a.polling && !a.other:
 		return Probe{Activity: Polling}
 	}
 	return Probe{Activity: Busy}
@@ -196,10 +202,15 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 		a.running = true
 		return
 	}
-	arg0, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
-	if err != nil {
-		a.other = true
-		return
+	var args [3]uint64
+	for i := range args {
+		if i+1 >= len(f) {
+			break
+		}
+		if args[i], err = strconv.ParseUint(strings.TrimPrefix(f[i+1], "0x"), 16, 64); err != nil {
+			a.other = true
+			return
+		}
 	}
 	class := classify(nr)
 	if class >= scRead && !sleeping(task) {
@@ -211,23 +222,185 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 	switch class {
 	case scNeutral:
 	case scRead:
-		if isInput(base, int(arg0), input) {
+		if isInput(base, int(args[0]), input) {
 			a.reader = &t
 		} else {
 			a.other = true // a pipe, a file, a socket: not the input
 		}
-	case scSelect:
-		// One descriptor, and it is ours: readline and friends.
-		if arg0 == 1 && isInput(base, 0, input) {
+	case scSelect, scPoll, scEpoll:
+		w := waitsOn(base, t.Pid, class, args, input)
+		switch {
+		case w == waitOnlyInput && class == scSelect:
+			// One descriptor, and it is ours: readline and friends.
 			a.reader = &t
-		} else {
+		case w == waitNotInput:
+			// A timer, a socket, a child's pipe: whatever it waits
+			// for, typing is not it.
+			a.other = true
+		case w == waitUnknown:
 			a.polling = true
+		default:
+			a.pollsInput = true
 		}
-	case scPoll:
-		a.polling = true
 	default:
 		a.other = true
 	}
+}
+
+// wait says what a poll, epoll or select wait includes.
+type wait int
+
+const (
+	waitUnknown   wait = iota // its descriptors could not be read
+	waitNotInput              // the input is not among them
+	waitWithInput             // the input and others
+	waitOnlyInput             // the input alone
+)
+
+// maxWatched bounds the descriptors of one wait that are looked at.
+const maxWatched = 4096
+
+// waitsOn reads which descriptors a thread of the process at base (pid)
+// waits on for reading: an epoll instance's from /proc (its fdinfo lists
+// them), a poll's pollfd array and a select's read set from the process's
+// memory (ours to read: it is our child, running as us).
+func waitsOn(base string, pid int, class syscallClass, args [3]uint64, input string) wait {
+	var fds []int
+	switch class {
+	case scEpoll:
+		return epollWaitsOn(base, int(args[0]), input, 0)
+	case scPoll:
+		n := min(int(args[1]), maxWatched)
+		b, err := readMem(pid, uintptr(args[0]), n*8)
+		if err != nil {
+			return waitUnknown
+		}
+		fds = pollReadFds(b)
+	case scSelect:
+		n := min(int(args[0]), maxWatched)
+		if args[1] == 0 {
+			return waitNotInput // no read set
+		}
+		b, err := readMem(pid, uintptr(args[1]), (n+63)/64*8)
+		if err != nil {
+			return waitUnknown
+		}
+		fds = selectReadFds(b, n)
+	}
+	return matchInput(base, fds, input)
+}
+
+// matchInput says whether fds, the descriptors a wait reads, hold the input.
+func matchInput(base string, fds []int, input string) wait {
+	found := false
+	for _, fd := range fds {
+		if isInput(base, fd, input) {
+			found = true
+		}
+	}
+	switch {
+	case !found:
+		return waitNotInput
+	case len(fds) == 1:
+		return waitOnlyInput
+	}
+	return waitWithInput
+}
+
+// epollWaitsOn reads the descriptors epoll instance epfd watches for
+// reading; an instance inside it (depth 1) counts with its own.
+func epollWaitsOn(base string, epfd int, input string, depth int) wait {
+	b, err := os.ReadFile(base + "/fdinfo/" + strconv.Itoa(epfd))
+	if err != nil {
+		return waitUnknown
+	}
+	fds := epollReadFds(b)
+	w := matchInput(base, fds, input)
+	if w != waitNotInput || depth > 0 {
+		return w
+	}
+	for _, fd := range fds {
+		if link, err := os.Readlink(base + "/fd/" + strconv.Itoa(fd)); err == nil && link == "anon_inode:[eventpoll]" {
+			if epollWaitsOn(base, fd, input, depth+1) != waitNotInput {
+				return waitWithInput
+			}
+		}
+	}
+	return waitNotInput
+}
+
+// epollReadFds parses an epoll instance's fdinfo: one line per watched
+// descriptor, "tfd: N events: HEX data: ...", and returns those watched
+// for input (EPOLLIN or EPOLLPRI).
+func epollReadFds(fdinfo []byte) []int {
+	var fds []int
+	for line := range strings.Lines(string(fdinfo)) {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != "tfd:" || f[2] != "events:" {
+			continue
+		}
+		fd, err1 := strconv.Atoi(f[1])
+		ev, err2 := strconv.ParseUint(f[3], 16, 32)
+		if err1 == nil && err2 == nil && ev&(unix.EPOLLIN|unix.EPOLLPRI) != 0 {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
+// pollRdNorm is POLLRDNORM, which x/sys does not name.
+const pollRdNorm = 0x40
+
+// pollReadFds returns the descriptors of a pollfd array (int fd; short
+// events; short revents) polled for input; negative ones are ignored, as
+// poll does.
+func pollReadFds(b []byte) []int {
+	var fds []int
+	for i := 0; i+8 <= len(b); i += 8 {
+		fd := int32(binary.NativeEndian.Uint32(b[i:]))
+		ev := binary.NativeEndian.Uint16(b[i+4:])
+		if fd >= 0 && ev&(unix.POLLIN|unix.POLLPRI|pollRdNorm) != 0 {
+			fds = append(fds, int(fd))
+		}
+	}
+	return fds
+}
+
+// selectReadFds returns the descriptors below nfds set in a select read set
+// (an array of native longs, bit fd%64 of long fd/64).
+func selectReadFds(b []byte, nfds int) []int {
+	var fds []int
+	for fd := 0; fd < nfds && fd/64*8+8 <= len(b); fd++ {
+		if binary.NativeEndian.Uint64(b[fd/64*8:])&(1<<(fd%64)) != 0 {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
+// readMem reads n bytes at addr of process pid: with process_vm_readv,
+// else through /proc/pid/mem (both need the right to trace it, which a
+// server has over its own children).
+func readMem(pid int, addr uintptr, n int) ([]byte, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	b := make([]byte, n)
+	local := []unix.Iovec{{Base: &b[0]}}
+	local[0].SetLen(n)
+	remote := []unix.RemoteIovec{{Base: addr, Len: n}}
+	if m, err := unix.ProcessVMReadv(pid, local, remote, 0); err == nil && m == n {
+		return b, nil
+	}
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/mem")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(b, int64(addr)); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // isInput reports whether descriptor fd of the process at base is the input.

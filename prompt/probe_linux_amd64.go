@@ -6,8 +6,10 @@ func archClass(nr int64) syscallClass {
 	switch nr {
 	case unix.SYS_SELECT:
 		return scSelect
-	case unix.SYS_POLL, unix.SYS_EPOLL_WAIT:
+	case unix.SYS_POLL:
 		return scPoll
+	case unix.SYS_EPOLL_WAIT:
+		return scEpoll
 	}
 	return scOther
 }

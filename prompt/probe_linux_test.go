@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,6 +43,43 @@ func child(role string) int {
 		for {
 			_, _ = unix.Poll(fds, -1)
 		}
+	case "pollother":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		fds := []unix.PollFd{{Fd: int32(r.Fd()), Events: unix.POLLIN}, {Fd: 0, Events: unix.POLLOUT}}
+		for {
+			_, _ = unix.Poll(fds, -1)
+		}
+	case "epoll", "epollother", "epollnested":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		ep, _ := unix.EpollCreate1(0)
+		_ = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, int(r.Fd()), &unix.EpollEvent{Events: unix.EPOLLIN})
+		switch role {
+		case "epoll":
+			_ = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, 0, &unix.EpollEvent{Events: unix.EPOLLIN})
+		case "epollnested":
+			inner, _ := unix.EpollCreate1(0)
+			_ = unix.EpollCtl(inner, unix.EPOLL_CTL_ADD, 0, &unix.EpollEvent{Events: unix.EPOLLIN})
+			_ = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, inner, &unix.EpollEvent{Events: unix.EPOLLIN})
+		}
+		evs := make([]unix.EpollEvent, 4)
+		for {
+			_, _ = unix.EpollWait(ep, evs, -1)
+		}
+	case "selectmany", "selectother":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		for {
+			var set unix.FdSet
+			set.Set(int(r.Fd()))
+			if role == "selectmany" {
+				set.Set(0)
+			}
+			_, _ = unix.Pselect(int(r.Fd())+1, &set, nil, nil, nil, nil)
+		}
+	case "sleep":
+		time.Sleep(time.Hour)
 	case "select1":
 		for {
 			var set unix.FdSet
@@ -58,7 +96,8 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A role is played by the test binary; a shell line by sh. (A Go
-	// program that sleeps looks like polling: its runtime waits in epoll.)
+	// program that sleeps waits in epoll, on descriptors that are not the
+	// input.)
 	tests := []struct {
 		role string
 		tty  bool
@@ -68,6 +107,15 @@ func TestInspect(t *testing.T) {
 		{"read", false, Reading},
 		{"select1", true, Reading},
 		{"poll", true, Polling},
+		{"poll", false, Polling},
+		{"pollother", true, Busy},
+		{"epoll", true, Polling},
+		{"epoll", false, Polling},
+		{"epollnested", true, Polling},
+		{"epollother", true, Busy},
+		{"selectmany", true, Polling},
+		{"selectother", true, Busy},
+		{"sleep", true, Busy},
 		{"spin", true, Busy},
 		{"echo ready; exec sleep 3600", true, Busy},
 		{"echo ready; exec sleep 3600", false, Busy},
@@ -205,4 +253,82 @@ func BenchmarkInspect(b *testing.B) {
 			pr.Inspect(in)
 		}
 	})
+}
+
+func TestEpollReadFds(t *testing.T) {
+	tests := []struct {
+		name, fdinfo string
+		want         []int
+	}{
+		{"none", "pos:\t0\nflags:\t02000002\nmnt_id:\t16\nino:\t1057\n", nil},
+		{"input and a pipe",
+			"pos:\t0\nflags:\t02\nmnt_id:\t16\nino:\t1057\n" +
+				"tfd:        0 events:       19 data:                0  pos:0 ino:3 sdev:19\n" +
+				"tfd:       12 events:       19 data:                c  pos:0 ino:9f12 sdev:e\n",
+			[]int{0, 12}},
+		{"written only", "tfd:        1 events:        4 data:                1  pos:0 ino:3 sdev:19\n", nil},
+		{"priority", "tfd:        7 events:        2 data:                7  pos:0 ino:3 sdev:19\n", []int{7}},
+		{"edge triggered", "tfd:        5 events: 80000019 data:                5  pos:0 ino:3 sdev:19\n", []int{5}},
+		{"garbage", "tfd: x events: 19\ntfd:\n", nil},
+	}
+	for _, tt := range tests {
+		if got := epollReadFds([]byte(tt.fdinfo)); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPollReadFds(t *testing.T) {
+	pollfd := func(fd int32, events uint16) []byte {
+		b := make([]byte, 8)
+		binary.NativeEndian.PutUint32(b, uint32(fd))
+		binary.NativeEndian.PutUint16(b[4:], events)
+		return b
+	}
+	tests := []struct {
+		name string
+		b    []byte
+		want []int
+	}{
+		{"empty", nil, nil},
+		{"input", pollfd(0, unix.POLLIN), []int{0}},
+		{"rdnorm", pollfd(3, 0x40), []int{3}},
+		{"output only", pollfd(1, unix.POLLOUT), nil},
+		{"ignored", pollfd(-1, unix.POLLIN), nil},
+		{"several", append(append(pollfd(4, unix.POLLIN), pollfd(0, unix.POLLOUT)...), pollfd(9, unix.POLLIN|unix.POLLPRI)...), []int{4, 9}},
+		{"short tail", append(pollfd(2, unix.POLLIN), 1, 2, 3), []int{2}},
+	}
+	for _, tt := range tests {
+		if got := pollReadFds(tt.b); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestSelectReadFds(t *testing.T) {
+	set := func(fds ...int) []byte {
+		b := make([]byte, 16)
+		for _, fd := range fds {
+			w := binary.NativeEndian.Uint64(b[fd/64*8:])
+			binary.NativeEndian.PutUint64(b[fd/64*8:], w|1<<(fd%64))
+		}
+		return b
+	}
+	tests := []struct {
+		name string
+		b    []byte
+		nfds int
+		want []int
+	}{
+		{"empty", set(), 128, nil},
+		{"input", set(0), 1, []int{0}},
+		{"two words", set(0, 3, 70), 71, []int{0, 3, 70}},
+		{"beyond nfds", set(0, 70), 10, []int{0}},
+		{"short set", set(0, 70)[:8], 128, []int{0}},
+	}
+	for _, tt := range tests {
+		if got := selectReadFds(tt.b, tt.nfds); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

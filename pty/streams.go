@@ -29,6 +29,9 @@ type streams interface {
 	checkInput() error
 	closeInput(p *Process) error
 	unread() (int, error)
+	// pending reports whether output the program wrote has not been
+	// handed on by the reader yet.
+	pending() bool
 	// close closes every descriptor the server holds.
 	close() error
 }
@@ -41,8 +44,9 @@ type terminal struct {
 	// rc reaches the master's fd without (*os.File).Fd, which would switch
 	// it back to blocking mode.
 	rc     syscall.RawConn
-	out    eofReader
+	out    *eofReader
 	closed *atomic.Bool
+	held   atomic.Int32 // see eofReader.held
 }
 
 func openTerminal(cols, rows uint16, closed *atomic.Bool) (*terminal, error) {
@@ -59,7 +63,7 @@ func openTerminal(cols, rows uint16, closed *atomic.Bool) (*terminal, error) {
 		_ = master.Close()
 		return nil, fmt.Errorf("configuring pty: %w", err)
 	}
-	t.out = eofReader{rc: t.rc, closed: closed}
+	t.out = &eofReader{rc: t.rc, closed: closed, held: &t.held}
 	return t, nil
 }
 
@@ -111,6 +115,28 @@ func (t *terminal) closeInput(p *Process) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.eofWriteTimeout)
 	defer cancel()
 	return p.writeInput(ctx, []byte{eof})
+}
+
+// pending polls the master without waiting: unlike FIONREAD, a poll first
+// lets the line discipline take in what the program wrote (the kernel
+// queues a slave's writes for the master asynchronously), so a byte whose
+// write has returned is always seen. The terminal is asked before the
+// readers: a byte gone from it when asked was taken by a read that had
+// raised held before it began.
+func (t *terminal) pending() bool {
+	var in bool
+	_ = t.control(func(fd int) error {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			_, err := unix.Poll(fds, 0)
+			if err == unix.EINTR {
+				continue
+			}
+			in = fds[0].Revents&unix.POLLIN != 0
+			return err
+		}
+	})
+	return in || t.held.Load() > 0
 }
 
 func (t *terminal) unread() (int, error) {
@@ -183,9 +209,10 @@ type pipes struct {
 	ends        [3]*os.File // the child's: stdin's read end, the write ends of stdout and stderr
 	in          *os.File
 	out, errOut *os.File
-	outR, errR  eofReader
+	outR, errR  *eofReader
 	path        string
 	inputClosed *atomic.Bool
+	held        atomic.Int32 // see eofReader.held
 }
 
 func openPipes(closed, inputClosed *atomic.Bool) (*pipes, error) {
@@ -205,8 +232,8 @@ func openPipes(closed, inputClosed *atomic.Bool) (*pipes, error) {
 		}
 	}
 	if err == nil {
-		if p.outR, err = newEOFReader(p.out, closed); err == nil {
-			p.errR, err = newEOFReader(p.errOut, closed)
+		if p.outR, err = newEOFReader(p.out, closed, &p.held); err == nil {
+			p.errR, err = newEOFReader(p.errOut, closed, &p.held)
 		}
 		if err != nil {
 			err = fmt.Errorf("configuring pipes: %w", err)
@@ -251,6 +278,13 @@ func (p *pipes) closeInput(*Process) error {
 	return nil
 }
 
+// pending: a pipe's bytes are countable the moment the write returns (and,
+// as for a terminal, the pipes are asked before the readers).
+func (p *pipes) pending() bool {
+	n, err := p.unread()
+	return err == nil && n > 0 || p.held.Load() > 0
+}
+
 func (p *pipes) unread() (int, error) {
 	total := 0
 	for _, f := range []*os.File{p.out, p.errOut} {
@@ -287,34 +321,57 @@ func (p *pipes) close() error {
 
 // eofReader reads a stream in batches and reports its ends as io.EOF: EIO
 // is how the master says the last slave descriptor closed, and ErrClosed is
-// what a reader woken by Close gets.
+// what a reader woken by Close gets. One goroutine reads it.
 type eofReader struct {
 	rc syscall.RawConn
 	// closed is the process's flag, set before its descriptors are closed:
 	// a raw read on a closed file fails with an error that cannot be
 	// matched from outside internal/poll.
 	closed *atomic.Bool
+	// held counts the readers of the process's streams that hold output:
+	// raised before the read system call, so that there is no moment in
+	// which bytes have left the kernel but are not counted, and lowered
+	// when the read found nothing or when the caller comes back for more
+	// (it has handed the bytes on).
+	held    *atomic.Int32
+	holding bool
 }
 
-func newEOFReader(f *os.File, closed *atomic.Bool) (eofReader, error) {
+func newEOFReader(f *os.File, closed *atomic.Bool, held *atomic.Int32) (*eofReader, error) {
 	rc, err := f.SyscallConn()
-	return eofReader{rc: rc, closed: closed}, err
+	return &eofReader{rc: rc, closed: closed, held: held}, err
+}
+
+func (r *eofReader) hold(on bool) {
+	if on == r.holding {
+		return
+	}
+	r.holding = on
+	if on {
+		r.held.Add(1)
+	} else {
+		r.held.Add(-1)
+	}
 }
 
 // Read fills b with all the output there is, in as many reads as that takes
 // (a terminal hands out at most about 4 KiB a read), and waits only while
 // there is none: a busy program's output then costs its reader one wake-up
-// per batch instead of one per 4 KiB.
-func (r eofReader) Read(b []byte) (int, error) {
+// per batch instead of one per 4 KiB. What it returns counts as held
+// until the next Read.
+func (r *eofReader) Read(b []byte) (int, error) {
+	r.hold(false)
 	n := 0
 	var readErr error
 	err := r.rc.Read(func(fd uintptr) bool {
 		for n < len(b) {
+			r.hold(true)
 			m, e := unix.Read(int(fd), b[n:])
 			switch {
 			case e == unix.EINTR:
 				continue
 			case e == unix.EAGAIN:
+				r.hold(n > 0)
 				return n > 0 // nothing now: done if something was read, else wait
 			case e != nil:
 				readErr = e
@@ -332,6 +389,7 @@ func (r eofReader) Read(b []byte) (int, error) {
 	if n > 0 {
 		return n, nil // an error comes again on the next read
 	}
+	r.hold(false)
 	if err == nil {
 		err = readErr
 	}
@@ -340,3 +398,11 @@ func (r eofReader) Read(b []byte) (int, error) {
 	}
 	return 0, err
 }
+
+// Pending reports whether output the program wrote has not reached the
+// caller's hands yet: it waits in the terminal or a pipe (including what the
+// terminal has not queued for reading yet), or a reader of [Process.Stdout]
+// or [Process.Stderr] returned it and has not been called again since.
+// A program seen waiting for input while nothing is pending has had every
+// byte it wrote before handed on.
+func (p *Process) Pending() bool { return p.io.pending() }

@@ -139,6 +139,8 @@ func BenchmarkDrain(b *testing.B) {
 //	mark:   an integrated interactive bash, seen by its OSC 133 B mark
 //	quiet:  a program that polls its input (python3 select.poll), seen by
 //	        its prompt-shaped last line after the quiet period
+//	quiet-epoll: the same from an event loop (node readline), whose epoll
+//	        instance the kernel shows watching the terminal
 func BenchmarkPromptAnswer(b *testing.B) {
 	m := newTestManager(b, nil)
 	cases := []struct {
@@ -150,6 +152,8 @@ func BenchmarkPromptAnswer(b *testing.B) {
 p = select.poll(); p.register(0, select.POLLIN)
 while True:
     sys.stdout.write("> "); p.poll(); sys.stdin.readline(); print("got")'`, "x", "python3"},
+		{"quiet-epoll", `node -e 'const rl = require("readline").createInterface({input: process.stdin, output: process.stdout, prompt: "> "})
+rl.on("line", () => { console.log("got"); rl.prompt() }); rl.prompt()'`, "x", "node"},
 	}
 	for _, c := range cases {
 		if _, err := exec.LookPath(c.need); err != nil {

@@ -137,7 +137,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// A program still printing is not waiting.
 		return InputState{}
 	}
-	if p.in.kernel.unread() > 0 {
+	if p.in.kernel.pending() {
 		// Output not read yet (a busy server): the program is still
 		// printing, and asking the kernel now would only add to the load.
 		return InputState{}
@@ -187,7 +187,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 // window in which a program is seen waiting while its prompt is not yet
 // visible.
 func (p *Process) unchangedSince(v inputView) bool {
-	if p.in.kernel.unread() > 0 {
+	if p.in.kernel.pending() {
 		return false
 	}
 	p.mu.Lock()
@@ -222,9 +222,10 @@ func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 // kernel is what input-wait detection asks the kernel; tests replace it to
 // put a probe at a chosen moment.
 type kernel interface {
-	// unread returns how many bytes of output wait in the terminal or
-	// pipe (0 when that cannot be told).
-	unread() int
+	// pending reports whether output the program wrote has not been
+	// handed on by the stream's reader yet: it waits in the terminal or
+	// pipe, or a reader holds it between its read and the log.
+	pending() bool
 	// inspect says what the program's foreground is doing.
 	inspect() prompt.Probe
 }
@@ -232,13 +233,7 @@ type kernel interface {
 // procKernel asks the kernel about a Process's own program.
 type procKernel struct{ p *Process }
 
-func (k procKernel) unread() int {
-	n, err := k.p.proc.Unread()
-	if err != nil {
-		return 0
-	}
-	return n
-}
+func (k procKernel) pending() bool { return k.p.proc.Pending() }
 
 func (k procKernel) inspect() prompt.Probe { return k.p.inspect() }
 

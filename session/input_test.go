@@ -114,15 +114,39 @@ func TestWriteWaitsForTheNextPrompt(t *testing.T) {
 // has taken the prompt from the terminal but not put it in the log yet.
 type raceKernel struct {
 	onInspect func()
+	// held: the stream's reader holds bytes from the moment inspect
+	// returns (its read returned them just after the kernel was asked).
+	held *bool
 }
 
-func (raceKernel) unread() int { return 0 }
+func (k raceKernel) pending() bool { return k.held != nil && *k.held }
 
 func (k raceKernel) inspect() prompt.Probe {
 	if k.onInspect != nil {
 		k.onInspect()
 	}
+	if k.held != nil {
+		*k.held = true
+	}
 	return prompt.Probe{Activity: prompt.Reading}
+}
+
+// Bytes the stream's reader took from the terminal just after the kernel
+// saw the program blocked reading, and holds before the session sees them,
+// keep the program from being reported waiting (issue 15, the race below
+// the session).
+func TestInputWaitWaitsForOutputHeldByTheReader(t *testing.T) {
+	m := newTestManager(t, nil)
+	p, err := m.Start(t.Context(), spec("sleep 30", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = p.Stop(context.Background(), syscall.SIGKILL, 0, EndedByStop) })
+	held := false
+	p.in.kernel = raceKernel{held: &held}
+	if st := p.evalInput(0); st.Waiting {
+		t.Fatalf("waiting with the prompt held by the reader: %+v", st)
+	}
 }
 
 // A program seen reading while its prompt is still on its way to the log
