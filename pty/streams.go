@@ -110,7 +110,13 @@ func (t *terminal) closeInput(p *Process) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.eofWriteTimeout)
 	defer cancel()
-	return p.writeInput(ctx, []byte{eof})
+	b := []byte{eof}
+	// In canonical mode EOF after an unfinished line only hands the line
+	// over; a second one ends the input, as a person presses Ctrl-D twice.
+	if p.lineOpenNow() && tio.Lflag&unix.ICANON != 0 {
+		b = append(b, eof)
+	}
+	return p.writeInput(ctx, b)
 }
 
 func (t *terminal) unread() (int, error) {
