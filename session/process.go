@@ -290,11 +290,8 @@ func (p *Process) wait() {
 
 // signalTree sends sig to the process group, and to every descendant that
 // left the group (setsid, daemons) but still carries the process's tag.
-// In PTY mode, members of the terminal's session that ignore sig (an
-// interactive shell ignores SIGTERM) are hung up as well (signal.go).
 func (p *Process) signalTree(sig syscall.Signal) error {
 	err := p.proc.Signal(sig)
-	p.hangUpIgnorers(sig)
 	for pid, v := range pty.Tagged(tagKey) {
 		if v != p.tag {
 			continue
@@ -423,6 +420,7 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
+	p.hangUpIgnorers(sig) // an interactive shell ignores SIGTERM (signal.go)
 	o := p.awaitEnd(ctx, sig, time.Now().Add(max(grace, 0)+p.timing.killWait))
 	if o.Reason == ReasonCancelled {
 		return StopResult{}, ctx.Err()
