@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -71,6 +72,9 @@ type Process struct {
 	// concurrent WriteInputs would cut each other short) while still letting
 	// a waiting writer give up when its context ends.
 	wsem chan struct{}
+	// lineOpen: the last byte written did not end a line, so in canonical
+	// mode the terminal holds an unfinished line (guarded by wsem).
+	lineOpen bool
 
 	done   chan struct{}
 	status ExitStatus // written by the reaper before done is closed
@@ -357,7 +361,10 @@ func (p *Process) writeInput(ctx context.Context, b []byte) error {
 			<-fired
 		}
 	}()
-	_, err := f.Write(b)
+	n, err := f.Write(b)
+	if n > 0 {
+		p.lineOpen = !strings.ContainsRune("\n\r\x03\x04\x15", rune(b[n-1]))
+	}
 	if err == nil {
 		return nil
 	}
@@ -510,4 +517,11 @@ func (p *Process) Close() error {
 		}
 	})
 	return p.closeErr
+}
+
+// lineOpenNow reports whether the last byte written left a line open.
+func (p *Process) lineOpenNow() bool {
+	p.wsem <- struct{}{}
+	defer func() { <-p.wsem }()
+	return p.lineOpen
 }

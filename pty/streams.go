@@ -114,7 +114,13 @@ func (t *terminal) closeInput(p *Process) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.eofWriteTimeout)
 	defer cancel()
-	return p.writeInput(ctx, []byte{eof})
+	b := []byte{eof}
+	// In canonical mode EOF after an unfinished line only hands the line
+	// over; a second one ends the input, as a person presses Ctrl-D twice.
+	if p.lineOpenNow() && tio.Lflag&unix.ICANON != 0 {
+		b = append(b, eof)
+	}
+	return p.writeInput(ctx, b)
 }
 
 // pending polls the master without waiting: unlike FIONREAD, a poll first

@@ -41,18 +41,16 @@ func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bo
 		touched[i] = true
 		if s.needle != nil && !mayHold(s.partial[i], data, s.needle) {
 			if nl := bytes.LastIndexByte(data, '\n'); nl >= 0 {
-				s.partial[i] = append(s.partial[i][:0], data[nl+1:]...)
-			} else {
-				s.partial[i] = append(s.partial[i], data...)
+				s.partial[i] = s.partial[i][:0]
+				data = data[nl+1:]
 			}
-			s.trim(i)
+			s.extend(i, data)
 			continue
 		}
 		for len(data) > 0 {
 			nl := bytes.IndexByte(data, '\n')
 			if nl < 0 {
-				s.partial[i] = append(s.partial[i], data...)
-				s.trim(i)
+				s.extend(i, data)
 				break
 			}
 			b := data[:nl]
@@ -77,11 +75,19 @@ func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bo
 	return false
 }
 
-// trim keeps stream i's unfinished line within maxLine.
-func (s *lineScan) trim(i int) {
-	if n := len(s.partial[i]); n > maxLine {
-		s.partial[i] = append(s.partial[i][:0], s.partial[i][n-maxLine:]...)
+// extend adds b to stream i's unfinished line and keeps only its last
+// maxLine bytes, without ever holding more than that: a line that never
+// ends costs maxLine, however long it grows.
+func (s *lineScan) extend(i int, b []byte) {
+	if len(b) >= maxLine {
+		s.partial[i] = append(s.partial[i][:0], b[len(b)-maxLine:]...)
+		return
 	}
+	if over := len(s.partial[i]) + len(b) - maxLine; over > 0 {
+		n := copy(s.partial[i], s.partial[i][over:])
+		s.partial[i] = s.partial[i][:n]
+	}
+	s.partial[i] = append(s.partial[i], b...)
 }
 
 // mayHold reports whether needle can occur in a line made of the

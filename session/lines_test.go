@@ -107,3 +107,23 @@ func TestLineScanNeedle(t *testing.T) {
 		}
 	}
 }
+
+// A line that never ends costs a lineScan at most about maxLine, whether
+// the scan looks at every chunk or skips those without its needle.
+func TestLineScanLongLineMemory(t *testing.T) {
+	for _, needle := range [][]byte{nil, urlMark} {
+		l := newOutputLog(1 << 20)
+		s := lineScan{needle: needle}
+		chunk := []byte(strings.Repeat("x", 300<<10))
+		for range 20 {
+			l.append(Stdout, chunk)
+			s.scan(l, false, func([]byte) bool { return false })
+			if c := cap(s.partial[0]); c > 2*maxLine {
+				t.Fatalf("needle %q: the unfinished line holds %d bytes, want at most %d", needle, c, 2*maxLine)
+			}
+		}
+		if len(s.partial[0]) != maxLine {
+			t.Errorf("needle %q: kept %d bytes of the line, want the last %d", needle, len(s.partial[0]), maxLine)
+		}
+	}
+}

@@ -71,6 +71,7 @@ type Manager struct {
 	tag     string // this server's tag prefix, "<pid>:<start>:"
 	prober  *prompt.Prober
 	timing  timing
+	keep    retention
 
 	startedAt time.Time
 	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
@@ -112,6 +113,7 @@ func NewManager(ctx context.Context, cfg *policy.Config, log *slog.Logger) (*Man
 		baseEnv:   env,
 		prober:    prompt.NewProber(),
 		timing:    defaultTiming(),
+		keep:      defaultRetention(),
 		startedAt: time.Now(),
 		quit:      make(chan struct{}),
 		reg:       newRegistry(),
@@ -256,7 +258,14 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 		m.followToDiskLocked(p)
 	}
 	m.reg.releaseName(l.spec.Name, !late, o.restart)
+	var old []*Process
+	if !late {
+		old = m.trimRunsLocked(l.spec.Name)
+	}
 	m.mu.Unlock()
+	for _, q := range old {
+		q.Close()
+	}
 	close(registered)
 	if late {
 		// Shutdown began while this one was starting and will not see it.
@@ -316,6 +325,9 @@ func (m *Manager) release() {
 func (m *Manager) ended(p *Process) {
 	m.log.Debug("ended", "process_id", p.ID)
 	m.afterEnd(p)
+	m.mu.Lock()
+	m.fitEndedOutputLocked()
+	m.mu.Unlock()
 }
 
 // environ builds the child's environment: the server's, then what makes a

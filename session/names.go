@@ -56,6 +56,9 @@ type nameState struct {
 	pending  *pendingRestart // a crash restart is scheduled
 	restarts int             // runs started by restart (the tool or the policy) since the last fresh start
 	last     *Exit           // how the most recent ended run under this name ended
+	// evictedRuns counts ended runs forgotten to keep the name's runs
+	// within retention.runsPerName.
+	evictedRuns int
 }
 
 // Exit is how a run ended, kept in a name's history.
@@ -71,6 +74,7 @@ type History struct {
 	Restarts       int   // runs started by a restart since the name was last started fresh
 	LastExit       *Exit // the most recent ended run under the name
 	RestartPending bool  // a crash restart is scheduled
+	EvictedRuns    int   // older ended runs forgotten to keep at most 10 runs of the name
 }
 
 // History returns the restart history of a process's name (zero for a
@@ -82,7 +86,7 @@ func (m *Manager) History(p *Process) History {
 	if p.Name == "" || ns == nil {
 		return History{}
 	}
-	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil}
+	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil, EvictedRuns: ns.evictedRuns}
 }
 
 // byName returns the newest run under name, or nil.

@@ -515,7 +515,8 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
-	o := p.Await(ctx, time.Now().Add(max(grace, 0)+p.timing.killWait), Until{})
+	p.hangUpIgnorers(sig) // an interactive shell ignores SIGTERM (signal.go)
+	o := p.awaitEnd(ctx, sig, time.Now().Add(max(grace, 0)+p.timing.killWait))
 	if o.Reason == ReasonCancelled {
 		return StopResult{}, ctx.Err()
 	}

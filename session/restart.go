@@ -16,7 +16,7 @@ const DefaultMaxRestartDelay = 30 * time.Second
 // RestartPolicy restarts a process that crashes: it exits with a non-zero
 // code, or a signal that neither stop, restart, a timeout nor shutdown sent
 // killed it. The n-th restart in a row waits Delay * 2^(n-1), at most
-// MaxDelay.
+// MaxDelay, and never less than 100 ms.
 type RestartPolicy struct {
 	MaxRetries int           // 0: never restart
 	Delay      time.Duration // before the first restart
@@ -62,7 +62,7 @@ func (rp RestartPolicy) backoff(attempt int) time.Duration {
 	}
 	d := max(rp.Delay, 0)
 	for range attempt {
-		if d >= limit {
+		if d >= limit || d == 0 {
 			break
 		}
 		d *= 2
@@ -125,7 +125,7 @@ func (m *Manager) afterEnd(p *Process) {
 	if !due || m.shutdown || m.reg.byName(p.Name) != p || ns.pending != nil || ns.starting {
 		return
 	}
-	delay := r.spec.Restart.backoff(attempt)
+	delay := max(r.spec.Restart.backoff(attempt), m.timing.restartFloor)
 	pr := &pendingRestart{cancel: make(chan struct{}), done: make(chan struct{})}
 	ns.pending = pr
 	r.restart = pr

@@ -35,6 +35,11 @@ type timing struct {
 	// healthyRun is how long a run must live for the retry count of its
 	// crash restarts to start over.
 	healthyRun time.Duration
+	// restartFloor is the least time between a crash and the restart it
+	// leads to, whatever the policy asks: a command that fails at once
+	// under max_retries with no delay would otherwise restart hundreds of
+	// times a second.
+	restartFloor time.Duration
 }
 
 func defaultTiming() timing {
@@ -47,8 +52,12 @@ func defaultTiming() timing {
 		maxProbe:      500 * time.Millisecond,
 		quietPeriod:   prompt.QuietPeriod,
 		healthyRun:    time.Minute,
+		restartFloor:  minRestartDelay,
 	}
 }
+
+// minRestartDelay is the default floor of crash-restart delays.
+const minRestartDelay = 100 * time.Millisecond
 
 // noProbe, as the quiet an evaluation needs before it asks the kernel,
 // means never.

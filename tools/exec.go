@@ -38,7 +38,7 @@ type ExecIn struct {
 	WaitFor          *string `json:"wait_for,omitempty" jsonschema:"Regex (Go RE2) that means the command is up, e.g. \"Local:.*http\" for a dev server. exec answers as soon as a line of output matches (output from the very start counts), with yield_reason \"pattern\", verified true and the matched text; if the process exits first or wait_for_timeout_ms passes, verified is false and the process keeps running unless it exited. Replaces yield_ms."`
 	WaitForTimeoutMs *int    `json:"wait_for_timeout_ms,omitempty" jsonschema:"How long to wait for wait_for (default 30000, capped like yield_ms)."`
 	MaxRetries       *int    `json:"max_retries,omitempty" jsonschema:"Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."`
-	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty" jsonschema:"Delay before the first crash restart (default 1000); it doubles for each further restart in a row."`
+	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty" jsonschema:"Delay before the first crash restart (default 1000); it doubles for each further restart in a row. No restart comes sooner than 100 ms after the crash."`
 	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty" jsonschema:"Cap of the doubling delay (default 30000)."`
 }
 

@@ -58,6 +58,7 @@ type runHistory struct {
 	Restarts       int       `json:"restarts,omitempty" jsonschema:"runs started by restart or a crash restart since the name was last started by exec"`
 	LastExit       *LastExit `json:"last_exit,omitempty" jsonschema:"how the most recent ended run under this name ended"`
 	RestartPending bool      `json:"restart_pending,omitempty" jsonschema:"a crash restart is scheduled"`
+	RunsEvicted    int       `json:"runs_evicted,omitempty" jsonschema:"older ended runs of this name forgotten to keep at most 10 runs per name"`
 }
 
 // LastExit is how a run ended.
@@ -70,7 +71,7 @@ type LastExit struct {
 
 func (h *handlers) history(p *session.Process) runHistory {
 	hist := h.m.History(p)
-	r := runHistory{Restarts: hist.Restarts, RestartPending: hist.RestartPending}
+	r := runHistory{Restarts: hist.Restarts, RestartPending: hist.RestartPending, RunsEvicted: hist.EvictedRuns}
 	if e := hist.LastExit; e != nil {
 		r.LastExit = &LastExit{ProcessID: e.ProcessID, ExitCode: e.Code, EndedBy: string(e.EndedBy)}
 		if e.Signal != "" {

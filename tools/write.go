@@ -18,7 +18,7 @@ const writeTimeout = 10 * time.Second
 // WriteIn is write's input.
 type WriteIn struct {
 	ProcessID      string   `json:"process_id" jsonschema:"the process_id from exec"`
-	Input          string   `json:"input" jsonschema:"text to send, as typed at the keyboard"`
+	Input          string   `json:"input,omitempty" jsonschema:"text to send, as typed at the keyboard (may be left out when keys, close_stdin or a resize say what to do)"`
 	Keys           []string `json:"keys,omitempty" jsonschema:"named keys sent after input, in order: Enter, Tab, Esc, Up, Down, Left, Right, Home, End, PageUp, PageDown, Backspace, Delete, F1-F12, Space, or Ctrl chords C-c, C-d, C-z, C-l, ..."`
 	Newline        bool     `json:"newline,omitempty" jsonschema:"press Enter after the input and keys (default false)"`
 	CloseStdin     bool     `json:"close_stdin,omitempty" jsonschema:"end the input after writing (EOF; Ctrl-D at the start of a line in PTY mode)"`
@@ -55,7 +55,7 @@ func writeTool() *mcp.Tool {
 		Description: `Send text and keys to a running process, as if typed at its terminal (or written to its stdin pipe with tty: false). newline presses Enter after it. With yield_ms the call waits for the reply and returns it: it answers as soon as the program waits for input again (the next prompt), exits, or yield_ms passes, with the output produced since the write.
 
 Example (a REPL): {"process_id": "proc_1a2b3c4d5e6f", "input": "1+1", "newline": true, "yield_ms": 5000}
-Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "input": "", "keys": ["Down", "Down", "Enter"]}
+Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "keys": ["Down", "Down", "Enter"]}
 
 In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell, a command written with yield_ms answers when it finishes, with command_exit_code. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
 		Annotations: mcptool.Annotations("Send input to a process", mcptool.Types),

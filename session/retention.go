@@ -1,0 +1,142 @@
+package session
+
+import (
+	"slices"
+	"time"
+)
+
+// retention bounds what the Manager keeps of runs that ended, so that a
+// crash-restart loop or many finished commands cannot grow the server
+// without end before purge forgets them.
+type retention struct {
+	// runsPerName is how many runs of one name are kept: past it the
+	// oldest ended runs of the name are forgotten (counted in the name's
+	// History as evicted runs).
+	runsPerName int
+	// endedBytes is the memory that all ended runs' output (their logs and
+	// unrendered terminal output) may hold together: past it the output of
+	// the runs that ended first is evicted, as a full log evicts its
+	// oldest bytes.
+	endedBytes int64
+}
+
+func defaultRetention() retention {
+	return retention{runsPerName: 10, endedBytes: 32 << 20}
+}
+
+// trimRunsLocked forgets the oldest ended runs of name beyond
+// runsPerName and returns them, for the caller to close without the lock.
+// A run whose end is still being handled is kept until it is settled.
+func (m *Manager) trimRunsLocked(name string) []*Process {
+	if name == "" || m.keep.runsPerName <= 0 {
+		return nil
+	}
+	n := 0
+	for _, p := range m.reg.order {
+		if p.Name == name {
+			n++
+		}
+	}
+	var gone []*Process
+	for _, p := range m.reg.order {
+		if n <= m.keep.runsPerName {
+			break
+		}
+		if p.Name != name || !m.settledLocked(p) {
+			continue
+		}
+		gone = append(gone, p)
+		n--
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	m.reg.order = slices.DeleteFunc(m.reg.order, func(p *Process) bool { return slices.Contains(gone, p) })
+	for _, p := range gone {
+		delete(m.reg.procs, p.ID)
+		m.reg.forget(p)
+	}
+	if ns := m.reg.names[name]; ns != nil {
+		ns.evictedRuns += len(gone)
+	}
+	m.log.Debug("forgot old runs", "name", name, "count", len(gone))
+	return gone
+}
+
+// settledLocked reports whether p has ended and its end was handled.
+func (m *Manager) settledLocked(p *Process) bool {
+	r := m.reg.runs[p.ID]
+	if r == nil {
+		return p.Ended()
+	}
+	select {
+	case <-r.settled:
+		return true
+	default:
+		return false
+	}
+}
+
+// fitEndedOutputLocked evicts the output of the runs that ended first
+// until what ended runs hold fits endedBytes.
+func (m *Manager) fitEndedOutputLocked() {
+	if m.keep.endedBytes <= 0 {
+		return
+	}
+	type held struct {
+		p     *Process
+		ended time.Time
+		bytes int64
+	}
+	var ended []held
+	var total int64
+	for _, p := range m.reg.order {
+		in, n := p.held()
+		if in.Status == Running || n == 0 {
+			continue
+		}
+		ended = append(ended, held{p, in.EndedAt, n})
+		total += n
+	}
+	if total <= m.keep.endedBytes {
+		return
+	}
+	slices.SortStableFunc(ended, func(a, b held) int { return a.ended.Compare(b.ended) })
+	for _, h := range ended {
+		if total <= m.keep.endedBytes {
+			break
+		}
+		h.p.dropOutput()
+		total -= h.bytes
+	}
+}
+
+// held returns p's summary and the memory its output holds: the log's
+// ring, the terminal output not yet rendered and the URL scan's
+// unfinished lines.
+func (p *Process) held() (Info, int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.log.buf) + cap(p.urls.scan.partial[0]) + cap(p.urls.scan.partial[1])
+	if v := p.out.view; v != nil {
+		n += cap(v.pending)
+	}
+	return p.infoLocked(), int64(n)
+}
+
+// dropOutput evicts all of an ended process's retained output, as a full
+// log evicts its oldest bytes: reads report it evicted, EvictedBytes
+// counts it, and the screen, if asked for, starts blank.
+func (p *Process) dropOutput() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.log
+	if l.end > l.start {
+		l.evict(l.end)
+	}
+	l.buf = nil
+	p.urls.scan.partial = [2][]byte{}
+	if v := p.out.view; v != nil {
+		v.pending, v.lost, v.scr = nil, false, nil
+	}
+}
