@@ -340,6 +340,27 @@ func TestRedaction(t *testing.T) {
 	})
 }
 
+// A refusal quotes what it refused; a secret in the command, cwd or shell
+// is redacted there as in every other answer (issue 16 item 8).
+func TestRefusalsRedactSecrets(t *testing.T) {
+	const secret = "refusal-secret-789"
+	forEachProtocol(t, []string{`YIELDSHELL_DENY_COMMAND_REGEX=^curl\s`, "MY_SECRET_KEY=" + secret}, func(t *testing.T, s *server) {
+		for _, c := range []struct {
+			command string
+			args    map[string]any
+		}{
+			{"curl -H 'Authorization: " + secret + "' http://x", nil},
+			{"true", map[string]any{"cwd": "/nonexistent-" + secret}},
+			{"true", map[string]any{"shell": "nosuchshell-" + secret}},
+		} {
+			r := s.exec(c.command, c.args).mustStatus(t, "failed_to_start")
+			if strings.Contains(r.text, secret[:8]) || !strings.Contains(r.text, "[REDACTED") {
+				t.Errorf("%s %v: the refusal does not redact the secret: %s", c.command, c.args, r.text)
+			}
+		}
+	})
+}
+
 // Spec: DESIGN Errors: "Protocol errors are for malformed requests only."
 func TestMalformedArguments(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {

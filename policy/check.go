@@ -18,21 +18,22 @@ const commandEcho = 40
 
 // CheckCommand applies the deny and allow regexes, deny first. Both search
 // anywhere in the command (MatchString), as 0.4.0's re.search did. They are a
-// signal, not a control: quoting or variables get around any pattern.
-func (c *Config) CheckCommand(command string) error {
+// signal, not a control: quoting or variables get around any pattern. A
+// refusal quotes the command with secrets redacted.
+func (c *Config) CheckCommand(command string, secrets ...Secret) error {
 	if c.DenyCommand != nil && c.DenyCommand.MatchString(command) {
 		return refuse("deny_command_regex", fmt.Sprintf(
 			"command denied by policy (deny_command_regex): %s matches the operator's %s. Nothing was started. "+
 				"Use a different command that does not match the operator's deny pattern, "+
 				"or ask the operator to change %s.",
-			echo(command), envDenyCommand, envDenyCommand))
+			echo(Redact(secrets, command)), envDenyCommand, envDenyCommand))
 	}
 	if c.AllowCommand != nil && !c.AllowCommand.MatchString(command) {
 		return refuse("allow_command_regex", fmt.Sprintf(
 			"command not allowed by policy (allow_command_regex): %s does not match %s, which lists the only "+
 				"commands the operator permits. Nothing was started. Use a command of the permitted form, "+
 				"or ask the operator to change %s.",
-			echo(command), envAllowCommand, envAllowCommand))
+			echo(Redact(secrets, command)), envAllowCommand, envAllowCommand))
 	}
 	return nil
 }

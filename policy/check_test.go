@@ -33,11 +33,14 @@ func TestCheckCommand(t *testing.T) {
 			[]string{`starting "shutdown now # xxxxxxxxx`}, []string{strings.Repeat("x", 41)}},
 		{"prefix cut on a rune boundary", deny, nil, "shutdown " + strings.Repeat("é", 60), "deny_command_regex",
 			[]string{`starting "shutdown ` + strings.Repeat("é", 31) + `"`}, nil},
+		{"secret redacted before the prefix is cut", deny, nil, "shutdown -H 'Authorization: tok-1234567890abcdef'", "deny_command_regex",
+			[]string{`Authorization: [REDACTED`}, []string{"tok-1234"}},
 	}
+	secrets := []Secret{{Name: "API_TOKEN", Value: "tok-1234567890abcdef"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &Config{DenyCommand: tt.deny, AllowCommand: tt.allow}
-			err := c.CheckCommand(tt.command)
+			err := c.CheckCommand(tt.command, secrets...)
 			if tt.rule == "" {
 				if err != nil {
 					t.Fatalf("CheckCommand(%q) = %v", tt.command, err)

@@ -284,3 +284,12 @@ func (s *pairSet) has(a, b byte) bool {
 	k := uint(a)<<8 | uint(b)
 	return s[k>>6]&(1<<(k&63)) != 0
 }
+
+// Redact returns s with every secret in it replaced.
+func Redact(secrets []Secret, s string) string {
+	if len(secrets) == 0 || s == "" {
+		return s
+	}
+	r := NewRedactor(secrets)
+	return string(r.Flush(r.Write(nil, []byte(s))))
+}

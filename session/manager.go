@@ -177,12 +177,23 @@ type launch struct {
 // prepare applies policy in the spec's order (side effects, command
 // regexes, cwd; the process limit comes with the reservation) and resolves
 // the shell, the terminal size, the environment and shell integration.
-// Nothing is reserved or started.
+// Nothing is reserved or started. A refusal quotes the command, cwd or
+// shell, which may carry a secret: it is redacted as every answer is.
 func (m *Manager) prepare(spec Spec) (*launch, error) {
+	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	l, err := m.resolve(spec, secrets)
+	if err != nil {
+		return nil, redactError(secrets, err)
+	}
+	return l, nil
+}
+
+// resolve is prepare before its errors are redacted.
+func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if err := m.cfg.CheckSideEffects(spec.SideEffects); err != nil {
 		return nil, err
 	}
-	if err := m.cfg.CheckCommand(spec.Command); err != nil {
+	if err := m.cfg.CheckCommand(spec.Command, secrets...); err != nil {
 		return nil, err
 	}
 	cwd, err := m.cfg.ResolveCwd(spec.Cwd)
@@ -220,7 +231,7 @@ func (m *Manager) prepare(spec Spec) (*launch, error) {
 		Cols: spec.Cols,
 		Rows: spec.Rows,
 	}
-	l.secrets = m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
