@@ -262,6 +262,31 @@ func TestHealthInPs(t *testing.T) {
 // With YIELDSHELL_LOG_DIR, the clean log is also on disk, readable only by
 // the user, and answers say where and how to follow it.
 //
+// Pipe-mode output keeps what the program wrote, colours included, but
+// never a control string: a clipboard write (OSC 52), a title or a DCS
+// would otherwise reach an operator's terminal through tail -F, logs and
+// attach (issue 16 item 8).
+func TestPipeModeStripsControlStrings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
+		r := s.exec(`printf 'a\033]52;c;ZXZpbA==\007b\033]2;pwned\033\\c\033P1$r\033\\\033[31mred\033[0m\n'`,
+			map[string]any{"name": "esc", "tty": false}).mustStatus(t, "completed")
+		const want = "abc\033[31mred\033[0m\n"
+		if r.str("stdout") != want {
+			t.Errorf("stdout = %q, want %q", r.str("stdout"), want)
+		}
+		var b []byte
+		eventually(t, 10*time.Second, "the log file to be complete", func() bool {
+			b, _ = os.ReadFile(r.str("log_path"))
+			return strings.Contains(string(b), "ended by exit ---")
+		})
+		// (The header line quotes the command as text, without ESC bytes.)
+		if log := string(b); !strings.Contains(log, "\n"+want) || strings.Contains(log, "\033]") || strings.Contains(log, "\033P") {
+			t.Errorf("log file:\n%q", log)
+		}
+	})
+}
+
 // Spec: shell-yeah: responses carry "log_file_path" and "tail_command" for following a process's log.
 func TestLogsOnDisk(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")

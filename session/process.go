@@ -146,6 +146,23 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 	var sc scratch
 	var scan prompt.Scanner
 	var marks []prompt.Mark
+	// Pipe-mode output reaches the log as written but for control strings
+	// (see screen.Stripper); in PTY mode the cleaner takes everything.
+	var strip *screen.Stripper
+	var stripped []byte
+	if !p.TTY {
+		strip = new(screen.Stripper)
+	}
+	clean := func(b []byte, last bool) []byte {
+		if strip == nil {
+			return b
+		}
+		stripped = strip.Write(stripped[:0], b)
+		if last {
+			stripped = strip.Flush(stripped)
+		}
+		return stripped
+	}
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
@@ -155,11 +172,11 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			p.mu.Lock()
 			prev := 0
 			for _, m := range marks {
-				p.out.append(p.log, s, text[prev:m.Pos], &sc, false)
+				p.out.append(p.log, s, clean(text[prev:m.Pos], false), &sc, false)
 				p.markLocked(m)
 				prev = m.Pos
 			}
-			p.out.append(p.log, s, text[prev:], &sc, false)
+			p.out.append(p.log, s, clean(text[prev:], false), &sc, false)
 			p.in.outputs++
 			p.in.lastOutput = time.Now()
 			p.in.inFlight.Add(-1)
@@ -177,7 +194,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			text, _ = scan.Write(text[:0], redacted, marks[:0])
 			text = scan.Flush(text)
 			p.mu.Lock()
-			p.out.append(p.log, s, text, &sc, true)
+			p.out.append(p.log, s, clean(text, true), &sc, true)
 			p.openEOF--
 			if p.openEOF == 0 {
 				close(p.eof)
