@@ -94,10 +94,7 @@ func TestDescendantOfExitedShellStaysManagedUntilStop(t *testing.T) {
 	for _, shape := range detachedShapes {
 		t.Run(shape.name, func(t *testing.T) {
 			t.Parallel()
-			s := start(t, lifecycleVersion)
-			if !hasContainment(s) {
-				t.Skip("needs containment: the server does not tag commands (YIELDSHELL_TAG)")
-			}
+			s := startContained(t)
 			dir := t.TempDir()
 			killPidsAtCleanup(t, dir)
 			r := s.exec(fmt.Sprintf(shape.cmd, dir), map[string]any{"yield_ms": 10000, "tty": shape.tty})
@@ -152,10 +149,7 @@ func TestStopGivesDescendantOfExitedShellTheFullGrace(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
 			t.Parallel()
-			s := start(t, lifecycleVersion)
-			if !hasContainment(s) {
-				t.Skip("needs containment: the server does not tag commands (YIELDSHELL_TAG)")
-			}
+			s := startContained(t)
 			// The trapping shell lives in its own session so that the
 			// terminal's hang-up (PTY mode) does not reach it either.
 			shape := detachedShape{tty: tty,
@@ -192,10 +186,7 @@ func TestTimeoutEndsDescendantOfExitedShell(t *testing.T) {
 	for _, shape := range shapes {
 		t.Run(shape.name, func(t *testing.T) {
 			t.Parallel()
-			s := start(t, lifecycleVersion)
-			if !hasContainment(s) {
-				t.Skip("needs containment: the server does not tag commands (YIELDSHELL_TAG)")
-			}
+			s := startContained(t)
 			id, _, child := startDetached(t, s, shape, map[string]any{"timeout_ms": 500})
 			w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 15000})
 			if got := w.str("status"); got != "timed_out" {
@@ -246,4 +237,15 @@ func TestPsCountsStdoutBytesInBothModes(t *testing.T) {
 			return false
 		})
 	}
+}
+
+// startContained starts a server for the lifecycle cases and skips the test
+// unless the server tags its commands, which finding escaped descendants
+// needs.
+func startContained(t *testing.T) *server {
+	s := start(t, lifecycleVersion)
+	if !hasContainment(s) {
+		t.Skip("needs containment: the server does not tag commands (YIELDSHELL_TAG)")
+	}
+	return s
 }

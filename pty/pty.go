@@ -422,11 +422,6 @@ func (p *Process) control(fn func(fd int) error) error {
 	return t.control(fn)
 }
 
-// Unread returns how many bytes of output wait in the terminal (or the
-// pipes) for the server to read them: a program with output still on its
-// way is not waiting for anything yet.
-func (p *Process) Unread() (int, error) { return p.io.unread() }
-
 // Resize sets the terminal size (delivers SIGWINCH); [ErrNotTTY] in pipe mode.
 //
 // A zero dimension is refused: programs treat 0×0 as "size unknown" and

@@ -28,7 +28,6 @@ type streams interface {
 	// checkInput returns ErrInputClosed when nothing could read a write.
 	checkInput() error
 	closeInput(p *Process) error
-	unread() (int, error)
 	// pending reports whether output the program wrote has not been
 	// handed on by the reader yet.
 	pending() bool
@@ -81,22 +80,11 @@ func (t *terminal) close() error      { return t.master.Close() }
 // checkInput asks whether any process holds the slave side: a master with
 // no slave holder accepts writes and drops them (measured on Linux 6.18).
 func (t *terminal) checkInput() error {
-	var hup bool
-	err := t.control(func(fd int) error {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-		for {
-			_, err := unix.Poll(fds, 0)
-			if err == unix.EINTR {
-				continue
-			}
-			hup = fds[0].Revents&unix.POLLHUP != 0
-			return err
-		}
-	})
+	revents, err := t.poll(unix.POLLOUT)
 	if err != nil {
 		return err
 	}
-	if hup {
+	if revents&unix.POLLHUP != 0 {
 		return ErrInputClosed
 	}
 	return nil
@@ -130,28 +118,24 @@ func (t *terminal) closeInput(p *Process) error {
 // readers: a byte gone from it when asked was taken by a read that had
 // raised held before it began.
 func (t *terminal) pending() bool {
-	var in bool
-	_ = t.control(func(fd int) error {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		for {
-			_, err := unix.Poll(fds, 0)
-			if err == unix.EINTR {
-				continue
-			}
-			in = fds[0].Revents&unix.POLLIN != 0
-			return err
-		}
-	})
-	return in || t.held.Load() > 0
+	revents, _ := t.poll(unix.POLLIN)
+	return revents&unix.POLLIN != 0 || t.held.Load() > 0
 }
 
-func (t *terminal) unread() (int, error) {
-	var n int
-	err := t.control(func(fd int) (err error) {
-		n, err = unix.IoctlGetInt(fd, ioctlUnread)
-		return err
+// poll polls the master for events without waiting and returns what it
+// reported.
+func (t *terminal) poll(events int16) (int16, error) {
+	fds := []unix.PollFd{{Events: events}}
+	err := t.control(func(fd int) error {
+		fds[0].Fd = int32(fd)
+		for {
+			_, err := unix.Poll(fds, 0)
+			if err != unix.EINTR {
+				return err
+			}
+		}
 	})
-	return n, err
+	return fds[0].Revents, err
 }
 
 // control runs fn on the master's descriptor, which fails cleanly after Close
