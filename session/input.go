@@ -2,82 +2,10 @@ package session
 
 import (
 	"context"
-	"regexp"
-	"sync/atomic"
 	"time"
 
 	"github.com/yieldshell/yieldshell/prompt"
 )
-
-// InputState says whether a program waits for input.
-type InputState struct {
-	Waiting bool
-	Kind    prompt.Kind
-	Signal  Signal
-	Prompt  string // the prompt text: the line the cursor is on
-}
-
-// markState follows the shell-integration marks of a process.
-type markState struct {
-	atPrompt bool   // B seen, no C since
-	running  bool   // C seen, no D since
-	prompts  uint64 // B marks so far
-	exits    uint64 // D marks with a code after a C
-	exitCode int    // the code of the newest of them
-	prompt   string // the line when the newest B arrived
-}
-
-// wrote is what a write changed, so that a wait after it does not take the
-// state from before the write for an answer.
-type wrote struct {
-	at       time.Time
-	outputs  uint64 // output reads before it
-	prompts  uint64
-	exits    uint64
-	reader   prompt.Task // the thread that was blocked reading, if any
-	switches uint64      // its context switches then
-}
-
-// markLocked applies one mark.
-func (p *Process) markLocked(m prompt.Mark) {
-	ms := &p.in.marks
-	switch m.Kind {
-	case 'A':
-		ms.atPrompt = false
-	case 'B':
-		ms.atPrompt = true
-		ms.prompts++
-		ms.prompt, _ = p.out.line()
-	case 'C':
-		ms.atPrompt, ms.running = false, true
-	case 'D':
-		if code, ok := m.ExitCode(); ok && ms.running {
-			ms.exits++
-			ms.exitCode = code
-		}
-		ms.running = false
-	}
-}
-
-// inputTracker is what input-wait detection follows of a process: its
-// output's arrival, the shell-integration marks, the newest write, and the
-// kernel it asks. The Process guards it with its mutex (inFlight is also
-// raised without it).
-type inputTracker struct {
-	prober *prompt.Prober // shared by the Manager's processes
-	kernel kernel         // procKernel but in tests
-
-	outputs    uint64    // appends so far
-	lastOutput time.Time // when the newest output arrived; the start until then
-	// inFlight counts readers holding output between the read from the
-	// terminal (or pipe) and the log. Nobody judges input-wait while it is
-	// not zero: the output may be the very prompt the program waits at.
-	inFlight atomic.Int32
-	marks    markState
-	feeding  bool        // exec's stdin is still being written
-	wrote    wrote       // the newest write
-	reader   prompt.Task // the thread last seen blocked reading the input
-}
 
 // inputView is what evaluating the input state needs, taken under p.mu.
 type inputView struct {
@@ -219,17 +147,6 @@ func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 	return ok && n == v.wrote.switches
 }
 
-// kernel is what input-wait detection asks the kernel; tests replace it to
-// put a probe at a chosen moment.
-type kernel interface {
-	// pending reports whether output the program wrote has not been
-	// handed on by the stream's reader yet: it waits in the terminal or
-	// pipe, or a reader holds it between its read and the log.
-	pending() bool
-	// inspect says what the program's foreground is doing.
-	inspect() prompt.Probe
-}
-
 // procKernel asks the kernel about a Process's own program.
 type procKernel struct{ p *Process }
 
@@ -290,135 +207,22 @@ func (p *Process) CommandExit() (int, bool) {
 	return 0, false
 }
 
-// Until says what, besides the end of the process, ends a wait.
-type Until struct {
-	// InputWait ends the wait when the program waits for input.
-	InputWait bool
-	// Pattern ends the wait when it matches a line of the clean log at or
-	// after position From (0: everything the process printed, so output of
-	// its first milliseconds is never missed).
-	Pattern *regexp.Regexp
-	From    int64
-	// Quiet, when set, ends the wait once no state change (output, exit)
-	// has happened for that long: the first reaction to a start or an
-	// input, without waiting for the end.
-	Quiet time.Duration
-	// Detached ends the wait when the command exited and its output is
-	// drained while processes it started still run (`cmd &`): what it
-	// runs in the background is managed until it ends.
-	Detached bool
-}
-
-// Outcome says why a wait returned, with what it found.
-type Outcome struct {
-	Reason Reason
-	Input  InputState // with ReasonInputWait
-	// With ReasonPattern: the text the pattern matched and its whole line.
-	Matched, Line string
-}
-
-// Await is the one blocking primitive behind exec, wait, write and start: it
-// returns when the process has ended (exited and its output drained), a
-// condition of u holds, the deadline passes, or ctx is done. Every state
-// change wakes it; nothing polls, except that with InputWait the kernel is
-// asked about the program on a schedule that starts firstProbe after each
-// output and backs off while nothing changes.
-//
-// A pattern is looked for line by line, each byte once: only what was
-// appended since the previous wake-up is scanned, a line split across
-// chunks is seen whole, and the line still being written is tried as it
-// grows. Output that arrived before the end is looked at before the end is
-// reported.
-func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcome {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
+// Write sends input to the process.
+func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
+	p.mu.Lock()
+	over := p.lc.over()
+	p.mu.Unlock()
+	if over {
+		return p.notRunning()
 	}
-	var calmC <-chan time.Time
-	calm := time.NewTimer(u.Quiet)
-	defer calm.Stop()
-	if u.Quiet > 0 {
-		calmC = calm.C
-	}
-	var probeC <-chan time.Time
-	probeT := time.NewTimer(p.timing.firstProbe)
-	defer probeT.Stop()
-	if u.InputWait {
-		probeC = probeT.C
-	}
-	backoff := p.timing.firstProbe
-	probe := false
-	var seen uint64
-	scan := lineScan{pos: u.From}
-	var out Outcome
-	match := func(b []byte) bool {
-		loc := u.Pattern.FindIndex(b)
-		if loc == nil {
-			return false
-		}
-		out.Matched, out.Line = string(b[loc[0]:loc[1]]), string(b)
-		return true
-	}
-	for {
-		p.mu.Lock()
-		matched := u.Pattern != nil && scan.scan(p.log, true, match)
-		ended := p.lc.ended()
-		detached := u.Detached && p.lc.detached
-		ch := p.changed
-		outputs, last := p.in.outputs, p.in.lastOutput
-		p.mu.Unlock()
-		switch {
-		case matched:
-			out.Reason = ReasonPattern
-			return out
-		case ended:
-			return Outcome{Reason: ReasonExited}
-		case detached:
-			return Outcome{Reason: ReasonDetached}
-		}
-		if u.InputWait {
-			probeAfter := noProbe
-			if probe {
-				probeAfter = p.timing.firstProbe
-			}
-			if st := p.evalInput(probeAfter); st.Waiting {
-				return Outcome{Reason: ReasonInputWait, Input: st}
-			}
-			now := time.Now()
-			if outputs != seen {
-				seen, backoff = outputs, p.timing.firstProbe
-				resetTimer(probeT, p.timing.firstProbe)
-			} else if probe {
-				backoff = min(2*backoff, p.timing.maxProbe)
-				next := backoff
-				// The heuristic turns true quietPeriod after the output.
-				if q := last.Add(p.timing.quietPeriod).Sub(now); q > 0 {
-					next = min(next, q+time.Millisecond)
-				}
-				resetTimer(probeT, next)
-			}
-			probe = false
-		}
-		select {
-		case <-ch:
-			if calmC != nil {
-				resetTimer(calm, u.Quiet)
-			}
-		case <-calmC:
-			return Outcome{Reason: ReasonQuiet}
-		case <-probeC:
-			probe = true
-		case <-timeout:
-			return Outcome{Reason: ReasonDeadline}
-		case <-ctx.Done():
-			return Outcome{Reason: ReasonCancelled}
+	p.beforeWrite()
+	if len(input) > 0 {
+		if err := p.proc.WriteInput(ctx, input); err != nil {
+			return err
 		}
 	}
-}
-
-func resetTimer(t *time.Timer, d time.Duration) {
-	t.Stop()
-	t.Reset(d)
+	if closeInput {
+		return p.proc.CloseInput()
+	}
+	return nil
 }

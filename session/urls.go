@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 )
@@ -21,36 +20,6 @@ type urlSet struct {
 	scan lineScan
 	list []string
 	seen map[string]bool
-}
-
-// URLs returns the http(s) URLs the process has printed so far, deduplicated,
-// in order (at most 20; output evicted before it was looked at is not).
-func (p *Process) URLs() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	u := &p.urls
-	u.scan.needle = urlMark
-	u.scan.scan(p.log, false, func(b []byte) bool {
-		if len(u.list) >= maxURLs || !bytes.Contains(b, urlMark) {
-			return len(u.list) >= maxURLs
-		}
-		for _, m := range urlRE.FindAll(b, -1) {
-			s := trimURL(string(m))
-			if len(s) <= len("https://") || u.seen[s] {
-				continue
-			}
-			if u.seen == nil {
-				u.seen = make(map[string]bool)
-			}
-			u.seen[s] = true
-			u.list = append(u.list, s)
-			if len(u.list) >= maxURLs {
-				return true
-			}
-		}
-		return false
-	})
-	return append([]string(nil), u.list...)
 }
 
 // trimURL drops punctuation that ends the sentence around a URL rather than
