@@ -120,9 +120,9 @@ func BenchmarkDrain(b *testing.B) {
 	// The same with YIELDSHELL_LOG_DIR set: the disk copy follows the log.
 	// (The same Manager: a second one's reaper would steal its children.)
 	b.Run("log+disk", func(b *testing.B) {
-		m.disk = newDiskLog(b.TempDir(), 10<<20)
+		m.disk = newDiskLog(b.TempDir(), 10<<20, m.log)
 		defer func() {
-			m.writers.Wait() // the copies finish before the next run
+			m.disk.writers.Wait() // the copies finish before the next run
 			m.disk = nil
 		}()
 		drainLog(b, m)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,8 +29,10 @@ import (
 // creates the new file exclusively, so a planted link or file is refused
 // rather than written through.
 type diskLog struct {
-	dir string
-	max int64
+	dir     string
+	max     int64
+	log     *slog.Logger
+	writers sync.WaitGroup // one per process followed; the Manager joins them
 
 	mu    sync.Mutex
 	files map[string]*logFile
@@ -42,11 +45,11 @@ type logFile struct {
 	err   error // the first write error; later writes are skipped
 }
 
-func newDiskLog(dir string, max int64) *diskLog {
+func newDiskLog(dir string, max int64, log *slog.Logger) *diskLog {
 	if max <= 0 {
 		max = math.MaxInt64 // no cap
 	}
-	return &diskLog{dir: dir, max: max, files: make(map[string]*logFile)}
+	return &diskLog{dir: dir, max: max, log: log, files: make(map[string]*logFile)}
 }
 
 // path is where p's log goes.
@@ -212,39 +215,27 @@ func (d *diskLog) rotate(path string, lf *logFile) error {
 	return nil
 }
 
-// LogPath returns the file p's log is written to, or "" when logs are not
-// written to disk.
-func (m *Manager) LogPath(p *Process) string {
-	if m.disk == nil {
-		return ""
-	}
-	return m.disk.path(p)
+// follow starts the writer that copies p's log to disk.
+func (d *diskLog) follow(p *Process) {
+	d.writers.Go(func() { d.copy(p) })
 }
 
-// followToDiskLocked starts the writer that copies p's log to disk. Called
-// with m.mu held, before shutdown began.
-func (m *Manager) followToDiskLocked(p *Process) {
-	if d := m.disk; d != nil {
-		m.writers.Go(func() { m.copyToDisk(d, p) })
-	}
-}
-
-// copyToDisk follows p's log from its first byte and appends it to p's
+// copy follows p's log from its first byte and appends it to p's
 // file until p has ended and everything is written. It reads the log the
 // way a reader does, outside the output path, so a slow disk never holds up
 // the program; if it falls behind by more than the log retains, the file
 // says how much is missing.
-func (m *Manager) copyToDisk(d *diskLog, p *Process) {
+func (d *diskLog) copy(p *Process) {
 	path := d.path(p)
 	lf, err := d.open(path)
 	if err != nil {
-		m.log.Warn("log file", "process_id", p.ID, "error", err)
+		d.log.Warn("log file", "process_id", p.ID, "error", err)
 		return
 	}
 	defer d.close(path, lf)
 	write := func(b []byte) bool {
 		if err := d.write(path, lf, b); err != nil {
-			m.log.Warn("log file", "process_id", p.ID, "path", path, "error", err)
+			d.log.Warn("log file", "process_id", p.ID, "path", path, "error", err)
 			return false
 		}
 		return true
@@ -318,14 +309,4 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 		pos = end
 	}
 	return buf, pos, lost, p.lc.ended()
-}
-
-// TailCommand returns a shell command that follows p's log file as it
-// grows (across rotations), or "" when logs are not written to disk.
-func (m *Manager) TailCommand(p *Process) string {
-	path := m.LogPath(p)
-	if path == "" {
-		return ""
-	}
-	return "tail -n 100 -F '" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

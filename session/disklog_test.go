@@ -1,6 +1,7 @@
 package session
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func TestDiskLogRefusesLinks(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(dir, "web.log")); err != nil {
 		t.Fatal(err)
 	}
-	d := newDiskLog(dir, 1<<20)
+	d := newDiskLog(dir, 1<<20, slog.New(slog.DiscardHandler))
 	if lf, err := d.open(filepath.Join(dir, "web.log")); err == nil {
 		_ = d.write(filepath.Join(dir, "web.log"), lf, []byte("output\n"))
 		t.Error("a symlinked log file was opened")
@@ -35,18 +36,18 @@ func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 	if err := os.Chmod(shared, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newDiskLog(shared, 1<<20).open(filepath.Join(shared, "a.log")); err == nil || !strings.Contains(err.Error(), "others can write") {
+	if _, err := newDiskLog(shared, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(shared, "a.log")); err == nil || !strings.Contains(err.Error(), "others can write") {
 		t.Errorf("a world-writable directory: %v", err)
 	}
 	link := filepath.Join(t.TempDir(), "logs")
 	if err := os.Symlink(t.TempDir(), link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newDiskLog(link, 1<<20).open(filepath.Join(link, "a.log")); err == nil {
+	if _, err := newDiskLog(link, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(link, "a.log")); err == nil {
 		t.Error("a symlinked log directory was used")
 	}
 	private := filepath.Join(t.TempDir(), "new")
-	d := newDiskLog(private, 1<<20)
+	d := newDiskLog(private, 1<<20, slog.New(slog.DiscardHandler))
 	lf, err := d.open(filepath.Join(private, "a.log"))
 	if err != nil {
 		t.Fatalf("a directory of its own: %v", err)
@@ -59,7 +60,7 @@ func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 func TestDiskLogRotation(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "web.log")
-	d := newDiskLog(dir, 100)
+	d := newDiskLog(dir, 100, slog.New(slog.DiscardHandler))
 	lf, err := d.open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func newTestManager(t testing.TB, env map[string]string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewManager(t.Context(), cfg, nil)
+	m, err := NewManager(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

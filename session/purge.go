@@ -2,29 +2,23 @@ package session
 
 import "time"
 
-// startJanitor starts the goroutine that forgets finished processes once
-// they ended longer ago than YIELDSHELL_PURGE_AFTER_MS, so that a
-// long-lived server's memory stays bounded. Shutdown stops and joins it.
-func (m *Manager) startJanitor() {
-	age := time.Duration(m.cfg.PurgeAfterMs) * time.Millisecond
-	if age <= 0 {
-		return
-	}
-	// Records go at most a tenth of their age (and never more than 10 s)
-	// late.
-	every := min(max(age/10, 10*time.Millisecond), 10*time.Second)
-	m.janitor.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				if n := m.Cleanup(age, age); n > 0 {
-					m.log.Debug("purged finished processes", "count", n)
-				}
-			case <-m.quit:
-				return
-			}
+// purgeInterval is how often the janitor looks for records that ended more
+// than age ago: they go at most a tenth of their age (and never more than
+// 10 s) late.
+func purgeInterval(age time.Duration) time.Duration {
+	return min(max(age/10, 10*time.Millisecond), 10*time.Second)
+}
+
+// tick calls f every interval until quit is closed.
+func tick(quit <-chan struct{}, interval time.Duration, f func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			f()
+		case <-quit:
+			return
 		}
-	})
+	}
 }

@@ -9,80 +9,6 @@ import (
 	"time"
 )
 
-// DefaultMaxRestartDelay caps the exponential back-off between crash
-// restarts when the policy gives no cap.
-const DefaultMaxRestartDelay = 30 * time.Second
-
-// RestartPolicy restarts a process that crashes: it exits with a non-zero
-// code, or a signal that neither stop, restart, a timeout nor shutdown sent
-// killed it. The n-th restart in a row waits Delay * 2^(n-1), at most
-// MaxDelay, and never less than 100 ms.
-type RestartPolicy struct {
-	MaxRetries int           // 0: never restart
-	Delay      time.Duration // before the first restart
-	MaxDelay   time.Duration // cap of the back-off; 0 means DefaultMaxRestartDelay
-}
-
-// runRecord is what the Manager keeps about one run to start it again.
-type runRecord struct {
-	spec    Spec
-	attempt int // crash restarts in a row that led to this run
-	// settled is closed once the run ended and its end was handled; restart
-	// is then the crash restart it led to, if any.
-	settled chan struct{}
-	restart *pendingRestart
-}
-
-// pendingRestart is a crash restart waiting for its delay.
-type pendingRestart struct {
-	cancel chan struct{}
-	done   chan struct{} // closed once the restart was tried (or given up)
-	next   *Process      // the new run, if it started; read after done
-}
-
-var errRestartCancelled = errors.New("restart cancelled")
-
-// Crashed reports whether a run ended in a crash: a non-zero exit code, or
-// a signal that nobody at this end sent.
-func (in Info) Crashed() bool {
-	switch in.EndedBy {
-	case EndedBySignal:
-		return true
-	case EndedByExit:
-		return in.ExitCode != nil && *in.ExitCode != 0
-	}
-	return false
-}
-
-// backoff is the delay before the restart that follows attempt earlier ones.
-func (rp RestartPolicy) backoff(attempt int) time.Duration {
-	limit := rp.MaxDelay
-	if limit <= 0 {
-		limit = DefaultMaxRestartDelay
-	}
-	d := max(rp.Delay, 0)
-	for range attempt {
-		if d >= limit || d == 0 {
-			break
-		}
-		d *= 2
-	}
-	return min(d, max(limit, rp.Delay))
-}
-
-// restartDue says whether the policy of an ended run calls for a crash
-// restart, and how many came before it in a row.
-func restartDue(r *runRecord, in Info, healthyRun time.Duration) (int, bool) {
-	if r == nil || !in.Crashed() {
-		return 0, false
-	}
-	attempt := r.attempt
-	if in.Duration >= healthyRun {
-		attempt = 0
-	}
-	return attempt, attempt < r.spec.Restart.MaxRetries
-}
-
 // WillRestart reports whether p ended in a crash that its restart policy
 // answers with a restart that has not happened yet: pending, or about to be
 // scheduled.
@@ -99,58 +25,9 @@ func (m *Manager) WillRestart(p *Process) bool {
 		ns := m.reg.names[p.Name]
 		return r.restart != nil && ns != nil && ns.pending == r.restart
 	default:
-		_, due := restartDue(r, in, m.timing.healthyRun)
+		_, due := r.spec.Restart.due(r.attempt, in, m.timing.healthyRun)
 		return due
 	}
-}
-
-// afterEnd records how a named run ended and schedules a crash restart when
-// its policy calls for one. It runs in the ended process's waiter, without
-// the process's lock.
-func (m *Manager) afterEnd(p *Process) {
-	in := p.Info()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r := m.reg.runs[p.ID]
-	if r == nil {
-		return
-	}
-	defer close(r.settled)
-	ns := m.reg.names[p.Name]
-	if p.Name == "" || ns == nil {
-		return
-	}
-	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
-	attempt, due := restartDue(r, in, m.timing.healthyRun)
-	if !due || m.shutdown || m.reg.byName(p.Name) != p || ns.pending != nil || ns.starting {
-		return
-	}
-	delay := max(r.spec.Restart.backoff(attempt), m.timing.restartFloor)
-	pr := &pendingRestart{cancel: make(chan struct{}), done: make(chan struct{})}
-	ns.pending = pr
-	r.restart = pr
-	spec := r.spec
-	m.restarts.Go(func() {
-		defer close(pr.done)
-		t := time.NewTimer(delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-pr.cancel:
-			return
-		case <-m.quit:
-			return
-		}
-		np, err := m.start(m.ctx, spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
-		if err != nil {
-			if !errors.Is(err, errRestartCancelled) {
-				m.log.Warn("crash restart failed", "name", spec.Name, "error", err)
-			}
-			return
-		}
-		pr.next = np
-		m.log.Info("restarted after a crash", "name", spec.Name, "process_id", np.ID, "attempt", attempt+1)
-	})
 }
 
 // NextRun waits until p, which has ended, has been restarted after a crash
@@ -243,4 +120,16 @@ func (m *Manager) Restart(ctx context.Context, p *Process, grace time.Duration) 
 		}
 	}
 	return m.start(ctx, r.spec, startOpts{restart: true})
+}
+
+// History returns the restart history of a process's name (zero for a
+// process without a name).
+func (m *Manager) History(p *Process) History {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns := m.reg.names[p.Name]
+	if p.Name == "" || ns == nil {
+		return History{}
+	}
+	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil, EvictedRuns: ns.evictedRuns}
 }

@@ -24,25 +24,25 @@ func defaultRetention() retention {
 	return retention{runsPerName: 10, endedBytes: 32 << 20}
 }
 
-// trimRunsLocked forgets the oldest ended runs of name beyond
-// runsPerName and returns them, for the caller to close without the lock.
-// A run whose end is still being handled is kept until it is settled.
-func (m *Manager) trimRunsLocked(name string) []*Process {
-	if name == "" || m.keep.runsPerName <= 0 {
+// trimRuns forgets the oldest ended runs of name beyond keep and returns
+// them, for the caller to close without the Manager's lock. A run whose end
+// is still being handled is kept until it is settled.
+func (r *registry) trimRuns(name string, keep int) []*Process {
+	if name == "" || keep <= 0 {
 		return nil
 	}
 	n := 0
-	for _, p := range m.reg.order {
+	for _, p := range r.order {
 		if p.Name == name {
 			n++
 		}
 	}
 	var gone []*Process
-	for _, p := range m.reg.order {
-		if n <= m.keep.runsPerName {
+	for _, p := range r.order {
+		if n <= keep {
 			break
 		}
-		if p.Name != name || !m.settledLocked(p) {
+		if p.Name != name || !r.settled(p) {
 			continue
 		}
 		gone = append(gone, p)
@@ -51,36 +51,21 @@ func (m *Manager) trimRunsLocked(name string) []*Process {
 	if len(gone) == 0 {
 		return nil
 	}
-	m.reg.order = slices.DeleteFunc(m.reg.order, func(p *Process) bool { return slices.Contains(gone, p) })
+	r.order = slices.DeleteFunc(r.order, func(p *Process) bool { return slices.Contains(gone, p) })
 	for _, p := range gone {
-		delete(m.reg.procs, p.ID)
-		m.reg.forget(p)
+		delete(r.procs, p.ID)
+		r.forget(p)
 	}
-	if ns := m.reg.names[name]; ns != nil {
+	if ns := r.names[name]; ns != nil {
 		ns.evictedRuns += len(gone)
 	}
-	m.log.Debug("forgot old runs", "name", name, "count", len(gone))
 	return gone
 }
 
-// settledLocked reports whether p has ended and its end was handled.
-func (m *Manager) settledLocked(p *Process) bool {
-	r := m.reg.runs[p.ID]
-	if r == nil {
-		return p.Ended()
-	}
-	select {
-	case <-r.settled:
-		return true
-	default:
-		return false
-	}
-}
-
-// fitEndedOutputLocked evicts the output of the runs that ended first
-// until what ended runs hold fits endedBytes.
-func (m *Manager) fitEndedOutputLocked() {
-	if m.keep.endedBytes <= 0 {
+// fitEndedOutput evicts the output of the runs that ended first until
+// what ended runs hold fits limit.
+func (r *registry) fitEndedOutput(limit int64) {
+	if limit <= 0 {
 		return
 	}
 	type held struct {
@@ -90,7 +75,7 @@ func (m *Manager) fitEndedOutputLocked() {
 	}
 	var ended []held
 	var total int64
-	for _, p := range m.reg.order {
+	for _, p := range r.order {
 		in, n := p.held()
 		if in.Status == Running || n == 0 {
 			continue
@@ -98,12 +83,12 @@ func (m *Manager) fitEndedOutputLocked() {
 		ended = append(ended, held{p, in.EndedAt, n})
 		total += n
 	}
-	if total <= m.keep.endedBytes {
+	if total <= limit {
 		return
 	}
 	slices.SortStableFunc(ended, func(a, b held) int { return a.ended.Compare(b.ended) })
 	for _, h := range ended {
-		if total <= m.keep.endedBytes {
+		if total <= limit {
 			break
 		}
 		h.p.dropOutput()

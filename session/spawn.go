@@ -7,7 +7,7 @@ import (
 	"github.com/yieldshell/yieldshell/pty"
 )
 
-func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
+func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
 	p := &Process{
 		ID:          id,
 		Name:        spec.Name,
@@ -35,7 +35,7 @@ func newProcess(parent context.Context, id string, spec *startSpec, proc *pty.Pr
 		},
 	}
 	p.in.kernel = procKernel{p}
-	p.life, p.endLife = context.WithCancel(parent)
+	p.life, p.endLife = context.WithCancel(context.Background())
 	if p.TTY {
 		cols, rows := proc.Size()
 		p.out = newTerminalPipeline(int(cols), int(rows), secrets)

@@ -51,7 +51,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 	if err != nil {
 		f.Fatal(err)
 	}
-	m, err := session.NewManager(context.Background(), cfg, nil)
+	m, err := session.NewManager(cfg, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func testProgress(t *testing.T, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := session.NewManager(t.Context(), cfg, nil)
+	m, err := session.NewManager(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

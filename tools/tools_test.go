@@ -92,7 +92,7 @@ func listTools(t *testing.T, toolset string) *mcp.ListToolsResult {
 		t.Fatal(err)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	m, err := session.NewManager(t.Context(), cfg, nil)
+	m, err := session.NewManager(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

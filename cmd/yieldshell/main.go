@@ -283,12 +283,11 @@ func envBool(name string, getenv func(string) string) (bool, error) {
 // app is one server: the MCP surface over the process manager. Every mode
 // (stdio, HTTP, the CLI) serves one app and shuts it down the same way.
 type app struct {
-	srv         *mcp.Server
-	mgr         *session.Manager
-	metrics     *metrics.Metrics
-	log         *slog.Logger
-	cancelProcs context.CancelFunc
-	tempLogDir  string // removed at shutdown; "" when none was made
+	srv        *mcp.Server
+	mgr        *session.Manager
+	metrics    *metrics.Metrics
+	log        *slog.Logger
+	tempLogDir string // removed at shutdown; "" when none was made
 }
 
 // newApp builds the server.
@@ -314,10 +313,8 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 		}
 		cfg.LogDir, tempLogDir = d, d
 	}
-	procCtx, cancelProcs := context.WithCancel(context.Background())
-	mgr, err := session.NewManager(procCtx, cfg, log)
+	mgr, err := session.NewManager(cfg, log)
 	if err != nil {
-		cancelProcs()
 		if tempLogDir != "" {
 			os.RemoveAll(tempLogDir)
 		}
@@ -326,7 +323,7 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 	m := metrics.New(mgr)
 	srv.AddReceivingMiddleware(recoverPanics(log), m.Middleware())
 	tools.Register(srv, mgr, cfg, buildVersion())
-	return &app{srv: srv, mgr: mgr, log: log, metrics: m, cancelProcs: cancelProcs, tempLogDir: tempLogDir}, nil
+	return &app{srv: srv, mgr: mgr, log: log, metrics: m, tempLogDir: tempLogDir}, nil
 }
 
 // shutdown ends every process the server started.
@@ -334,7 +331,6 @@ func (a *app) shutdown() {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	a.mgr.Shutdown(sctx)
-	a.cancelProcs()
 	if a.tempLogDir != "" {
 		if err := os.RemoveAll(a.tempLogDir); err != nil {
 			a.log.Warn("removing the shells' log directory", "error", err)

@@ -280,7 +280,7 @@ func newTestServer(t *testing.T, version string) (string, *Server) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	mgr, err := session.NewManager(t.Context(), cfg, log)
+	mgr, err := session.NewManager(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,18 +77,6 @@ type History struct {
 	EvictedRuns    int   // older ended runs forgotten to keep at most 10 runs of the name
 }
 
-// History returns the restart history of a process's name (zero for a
-// process without a name).
-func (m *Manager) History(p *Process) History {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ns := m.reg.names[p.Name]
-	if p.Name == "" || ns == nil {
-		return History{}
-	}
-	return History{Restarts: ns.restarts, LastExit: ns.last, RestartPending: ns.pending != nil, EvictedRuns: ns.evictedRuns}
-}
-
 // byName returns the newest run under name, or nil.
 func (r *registry) byName(name string) *Process {
 	if name == "" {
@@ -158,4 +146,37 @@ func (r *registry) forget(p *Process) {
 		return
 	}
 	delete(r.names, p.Name)
+}
+
+// runRecord is what the Manager keeps about one run to start it again.
+type runRecord struct {
+	spec    Spec
+	attempt int // crash restarts in a row that led to this run
+	// settled is closed once the run ended and its end was handled; restart
+	// is then the crash restart it led to, if any.
+	settled chan struct{}
+	restart *pendingRestart
+}
+
+// pendingRestart is a crash restart waiting for its delay.
+type pendingRestart struct {
+	cancel chan struct{}
+	done   chan struct{} // closed once the restart was tried (or given up)
+	next   *Process      // the new run, if it started; read after done
+}
+
+var errRestartCancelled = errors.New("restart cancelled")
+
+// settled reports whether p has ended and its end was handled.
+func (r *registry) settled(p *Process) bool {
+	run := r.runs[p.ID]
+	if run == nil {
+		return p.Ended()
+	}
+	select {
+	case <-run.settled:
+		return true
+	default:
+		return false
+	}
 }
