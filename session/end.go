@@ -16,150 +16,199 @@ import (
 // its process group and every tagged descendant to be gone, and timeout_ms
 // and the escalation keep applying to them meanwhile.
 func (p *Process) wait() {
-	defer close(p.waiterEnd)
+	defer close(p.w.done)
 	var timeoutC <-chan time.Time
-	if p.timeout > 0 {
-		t := time.NewTimer(p.timeout)
+	if p.w.timeout > 0 {
+		t := time.NewTimer(p.w.timeout)
 		defer t.Stop()
 		timeoutC = t.C
 	}
-	kill := time.NewTimer(time.Hour)
-	kill.Stop()
-	defer kill.Stop()
-	armed := false
-	rearm := func() {
-		p.mu.Lock()
-		at := p.lc.killAt
-		p.mu.Unlock()
-		if !at.IsZero() {
-			kill.Reset(time.Until(at))
-			armed = true
-		}
-	}
-	// The tree watcher is started once the direct child has exited and its
-	// output is drained; it is stopped and joined before wait returns.
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	var watching sync.WaitGroup
-	defer func() {
-		stopWatch()
-		watching.Wait()
-	}()
-	var treeGone chan struct{}
-	var drain <-chan time.Time
-	var drainT *time.Timer
-	defer func() {
-		if drainT != nil {
-			drainT.Stop()
-		}
-	}()
-	exited := p.proc.Done()
-	eof := p.eof
-	var hasExited, drained, eofSeen, goneSeen, watched, redrain bool
-	var exitedAt time.Time
-	var detachT *time.Timer
-	var detachC <-chan time.Time
-	defer func() {
-		if detachT != nil {
-			detachT.Stop()
-		}
-	}()
-	// settle ends the process once the direct child exited, its output is
-	// drained (EOF, or the drain grace passed) and nothing of its tree is
-	// left; while the tree lives, it waits for it.
-	settle := func() {
-		if !hasExited || !drained {
-			return
-		}
-		if !goneSeen {
-			if treeGone != nil {
-				return // the watcher is on it
-			}
-			if pty.TreeAlive(p.Pid, tagKey, p.tag) {
-				// A process dying of the terminal's hang-up (or closing
-				// its output on the way out) still counts as alive for an
-				// instant: the command counts as detached only once the
-				// drain grace since the exit has passed.
-				treeGone, watched = make(chan struct{}), true
-				watching.Go(func() { p.watchTree(watchCtx, treeGone) })
-				detachT = time.NewTimer(max(time.Until(exitedAt.Add(p.timing.drainGrace)), 0))
-				detachC = detachT.C
-				return
-			}
-			goneSeen = true
-		}
-		if !eofSeen && watched && !redrain {
-			// The tree ended while the output was still open: the last
-			// bytes get the drain grace once more.
-			redrain = true
-			drainT.Reset(p.timing.drainGrace)
-			drain = drainT.C
-			drained = false
-			return
-		}
-		p.finish(!eofSeen)
-	}
+	e := newEndWatch(p)
+	defer e.close()
+	exited, eof := p.proc.Done(), p.streams.eof
 	for {
 		select {
 		case <-exited:
 			exited = nil
-			hasExited, exitedAt = true, time.Now()
-			p.mu.Lock()
-			p.lc.exit = p.proc.Status()
-			p.advanceLocked(phaseExited)
-			p.mu.Unlock()
-			drainT = time.NewTimer(p.timing.drainGrace)
-			drain = drainT.C
-			if eofSeen {
-				drainT.Stop()
-				drain = nil
-				drained = true
-			}
-			settle()
+			e.exited()
 		case <-eof:
 			eof = nil
-			eofSeen = true
-			if hasExited {
-				drained = true
-				drain = nil
-				settle()
-			}
-		case <-drain:
-			drain = nil
-			drained = true
-			settle()
-		case <-detachC:
-			detachC = nil
-			p.mu.Lock()
-			p.lc.detached = true
-			p.broadcast()
-			p.mu.Unlock()
-		case <-treeGone:
-			treeGone, detachC = nil, nil
-			goneSeen = true
-			settle()
+			e.eof()
+		case <-e.drainC:
+			e.drainC, e.drained = nil, true
+			e.settle()
+		case <-e.detachC:
+			e.detachC = nil
+			e.detach()
+		case <-e.treeGone:
+			e.treeGone, e.detachC, e.goneSeen = nil, nil, true
+			e.settle()
 		case <-timeoutC:
 			timeoutC = nil
 			if p.beginEnding(EndedByTimeout, p.timing.timeoutGrace) {
 				_ = p.signalTree(syscall.SIGTERM) // ESRCH: it is exiting anyway
 			}
-		case <-p.kick:
-			rearm()
-		case <-kill.C:
-			armed = false
-			p.mu.Lock()
-			p.lc.killed = true
-			p.mu.Unlock()
-			_ = p.signalTree(syscall.SIGKILL) // ESRCH: the group is already gone
-		case <-p.stopWait:
+		case <-p.w.kick:
+			e.rearm()
+		case <-e.kill.C:
+			e.killTree()
+		case <-p.w.stop:
 			return
 		}
-		p.mu.Lock()
-		ended := p.lc.ended()
-		p.mu.Unlock()
-		if ended && !armed {
+		if p.Ended() && !e.armed {
 			return
 		}
 	}
+}
+
+// endWatch is what [Process.wait] knows of the end so far. Only its
+// goroutine uses it.
+type endWatch struct {
+	p     *Process
+	kill  *time.Timer // a stop's or timeout's SIGKILL
+	armed bool        // kill is set
+
+	// The direct child exited (at exitedAt); its output is drained: EOF,
+	// or the drain grace passed.
+	hasExited, drained bool
+	exitedAt           time.Time
+	drainT             *time.Timer // made at the exit
+	drainC             <-chan time.Time
+	eofSeen            bool // every output stream reached EOF
+	redrain            bool // the drain grace was given again after the tree ended
+
+	// The tree watcher is started once the direct child has exited and
+	// its output is drained, if anything of its tree lives.
+	watching  sync.WaitGroup
+	stopWatch context.CancelFunc
+	treeGone  chan struct{} // closed by the watcher
+	watched   bool          // the watcher was started
+	goneSeen  bool          // nothing of the tree is left
+	detachT   *time.Timer   // the command counts as detached when it fires
+	detachC   <-chan time.Time
+}
+
+func newEndWatch(p *Process) *endWatch {
+	e := &endWatch{p: p, kill: time.NewTimer(time.Hour), stopWatch: func() {}}
+	e.kill.Stop()
+	return e
+}
+
+// close stops the timers and joins the tree watcher.
+func (e *endWatch) close() {
+	e.stopWatch()
+	e.watching.Wait()
+	for _, t := range []*time.Timer{e.kill, e.drainT, e.detachT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// exited records the direct child's exit and starts the drain grace,
+// unless the output already reached EOF.
+func (e *endWatch) exited() {
+	p := e.p
+	e.hasExited, e.exitedAt = true, time.Now()
+	p.mu.Lock()
+	p.lc.exit = p.proc.Status()
+	p.advanceLocked(phaseExited)
+	p.mu.Unlock()
+	e.drainT = time.NewTimer(p.timing.drainGrace)
+	e.drainC = e.drainT.C
+	if e.eofSeen {
+		e.drainT.Stop()
+		e.drainC, e.drained = nil, true
+	}
+	e.settle()
+}
+
+// eof records that every output stream reached EOF.
+func (e *endWatch) eof() {
+	e.eofSeen = true
+	if e.hasExited {
+		e.drainC, e.drained = nil, true
+		e.settle()
+	}
+}
+
+// settle ends the process once the direct child exited, its output is
+// drained (EOF, or the drain grace passed) and nothing of its tree is
+// left; while the tree lives, it has it watched.
+func (e *endWatch) settle() {
+	p := e.p
+	if !e.hasExited || !e.drained {
+		return
+	}
+	if !e.goneSeen {
+		if e.treeGone != nil {
+			return // the watcher is on it
+		}
+		if pty.TreeAlive(p.Pid, tagKey, p.tag) {
+			e.watchTree()
+			return
+		}
+		e.goneSeen = true
+	}
+	if !e.eofSeen && e.watched && !e.redrain {
+		// The tree ended while the output was still open: the last bytes
+		// get the drain grace once more.
+		e.redrain, e.drained = true, false
+		e.drainT.Reset(p.timing.drainGrace)
+		e.drainC = e.drainT.C
+		return
+	}
+	p.finish(!e.eofSeen)
+}
+
+// watchTree starts the watcher that reports when nothing of the tree is
+// left, and the timer after which the command counts as detached.
+func (e *endWatch) watchTree() {
+	p := e.p
+	var ctx context.Context
+	ctx, e.stopWatch = context.WithCancel(context.Background())
+	gone := make(chan struct{})
+	e.treeGone, e.watched = gone, true
+	e.watching.Go(func() { p.watchTree(ctx, gone) })
+	// A process dying of the terminal's hang-up (or closing its output on
+	// the way out) still counts as alive for an instant: the command counts
+	// as detached only once the drain grace since the exit has passed.
+	e.detachT = time.NewTimer(max(time.Until(e.exitedAt.Add(p.timing.drainGrace)), 0))
+	e.detachC = e.detachT.C
+}
+
+// detach marks the command detached: its direct child is gone and its
+// output drained, but what it started runs on.
+func (e *endWatch) detach() {
+	p := e.p
+	p.mu.Lock()
+	p.lc.detached = true
+	p.broadcast()
+	p.mu.Unlock()
+}
+
+// rearm sets the SIGKILL timer to the kill time the newest beginEnding
+// recorded.
+func (e *endWatch) rearm() {
+	p := e.p
+	p.mu.Lock()
+	at := p.lc.killAt
+	p.mu.Unlock()
+	if !at.IsZero() {
+		e.kill.Reset(time.Until(at))
+		e.armed = true
+	}
+}
+
+// killTree sends SIGKILL to the tree when a stop's or timeout's grace ran
+// out.
+func (e *endWatch) killTree() {
+	p := e.p
+	e.armed = false
+	p.mu.Lock()
+	p.lc.killed = true
+	p.mu.Unlock()
+	_ = p.signalTree(syscall.SIGKILL) // ESRCH: the group is already gone
 }
 
 // watchTree closes gone once no member of the process's group and no
@@ -210,7 +259,7 @@ func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
 	if p.lc.killAt.IsZero() || at.Before(p.lc.killAt) {
 		p.lc.killAt = at
 		select {
-		case p.kick <- struct{}{}:
+		case p.w.kick <- struct{}{}:
 		default: // a kick is already pending; the waiter reads killAt anew
 		}
 	}
@@ -227,8 +276,8 @@ func (p *Process) finish(leftOpen bool) {
 	p.mu.Unlock()
 	// The slot under the process limit is free before anyone can see the
 	// end: an exec right after a stop must not be refused for it.
-	if p.releaseSlot != nil {
-		p.releaseSlot()
+	if p.hooks.releaseSlot != nil {
+		p.hooks.releaseSlot()
 	}
 	p.mu.Lock()
 	p.out.flush(p.log)
@@ -247,21 +296,21 @@ func (p *Process) finish(leftOpen bool) {
 	p.mu.Unlock()
 	p.endLife()
 	p.out.stopReplies()
-	if p.onEnd != nil {
-		p.onEnd(p)
+	if p.hooks.onEnd != nil {
+		p.hooks.onEnd(p)
 	}
 }
 
 // Close releases the process's descriptors and joins its goroutines. It
 // does not signal the process; call Stop first for that.
 func (p *Process) Close() {
-	p.closeOnce.Do(func() {
-		close(p.stopWait)
+	p.closing.Do(func() {
+		close(p.w.stop)
 		p.endLife()
 		_ = p.proc.Close() // unblocks the readers
-		p.readers.Wait()
+		p.streams.readers.Wait()
 		p.out.stopReplies()
-		<-p.waiterEnd
+		<-p.w.done
 		p.finish(true)
 	})
 }

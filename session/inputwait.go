@@ -74,6 +74,7 @@ type inputTracker struct {
 	inFlight atomic.Int32
 	marks    markState
 	feeding  bool        // exec's stdin is still being written
+	stdinErr error       // writing exec's stdin failed
 	wrote    wrote       // the newest write
 	reader   prompt.Task // the thread last seen blocked reading the input
 }

@@ -73,3 +73,16 @@ func (lc *lifecycle) status() Status {
 	}
 	return Completed
 }
+
+// waiter is what the goroutine that follows a process to its end
+// ([Process.wait]) shares with the rest of the Process.
+type waiter struct {
+	timeout time.Duration // timeout_ms; 0 means none
+	kick    chan struct{} // tells the waiter that killAt changed
+	stop    chan struct{} // closed by Close to release the waiter early
+	done    chan struct{} // closed when the waiter returns
+}
+
+func newWaiter(timeout time.Duration) waiter {
+	return waiter{timeout: timeout, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}

@@ -23,6 +23,7 @@ type pipeline struct {
 	redactor *policy.Redactor
 	secrets  []policy.Secret
 	lastLine []byte // pipe mode: the last unterminated line
+	urls     urlSet // the URLs printed so far, looked for when asked
 }
 
 // newTerminalPipeline returns the PTY-mode pipeline of a cols×rows terminal.

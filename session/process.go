@@ -26,34 +26,41 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag   string // tagKey value of the process and its descendants
-	proc  *pty.Process
-	onEnd func(*Process) // called once, without p.mu, when the process ends
-	// releaseSlot frees its place under the process limit; called once,
-	// without p.mu, just before the end becomes visible.
+	tag     string // tagKey value of the process and its descendants
+	proc    *pty.Process
+	timing  timing
+	hooks   endHooks
+	w       waiter          // the goroutine that follows it to its end (end.go)
+	streams streams         // the goroutines that read its output (reader.go)
+	life    context.Context // done once the process ended or was closed
+	endLife context.CancelFunc
+	closing sync.Once
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every state change
+	log     *outputLog
+	out     pipeline
+	lc      lifecycle
+	in      inputTracker
+}
+
+// endHooks are what the Manager learns of a process's end. Each is called
+// once, without the Process's lock.
+type endHooks struct {
+	// releaseSlot frees its place under the process limit, just before
+	// the end becomes visible.
 	releaseSlot func()
-	timeout     time.Duration
-	timing      timing
-	readers     sync.WaitGroup
-	waiterEnd   chan struct{}   // closed when the waiter goroutine returns
-	eof         chan struct{}   // closed when every output stream reached EOF
-	stopWait    chan struct{}   // closed by Close to release the waiter early
-	kick        chan struct{}   // tells the waiter that killAt changed
-	life        context.Context // done once the process ended or was closed
-	endLife     context.CancelFunc
-	closeOnce   sync.Once
+	onEnd       func(*Process) // after the end became visible
+}
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every state change
-	log      *outputLog
-	out      pipeline
-	lc       lifecycle
-	openEOF  int  // streams not yet at EOF
+// streams follows the process's output streams (one in PTY mode, stdout
+// and stderr in pipe mode) and the descriptors behind them.
+type streams struct {
+	readers sync.WaitGroup // the readers, and exec's stdin writer
+	eof     chan struct{}  // closed when every output stream reached EOF
+	// Guarded by the Process's lock:
+	open     int  // streams not yet at EOF
 	released bool // the descriptors are closed
-	stdinErr error
-	urls     urlSet // URLs printed so far (urls.go)
-
-	in inputTracker
 }
 
 // broadcast wakes every waiter. Called with p.mu held.
@@ -78,8 +85,8 @@ func (p *Process) advanceLocked(to phase) bool {
 // output reached EOF: a finished process must not hold a terminal (or
 // pipes) for as long as its record is kept.
 func (p *Process) releaseLocked() {
-	if p.lc.ended() && p.openEOF == 0 && !p.released {
-		p.released = true
+	if p.lc.ended() && p.streams.open == 0 && !p.streams.released {
+		p.streams.released = true
 		_ = p.proc.Close() // nothing is blocked on them any more
 	}
 }
@@ -157,8 +164,8 @@ func (p *Process) infoLocked() Info {
 		OutputLeftOpen: p.lc.leftOpen,
 		DroppedReplies: p.out.droppedReplies(),
 	}
-	if p.stdinErr != nil {
-		in.StdinError = p.stdinErr.Error()
+	if p.in.stdinErr != nil {
+		in.StdinError = p.in.stdinErr.Error()
 	}
 	if p.lc.ended() {
 		in.EndedBy = p.lc.ending
@@ -229,7 +236,7 @@ func (p *Process) LogEnd() int64 {
 func (p *Process) URLs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	u := &p.urls
+	u := &p.out.urls
 	u.scan.needle = urlMark
 	u.scan.scan(p.log, false, func(b []byte) bool {
 		if len(u.list) >= maxURLs || !bytes.Contains(b, urlMark) {

@@ -17,7 +17,7 @@ const readBatch = 4 << 10
 // go through the redactor and, in PTY mode, the terminal cleaner into the
 // log, so no secret is ever stored.
 func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
-	defer p.readers.Done()
+	defer p.streams.readers.Done()
 	// One terminal read's worth: a small batch keeps each turn under p.mu
 	// short, so tool calls wait behind little. Under a flood of 50 busy
 	// terminals, 4 KiB gave ps a p99 of 38-45 ms against 48-50 ms for 8 KiB
@@ -76,9 +76,9 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			text = scan.Flush(text)
 			p.mu.Lock()
 			p.out.append(p.log, s, clean(text, true), &sc, true)
-			p.openEOF--
-			if p.openEOF == 0 {
-				close(p.eof)
+			p.streams.open--
+			if p.streams.open == 0 {
+				close(p.streams.eof)
 			}
 			p.releaseLocked()
 			p.broadcast()
@@ -92,7 +92,7 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 // child that does not read must not stall the answer. The write gives up
 // when the process ends or is closed.
 func (p *Process) writeInitial(data string, closeAfter bool) {
-	defer p.readers.Done()
+	defer p.streams.readers.Done()
 	var err error
 	if data != "" {
 		err = p.proc.WriteInput(p.life, []byte(data))
@@ -102,7 +102,7 @@ func (p *Process) writeInitial(data string, closeAfter bool) {
 	}
 	p.mu.Lock()
 	if err != nil && p.life.Err() == nil {
-		p.stdinErr = err
+		p.in.stdinErr = err
 	}
 	p.in.feeding = false
 	p.broadcast()

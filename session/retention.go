@@ -102,7 +102,7 @@ func (r *registry) fitEndedOutput(limit int64) {
 func (p *Process) held() (Info, int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := len(p.log.buf) + cap(p.urls.scan.partial[0]) + cap(p.urls.scan.partial[1])
+	n := len(p.log.buf) + cap(p.out.urls.scan.partial[0]) + cap(p.out.urls.scan.partial[1])
 	if v := p.out.view; v != nil {
 		n += cap(v.pending)
 	}
@@ -120,7 +120,7 @@ func (p *Process) dropOutput() {
 		l.evict(l.end)
 	}
 	l.buf = nil
-	p.urls.scan.partial = [2][]byte{}
+	p.out.urls.scan.partial = [2][]byte{}
 	if v := p.out.view; v != nil {
 		v.pending, v.lost, v.scr = nil, false, nil
 	}

@@ -7,32 +7,29 @@ import (
 	"github.com/yieldshell/yieldshell/pty"
 )
 
+// newProcess follows proc, just started from spec: it starts the readers of
+// its output, the waiter that follows it to its end, in PTY mode the writer
+// of the terminal's replies, and the writer of exec's stdin. Close joins
+// them all. onEnd is called once the end is visible.
 func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
+	feed := spec.Stdin != "" || spec.CloseStdin
 	p := &Process{
-		ID:          id,
-		Name:        spec.Name,
-		Command:     spec.Command,
-		Cwd:         spec.cwd,
-		Pid:         proc.Pid(),
-		TTY:         proc.TTY(),
-		StartedAt:   spec.startedAt,
-		tag:         spec.tag,
-		proc:        proc,
-		onEnd:       onEnd,
-		releaseSlot: spec.releaseSlot,
-		timeout:     spec.timeout,
-		timing:      spec.timing,
-		waiterEnd:   make(chan struct{}),
-		eof:         make(chan struct{}),
-		stopWait:    make(chan struct{}),
-		kick:        make(chan struct{}, 1),
-		changed:     make(chan struct{}),
-		log:         newOutputLog(capacity),
-		in: inputTracker{
-			prober:     spec.prober,
-			lastOutput: spec.startedAt,
-			feeding:    spec.Stdin != "" || spec.CloseStdin,
-		},
+		ID:        id,
+		Name:      spec.Name,
+		Command:   spec.Command,
+		Cwd:       spec.cwd,
+		Pid:       proc.Pid(),
+		TTY:       proc.TTY(),
+		StartedAt: spec.startedAt,
+		tag:       spec.tag,
+		proc:      proc,
+		timing:    spec.timing,
+		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
+		w:         newWaiter(spec.timeout),
+		streams:   streams{eof: make(chan struct{}), open: 1},
+		changed:   make(chan struct{}),
+		log:       newOutputLog(capacity),
+		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed},
 	}
 	p.in.kernel = procKernel{p}
 	p.life, p.endLife = context.WithCancel(context.Background())
@@ -41,18 +38,18 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
 		go p.out.replies.run(p.life, p.proc.WriteInput)
 	}
-	p.openEOF = 1
-	if proc.Stderr() != nil {
-		p.openEOF = 2
+	stderr := proc.Stderr()
+	if stderr != nil {
+		p.streams.open = 2
 	}
-	p.readers.Add(p.openEOF)
+	p.streams.readers.Add(p.streams.open)
 	go p.read(proc.Stdout(), Stdout, policy.NewRedactor(secrets))
-	if r := proc.Stderr(); r != nil {
-		go p.read(r, Stderr, policy.NewRedactor(secrets))
+	if stderr != nil {
+		go p.read(stderr, Stderr, policy.NewRedactor(secrets))
 	}
 	go p.wait()
-	if spec.Stdin != "" || spec.CloseStdin {
-		p.readers.Add(1)
+	if feed {
+		p.streams.readers.Add(1)
 		go p.writeInitial(spec.Stdin, spec.CloseStdin)
 	}
 	return p
