@@ -46,92 +46,135 @@ type Outcome struct {
 // grows. Output that arrived before the end is looked at before the end is
 // reported.
 func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcome {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		timeout = t.C
-	}
-	var calmC <-chan time.Time
-	calm := time.NewTimer(u.Quiet)
-	defer calm.Stop()
-	if u.Quiet > 0 {
-		calmC = calm.C
-	}
-	var probeC <-chan time.Time
-	probeT := time.NewTimer(p.timing.firstProbe)
-	defer probeT.Stop()
-	if u.InputWait {
-		probeC = probeT.C
-	}
-	backoff := p.timing.firstProbe
-	probe := false
-	var seen uint64
-	scan := lineScan{pos: u.From}
-	var out Outcome
-	match := func(b []byte) bool {
-		loc := u.Pattern.FindIndex(b)
-		if loc == nil {
-			return false
-		}
-		out.Matched, out.Line = string(b[loc[0]:loc[1]]), string(b)
-		return true
-	}
+	a := newAwaiting(p, deadline, u)
+	defer a.stop()
 	for {
-		p.mu.Lock()
-		matched := u.Pattern != nil && scan.scan(p.log, true, match)
-		ended := p.lc.ended()
-		detached := u.Detached && p.lc.detached
-		ch := p.changed
-		outputs, last := p.in.outputs, p.in.lastOutput
-		p.mu.Unlock()
-		switch {
-		case matched:
-			out.Reason = ReasonPattern
+		changed, out, done := a.check()
+		if done {
 			return out
-		case ended:
-			return Outcome{Reason: ReasonExited}
-		case detached:
-			return Outcome{Reason: ReasonDetached}
 		}
 		if u.InputWait {
-			probeAfter := noProbe
-			if probe {
-				probeAfter = p.timing.firstProbe
-			}
-			if st := p.evalInput(probeAfter); st.Waiting {
+			if st := a.inputWait(); st.Waiting {
 				return Outcome{Reason: ReasonInputWait, Input: st}
 			}
-			now := time.Now()
-			if outputs != seen {
-				seen, backoff = outputs, p.timing.firstProbe
-				resetTimer(probeT, p.timing.firstProbe)
-			} else if probe {
-				backoff = min(2*backoff, p.timing.maxProbe)
-				next := backoff
-				// The heuristic turns true quietPeriod after the output.
-				if q := last.Add(p.timing.quietPeriod).Sub(now); q > 0 {
-					next = min(next, q+time.Millisecond)
-				}
-				resetTimer(probeT, next)
-			}
-			probe = false
 		}
 		select {
-		case <-ch:
-			if calmC != nil {
-				resetTimer(calm, u.Quiet)
+		case <-changed:
+			if a.calmC != nil {
+				resetTimer(a.calm, u.Quiet)
 			}
-		case <-calmC:
+		case <-a.calmC:
 			return Outcome{Reason: ReasonQuiet}
-		case <-probeC:
-			probe = true
-		case <-timeout:
+		case <-a.probeC:
+			a.probe = true
+		case <-a.deadlineC:
 			return Outcome{Reason: ReasonDeadline}
 		case <-ctx.Done():
 			return Outcome{Reason: ReasonCancelled}
 		}
 	}
+}
+
+// awaiting is the state of one [Process.Await].
+type awaiting struct {
+	p *Process
+	u Until
+
+	deadline, calm, probeT   *time.Timer
+	deadlineC, calmC, probeC <-chan time.Time
+	probe                    bool          // the probe timer fired: ask the kernel
+	backoff                  time.Duration // the probe schedule's current step
+	seen                     uint64        // output reads when the schedule last restarted
+	outputs                  uint64        // output reads at the newest check
+	lastOutput               time.Time     // the newest output at the newest check
+	scan                     lineScan
+	matched, line            string
+}
+
+func newAwaiting(p *Process, deadline time.Time, u Until) *awaiting {
+	a := &awaiting{p: p, u: u, backoff: p.timing.firstProbe, scan: lineScan{pos: u.From}}
+	if !deadline.IsZero() {
+		a.deadline = time.NewTimer(time.Until(deadline))
+		a.deadlineC = a.deadline.C
+	}
+	a.calm = time.NewTimer(u.Quiet)
+	if u.Quiet > 0 {
+		a.calmC = a.calm.C
+	}
+	a.probeT = time.NewTimer(p.timing.firstProbe)
+	if u.InputWait {
+		a.probeC = a.probeT.C
+	}
+	return a
+}
+
+func (a *awaiting) stop() {
+	for _, t := range []*time.Timer{a.deadline, a.calm, a.probeT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// check looks at the process once: it reports the outcome if the pattern
+// matched, the process ended or the command detached (as asked), and
+// otherwise the channel the next state change closes.
+func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
+	p := a.p
+	p.mu.Lock()
+	matched := a.u.Pattern != nil && a.scan.scan(p.log, true, a.match)
+	ended := p.lc.ended()
+	detached := a.u.Detached && p.lc.detached
+	changed := p.changed
+	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
+	p.mu.Unlock()
+	switch {
+	case matched:
+		return nil, Outcome{Reason: ReasonPattern, Matched: a.matched, Line: a.line}, true
+	case ended:
+		return nil, Outcome{Reason: ReasonExited}, true
+	case detached:
+		return nil, Outcome{Reason: ReasonDetached}, true
+	}
+	return changed, Outcome{}, false
+}
+
+// match is the pattern's test of one line.
+func (a *awaiting) match(b []byte) bool {
+	loc := a.u.Pattern.FindIndex(b)
+	if loc == nil {
+		return false
+	}
+	a.matched, a.line = string(b[loc[0]:loc[1]]), string(b)
+	return true
+}
+
+// inputWait evaluates the input state, asking the kernel only when the
+// probe timer fired, and schedules the next probe: firstProbe after new
+// output, then doubling up to maxProbe while nothing changes, and never
+// later than the moment the heuristic's quiet period ends.
+func (a *awaiting) inputWait() InputState {
+	p, t := a.p, &a.p.timing
+	probeAfter := noProbe
+	if a.probe {
+		probeAfter = t.firstProbe
+	}
+	if st := p.evalInput(probeAfter); st.Waiting {
+		return st
+	}
+	if a.outputs != a.seen {
+		a.seen, a.backoff = a.outputs, t.firstProbe
+		resetTimer(a.probeT, t.firstProbe)
+	} else if a.probe {
+		a.backoff = min(2*a.backoff, t.maxProbe)
+		next := a.backoff
+		if q := time.Until(a.lastOutput.Add(t.quietPeriod)); q > 0 {
+			next = min(next, q+time.Millisecond)
+		}
+		resetTimer(a.probeT, next)
+	}
+	a.probe = false
+	return InputState{}
 }
 
 func resetTimer(t *time.Timer, d time.Duration) {

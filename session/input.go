@@ -50,16 +50,8 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 	if v.over {
 		return InputState{}
 	}
-	ms := v.marks
-	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= p.timing.quietPeriod) {
-		// A prompt after the last write, or the same prompt still there
-		// once the output has settled (the write was a partial line).
-		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}
-	}
-	if ms.prompts > 0 && !ms.running {
-		// An integrated shell between a command's end and its next prompt:
-		// the B mark, not the shell's own read, says when it is ready.
-		return InputState{}
+	if st, decided := v.byMarks(p.timing.quietPeriod); decided {
+		return st
 	}
 	if v.quiet < probeAfter {
 		// A program still printing is not waiting.
@@ -77,6 +69,28 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// the answer waits for it (its append wakes every waiter).
 		return InputState{}
 	}
+	return p.byKernel(pr, v)
+}
+
+// byMarks is what an integrated shell's marks say, if they decide.
+func (v inputView) byMarks(quietPeriod time.Duration) (InputState, bool) {
+	ms := v.marks
+	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= quietPeriod) {
+		// A prompt after the last write, or the same prompt still there
+		// once the output has settled (the write was a partial line).
+		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}, true
+	}
+	if ms.prompts > 0 && !ms.running {
+		// An integrated shell between a command's end and its next prompt:
+		// the B mark, not the shell's own read, says when it is ready.
+		return InputState{}, true
+	}
+	return InputState{}, false
+}
+
+// byKernel is what the kernel's probe says, with the line the cursor is
+// on.
+func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 	switch pr.Activity {
 	case prompt.Reading:
 		if p.staleReader(pr.Reader, v) {

@@ -10,54 +10,74 @@ import (
 	"github.com/yieldshell/yieldshell/screen"
 )
 
-// readBatch is the most output a reader takes in one turn.
+// readBatch is the most output a reader takes in one turn: one terminal
+// read's worth keeps each turn under the Process's lock short, so tool
+// calls wait behind little even while many terminals are busy.
 const readBatch = 4 << 10
 
-// read is the one goroutine that owns stream s and its redactor: raw bytes
-// go through the redactor and, in PTY mode, the terminal cleaner into the
-// log, so no secret is ever stored.
-func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
+// streamReader is what one output stream's reader owns: its redactor, its
+// mark scanner, in pipe mode the stripper of control strings, and buffers
+// reused from read to read so that a busy reader allocates nothing.
+type streamReader struct {
+	s     Stream
+	red   *policy.Redactor
+	scan  prompt.Scanner
+	strip *screen.Stripper // pipe mode only; the cleaner takes everything in PTY mode
+
+	redacted, text, stripped []byte
+	marks                    []prompt.Mark
+	sc                       scratch
+}
+
+func newStreamReader(s Stream, tty bool, secrets []policy.Secret) *streamReader {
+	sr := &streamReader{s: s, red: policy.NewRedactor(secrets)}
+	if !tty {
+		sr.strip = new(screen.Stripper)
+	}
+	return sr
+}
+
+// take redacts b and splits the shell-integration marks out of it.
+func (sr *streamReader) take(b []byte) {
+	sr.redacted = sr.red.Write(sr.redacted[:0], b)
+	sr.text, sr.marks = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
+}
+
+// flush takes what the redactor and the mark scanner held back: it is
+// output now, and a mark at the very end says nothing any more.
+func (sr *streamReader) flush() {
+	sr.redacted = sr.red.Flush(sr.redacted[:0])
+	sr.text, _ = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
+	sr.text = sr.scan.Flush(sr.text)
+	sr.marks = sr.marks[:0]
+}
+
+// clean strips control strings from pipe-mode output; last ends the
+// stream.
+func (sr *streamReader) clean(b []byte, last bool) []byte {
+	if sr.strip == nil {
+		return b
+	}
+	sr.stripped = sr.strip.Write(sr.stripped[:0], b)
+	if last {
+		sr.stripped = sr.strip.Flush(sr.stripped)
+	}
+	return sr.stripped
+}
+
+// read is the one goroutine that owns a stream: raw bytes go through the
+// stream's redactor and, in PTY mode, the terminal cleaner into the log,
+// so no secret is ever stored.
+func (p *Process) read(r io.Reader, sr *streamReader) {
 	defer p.streams.readers.Done()
-	// One terminal read's worth: a small batch keeps each turn under p.mu
-	// short, so tool calls wait behind little. Under a flood of 50 busy
-	// terminals, 4 KiB gave ps a p99 of 38-45 ms against 48-50 ms for 8 KiB
-	// and 54-60 ms for 16 KiB, at the same drain rate.
 	buf := make([]byte, readBatch)
-	var redacted, text []byte
-	var sc scratch
-	var scan prompt.Scanner
-	var marks []prompt.Mark
-	// Pipe-mode output reaches the log as written but for control strings
-	// (see screen.Stripper); in PTY mode the cleaner takes everything.
-	var strip *screen.Stripper
-	var stripped []byte
-	if !p.TTY {
-		strip = new(screen.Stripper)
-	}
-	clean := func(b []byte, last bool) []byte {
-		if strip == nil {
-			return b
-		}
-		stripped = strip.Write(stripped[:0], b)
-		if last {
-			stripped = strip.Flush(stripped)
-		}
-		return stripped
-	}
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			p.in.inFlight.Add(1)
-			redacted = red.Write(redacted[:0], buf[:n])
-			text, marks = scan.Write(text[:0], redacted, marks[:0])
+			sr.take(buf[:n])
 			p.mu.Lock()
-			prev := 0
-			for _, m := range marks {
-				p.out.append(p.log, s, clean(text[prev:m.Pos], false), &sc, false)
-				p.in.mark(m, p.out.line)
-				prev = m.Pos
-			}
-			p.out.append(p.log, s, clean(text[prev:], false), &sc, false)
+			p.appendLocked(sr, false)
 			p.in.outputs++
 			p.in.lastOutput = time.Now()
 			p.in.inFlight.Add(-1)
@@ -69,13 +89,9 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			runtime.Gosched()
 		}
 		if err != nil {
-			// What the redactor and the mark scanner held back is output
-			// now; a mark at the very end says nothing any more.
-			redacted = red.Flush(redacted[:0])
-			text, _ = scan.Write(text[:0], redacted, marks[:0])
-			text = scan.Flush(text)
+			sr.flush()
 			p.mu.Lock()
-			p.out.append(p.log, s, clean(text, true), &sc, true)
+			p.appendLocked(sr, true)
 			p.streams.open--
 			if p.streams.open == 0 {
 				close(p.streams.eof)
@@ -86,6 +102,18 @@ func (p *Process) read(r io.Reader, s Stream, red *policy.Redactor) {
 			return
 		}
 	}
+}
+
+// appendLocked adds what sr took to the log, applying each mark where it
+// was; last ends the stream.
+func (p *Process) appendLocked(sr *streamReader, last bool) {
+	prev := 0
+	for _, m := range sr.marks {
+		p.out.append(p.log, sr.s, sr.clean(sr.text[prev:m.Pos], false), &sr.sc, false)
+		p.in.mark(m, p.out.line)
+		prev = m.Pos
+	}
+	p.out.append(p.log, sr.s, sr.clean(sr.text[prev:], last), &sr.sc, last)
 }
 
 // writeInitial feeds exec's stdin parameter without holding up exec: a

@@ -43,9 +43,9 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 		p.streams.open = 2
 	}
 	p.streams.readers.Add(p.streams.open)
-	go p.read(proc.Stdout(), Stdout, policy.NewRedactor(secrets))
+	go p.read(proc.Stdout(), newStreamReader(Stdout, p.TTY, secrets))
 	if stderr != nil {
-		go p.read(stderr, Stderr, policy.NewRedactor(secrets))
+		go p.read(stderr, newStreamReader(Stderr, p.TTY, secrets))
 	}
 	go p.wait()
 	if feed {
