@@ -3,6 +3,7 @@ package prompt
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -194,23 +195,16 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 		return
 	}
 	a.seen = true
-	f := strings.Fields(string(bytes.TrimSpace(b)))
-	nr, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil || nr < 0 || len(f) < 2 {
+	nr, args, err := parseSyscall(b)
+	switch {
+	case err != nil:
+		a.other = true
+		return
+	case nr < 0:
 		// "running" on a CPU, or "-1": preempted in user space. Either
 		// way it computes.
 		a.running = true
 		return
-	}
-	var args [3]uint64
-	for i := range args {
-		if i+1 >= len(f) {
-			break
-		}
-		if args[i], err = strconv.ParseUint(strings.TrimPrefix(f[i+1], "0x"), 16, 64); err != nil {
-			a.other = true
-			return
-		}
 	}
 	class := classify(nr)
 	if class >= scRead && !sleeping(task) {
@@ -245,6 +239,29 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 	default:
 		a.other = true
 	}
+}
+
+// parseSyscall reads a task's syscall file: the number of the call it is
+// in and its first three arguments; -1 when it is in none.
+func parseSyscall(b []byte) (int64, [3]uint64, error) {
+	var args [3]uint64
+	f := strings.Fields(string(bytes.TrimSpace(b)))
+	if len(f) < 2 {
+		return -1, args, nil
+	}
+	nr, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || nr < 0 {
+		return -1, args, nil
+	}
+	for i := range args {
+		if i+1 >= len(f) {
+			break
+		}
+		if args[i], err = strconv.ParseUint(strings.TrimPrefix(f[i+1], "0x"), 16, 64); err != nil {
+			return 0, args, fmt.Errorf("reading syscall arguments: %w", err)
+		}
+	}
+	return nr, args, nil
 }
 
 // wait says what a poll, epoll or select wait includes.

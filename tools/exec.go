@@ -164,7 +164,36 @@ func anySlice[T any](xs []T) []any {
 }
 
 func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn) (*mcp.CallToolResult, ExecOut, error) {
-	yield := h.clampYield(in.YieldMs)
+	var waitFor *regexp.Regexp
+	if in.WaitFor != nil && *in.WaitFor != "" {
+		re, err := compilePattern("wait_for", *in.WaitFor)
+		if err != nil {
+			return mcptool.Error(ExecOut{Status: "failed_to_start", Error: err.Error() + "; nothing was started"})
+		}
+		waitFor = re
+	}
+	start := time.Now()
+	p, err := h.m.Start(ctx, h.execSpec(in))
+	if err != nil {
+		return mcptool.Error(startFailure(err))
+	}
+	y := yielded{reason: session.ReasonYield}
+	stopProgress := h.progress(ctx, req, p)
+	if waitFor != nil {
+		p, y.reason, y.pf, y.restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
+	} else if yield := h.clampYield(in.YieldMs); yield > 0 {
+		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true})
+		y.reason, y.st = o.Reason, o.Input
+		if y.reason == session.ReasonDeadline {
+			y.reason = session.ReasonYield
+		}
+	}
+	stopProgress()
+	return nil, h.execAnswer(p, in, start, waitFor, y), nil
+}
+
+// execSpec is what exec asks to start, with the server's defaults.
+func (h *handlers) execSpec(in ExecIn) session.Spec {
 	timeout := h.cfg.DefaultTimeoutMs
 	if in.TimeoutMs != nil {
 		timeout = max(*in.TimeoutMs, 0)
@@ -173,7 +202,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if in.TTY != nil {
 		tty = *in.TTY
 	}
-	spec := session.Spec{
+	return session.Spec{
 		Command:     in.Command,
 		SideEffects: in.SideEffects,
 		Cwd:         in.Cwd,
@@ -188,40 +217,30 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		Rows:        uint16(deref(in.Rows)),
 		Restart:     restartPolicy(in),
 	}
-	var waitFor *regexp.Regexp
-	if in.WaitFor != nil && *in.WaitFor != "" {
-		re, err := compilePattern("wait_for", *in.WaitFor)
-		if err != nil {
-			return mcptool.Error(ExecOut{Status: "failed_to_start", Error: err.Error() + "; nothing was started"})
-		}
-		waitFor = re
+}
+
+// startFailure is exec's answer when nothing was started.
+func startFailure(err error) ExecOut {
+	out := ExecOut{Status: "failed_to_start", Error: err.Error()}
+	if r, ok := errors.AsType[*policy.Refusal](err); ok {
+		out.Rule = r.Rule
 	}
-	start := time.Now()
-	p, err := h.m.Start(ctx, spec)
-	if err != nil {
-		out := ExecOut{Status: "failed_to_start", Error: err.Error()}
-		if r, ok := errors.AsType[*policy.Refusal](err); ok {
-			out.Rule = r.Rule
-		}
-		if id, ok := nameInUse(err); ok {
-			out.Rule, out.ExistingProcessID = "name", id
-		}
-		return mcptool.Error(out)
+	if id, ok := nameInUse(err); ok {
+		out.Rule, out.ExistingProcessID = "name", id
 	}
-	reason, st := session.ReasonYield, session.InputState{}
-	var pf patternFields
-	restarts := 0
-	stopProgress := h.progress(ctx, req, p)
-	if waitFor != nil {
-		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
-	} else if yield > 0 {
-		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true})
-		reason, st = o.Reason, o.Input
-		if reason == session.ReasonDeadline {
-			reason = session.ReasonYield
-		}
-	}
-	stopProgress()
+	return out
+}
+
+// yielded is why exec stopped waiting, with what the wait found.
+type yielded struct {
+	reason   session.Reason
+	st       session.InputState
+	pf       patternFields
+	restarts int // crash restarts a wait_for followed
+}
+
+// execAnswer is exec's answer once it stopped waiting.
+func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
 	info, o := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
 	out := ExecOut{
 		ProcessID:   p.ID,
@@ -231,27 +250,22 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		Stderr:      new(text(o.Stderr)),
 		Truncated:   o.Evicted || o.Capped,
 		NextSeq:     new(o.NextSeq),
-		YieldReason: string(reason),
+		YieldReason: string(y.reason),
 		TTY:         new(p.TTY),
 		Screen:      screenOut(o),
 		Name:        p.Name,
 	}
-	out.patternFields = pf
+	out.patternFields = y.pf
 	out.longFields = h.long(p)
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
 		out.Status = "backgrounded"
-		if reason != session.ReasonInputWait {
+		st := y.st
+		if y.reason != session.ReasonInputWait {
 			st = p.InputState()
 		}
 		out.InputOut = inputOut(st)
-		out.Message = "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
-		if reason == session.ReasonDetached {
-			out.Message = "The command exited, but processes it started still run (in its process group, or started from it); they stay managed under this process_id until they end: read, wait or stop them."
-		}
-		if st.Waiting {
-			out.Message = "The command is waiting for input (" + string(st.Kind) + "). Answer it with write (input, newline: true; yield_ms to get the reply), or end it with stop."
-		}
+		out.Message = runningMessage(y.reason, st)
 	} else {
 		out.Status = string(info.Status)
 		out.EndedBy = string(info.EndedBy)
@@ -264,8 +278,19 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
 	}
 	out.Notes = append(out.Notes, replyNotes(info)...)
-	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, info, restarts)...)
-	return nil, out, nil
+	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, info, y.restarts)...)
+	return out
+}
+
+// runningMessage tells the agent what to do with a command that runs on.
+func runningMessage(reason session.Reason, st session.InputState) string {
+	switch {
+	case st.Waiting:
+		return "The command is waiting for input (" + string(st.Kind) + "). Answer it with write (input, newline: true; yield_ms to get the reply), or end it with stop."
+	case reason == session.ReasonDetached:
+		return "The command exited, but processes it started still run (in its process group, or started from it); they stay managed under this process_id until they end: read, wait or stop them."
+	}
+	return "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
 }
 
 // endNotes explains the end of a process when something about it needs
