@@ -163,7 +163,9 @@ func TestExecReturnsAtExitNotAtYield(t *testing.T) {
 
 // Spec: 0.4.0 exec: "timeout_ms ... Total execution runtime limit in milliseconds. Process is killed if it runs longer than this."
 func TestExecTimeout(t *testing.T) {
-	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+	// The grace between SIGTERM and SIGKILL is shortened from its 2 s
+	// default: what is checked is the escalation, not the wait.
+	forEachProtocol(t, []string{"YIELDSHELL_TIMEOUT_GRACE_MS=300"}, func(t *testing.T, s *server) {
 		r := s.exec("sleep 30", map[string]any{"yield_ms": 10000, "timeout_ms": 200}).mustStatus(t, "timed_out")
 		if r.str("ended_by") != "timeout" || r.str("signal") != "SIGTERM" || r.num("exit_code") != -15 {
 			t.Errorf("ended_by, signal, exit_code = %q, %q, %v", r.str("ended_by"), r.str("signal"), r.m["exit_code"])

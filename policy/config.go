@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Variable names, as 0.4.0 spells them, plus our extensions.
@@ -31,6 +32,7 @@ const (
 	envLogDir           = "YIELDSHELL_LOG_DIR"          // extension
 	envLogMaxBytes      = "YIELDSHELL_LOG_MAX_BYTES"    // extension
 	envPurgeAfterMs     = "YIELDSHELL_PURGE_AFTER_MS"   // extension
+	envTimeoutGraceMs   = "YIELDSHELL_TIMEOUT_GRACE_MS" // extension
 	envToolset          = "YIELDSHELL_TOOLSET"          // extension
 	envMaxLogLines      = "MCP_MAX_LOG_LINES"           // mcp-shell-yeah's
 )
@@ -47,6 +49,7 @@ const (
 	defaultTTY              = true
 	defaultLogMaxBytes      = 10 << 20
 	defaultPurgeAfterMs     = 3600000
+	defaultTimeoutGraceMs   = 2000
 	defaultMaxLogLines      = 1000 // mcp-shell-yeah's
 )
 
@@ -92,6 +95,8 @@ func Vars() []Var {
 			"yieldshell extension: directory (created 0700) where every process's clean, redacted output is also appended to a file (0600), kept after the process is forgotten; answers then carry log_path and tail_command."},
 		{envLogMaxBytes, strconv.Itoa(defaultLogMaxBytes),
 			"yieldshell extension: size at which a log file is rotated (the previous one is kept as <file>.1). At least 4096."},
+		{envTimeoutGraceMs, strconv.Itoa(defaultTimeoutGraceMs),
+			"yieldshell extension: how long a command whose timeout_ms passed gets between SIGTERM and SIGKILL (to its whole process tree). At least 1."},
 		{envPurgeAfterMs, strconv.Itoa(defaultPurgeAfterMs),
 			"yieldshell extension: records of finished processes are forgotten this long after they ended, as cleanup would; 0 keeps them until cleanup."},
 		{envToolset, ToolsetDefault,
@@ -135,25 +140,26 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	}
 	l := &loader{getenv: getenv, base: cwd}
 	c := &Config{
-		MaxOutputBytes:   l.int(envMaxOutputBytes, defaultMaxOutputBytes, 1),
-		MaxProcesses:     l.int(envMaxProcesses, defaultMaxProcesses, 1),
-		MaxYieldMs:       l.int(envMaxYieldMs, defaultMaxYieldMs, 0),
-		DefaultTimeoutMs: l.int(envDefaultTimeoutMs, defaultDefaultTimeoutMs, 0),
-		DenyCommand:      l.regexp(envDenyCommand, ""),
-		AllowCommand:     l.regexp(envAllowCommand, ""),
-		RedactEnv:        l.regexp(envRedactEnv, defaultRedactEnv),
-		Blocked:          l.blocked(),
-		TTY:              l.bool(envTTY, defaultTTY),
-		LogMaxBytes:      int64(l.int(envLogMaxBytes, defaultLogMaxBytes, 4096)),
-		PurgeAfterMs:     l.int(envPurgeAfterMs, defaultPurgeAfterMs, 0),
-		Toolset:          l.toolset(),
-		MaxLogLines:      l.int(envMaxLogLines, defaultMaxLogLines, 1),
+		MaxOutputBytes: l.int(envMaxOutputBytes, defaultMaxOutputBytes, 1),
+		MaxProcesses:   l.int(envMaxProcesses, defaultMaxProcesses, 1),
+		MaxYield:       l.millis(envMaxYieldMs, defaultMaxYieldMs, 0),
+		DefaultTimeout: l.millis(envDefaultTimeoutMs, defaultDefaultTimeoutMs, 0),
+		TimeoutGrace:   l.millis(envTimeoutGraceMs, defaultTimeoutGraceMs, 1),
+		DenyCommand:    l.regexp(envDenyCommand, ""),
+		AllowCommand:   l.regexp(envAllowCommand, ""),
+		RedactEnv:      l.regexp(envRedactEnv, defaultRedactEnv),
+		Blocked:        l.blocked(),
+		TTY:            l.bool(envTTY, defaultTTY),
+		LogMaxBytes:    int64(l.int(envLogMaxBytes, defaultLogMaxBytes, 4096)),
+		PurgeAfter:     l.millis(envPurgeAfterMs, defaultPurgeAfterMs, 0),
+		Toolset:        l.toolset(),
+		MaxLogLines:    l.int(envMaxLogLines, defaultMaxLogLines, 1),
 	}
 	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()
 	c.AllowedCwds = l.allowedCwds()
 	c.MaxBufferBytes = l.maxBuffer(c.MaxOutputBytes)
-	c.DefaultYieldMs = l.defaultYield(c.MaxYieldMs)
+	c.DefaultYield = l.defaultYield(c.MaxYield)
 	if err := l.err(); err != nil {
 		return nil, err
 	}
@@ -249,6 +255,11 @@ func (l *loader) int(name string, def, min int) int {
 	return n
 }
 
+// millis is int for a variable that counts milliseconds.
+func (l *loader) millis(name string, def, min int) time.Duration {
+	return time.Duration(l.int(name, def, min)) * time.Millisecond
+}
+
 // parseInt accepts a decimal integer with an optional sign and, as Python's
 // int() did for 0.4.0, "_" between digits.
 func parseInt(s string) (int, error) {
@@ -291,17 +302,17 @@ func (l *loader) maxBuffer(maxOutput int) int {
 // YIELDSHELL_MAX_YIELD_MS: unset, the default is lowered to the maximum (so a
 // 0.4.0 setup that only lowers MAX_YIELD_MS still starts); set above the
 // maximum, it is an error.
-func (l *loader) defaultYield(maxYield int) int {
+func (l *loader) defaultYield(maxYield time.Duration) time.Duration {
 	v, set := l.value(envDefaultYieldMs)
 	before := len(l.errs)
-	n := l.int(envDefaultYieldMs, defaultDefaultYieldMs, 0)
+	d := l.millis(envDefaultYieldMs, defaultDefaultYieldMs, 0)
 	if !set {
-		return min(n, maxYield)
+		return min(d, maxYield)
 	}
-	if len(l.errs) == before && n > maxYield {
-		l.fail(envDefaultYieldMs, v, "exceeds %s (%d)", envMaxYieldMs, maxYield)
+	if len(l.errs) == before && d > maxYield {
+		l.fail(envDefaultYieldMs, v, "exceeds %s (%d)", envMaxYieldMs, maxYield.Milliseconds())
 	}
-	return n
+	return d
 }
 
 func (l *loader) bool(name string, def bool) bool {

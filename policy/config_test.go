@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // envOf returns a getenv over m.
@@ -38,15 +39,16 @@ func TestLoadDefaults(t *testing.T) {
 	dir := tempDir(t)
 	c := mustLoad(t, nil, dir)
 	want := Config{
-		DefaultCwd:       dir,
-		MaxOutputBytes:   20000,
-		MaxBufferBytes:   256 << 10,
-		MaxProcesses:     50,
-		DefaultYieldMs:   5000,
-		MaxYieldMs:       300000,
-		DefaultTimeoutMs: 0,
-		Blocked:          DefaultBlocked(),
-		TTY:              true,
+		DefaultCwd:     dir,
+		MaxOutputBytes: 20000,
+		MaxBufferBytes: 256 << 10,
+		MaxProcesses:   50,
+		DefaultYield:   5 * time.Second,
+		MaxYield:       300 * time.Second,
+		DefaultTimeout: 0,
+		TimeoutGrace:   2 * time.Second,
+		Blocked:        DefaultBlocked(),
+		TTY:            true,
 	}
 	got := *c
 	if got.RedactEnv == nil || got.RedactEnv.String() != `TOKEN|KEY|SECRET|PASSWORD` {
@@ -55,8 +57,8 @@ func TestLoadDefaults(t *testing.T) {
 	got.RedactEnv = nil
 	if got.DefaultCwd != want.DefaultCwd || got.AllowedCwds != nil || got.MaxOutputBytes != want.MaxOutputBytes ||
 		got.MaxBufferBytes != want.MaxBufferBytes || got.MaxProcesses != want.MaxProcesses ||
-		got.DefaultYieldMs != want.DefaultYieldMs || got.MaxYieldMs != want.MaxYieldMs ||
-		got.DefaultTimeoutMs != want.DefaultTimeoutMs || got.DenyCommand != nil || got.AllowCommand != nil ||
+		got.DefaultYield != want.DefaultYield || got.MaxYield != want.MaxYield ||
+		got.DefaultTimeout != want.DefaultTimeout || got.TimeoutGrace != want.TimeoutGrace || got.DenyCommand != nil || got.AllowCommand != nil ||
 		!slices.Equal(got.Blocked, want.Blocked) || got.TTY != want.TTY {
 		t.Errorf("Load defaults:\n got %+v\nwant %+v", got, want)
 	}
@@ -117,13 +119,15 @@ func TestLoadValues(t *testing.T) {
 		{"plus sign", map[string]string{envMaxProcesses: "+7"},
 			func(c *Config) bool { return c.MaxProcesses == 7 }},
 		{"default yield", map[string]string{envDefaultYieldMs: "0"},
-			func(c *Config) bool { return c.DefaultYieldMs == 0 }},
+			func(c *Config) bool { return c.DefaultYield == 0 }},
 		{"max yield", map[string]string{envMaxYieldMs: "60000"},
-			func(c *Config) bool { return c.MaxYieldMs == 60000 && c.DefaultYieldMs == 5000 }},
+			func(c *Config) bool { return c.MaxYield == time.Minute && c.DefaultYield == 5*time.Second }},
 		{"max yield below default lowers unset default", map[string]string{envMaxYieldMs: "1000"},
-			func(c *Config) bool { return c.MaxYieldMs == 1000 && c.DefaultYieldMs == 1000 }},
+			func(c *Config) bool { return c.MaxYield == time.Second && c.DefaultYield == time.Second }},
 		{"default timeout", map[string]string{envDefaultTimeoutMs: "300000"},
-			func(c *Config) bool { return c.DefaultTimeoutMs == 300000 }},
+			func(c *Config) bool { return c.DefaultTimeout == 5*time.Minute }},
+		{"timeout grace", map[string]string{envTimeoutGraceMs: "250"},
+			func(c *Config) bool { return c.TimeoutGrace == 250*time.Millisecond }},
 		{"deny regex", map[string]string{envDenyCommand: `rm\s+-rf`},
 			func(c *Config) bool { return c.DenyCommand.MatchString("rm  -rf /") }},
 		{"allow regex keeps inner spaces", map[string]string{envAllowCommand: "^git "},
@@ -297,7 +301,7 @@ func TestVars(t *testing.T) {
 			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
 		}
 	}
-	if len(vars) != 18 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+	if len(vars) != 19 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
 		t.Errorf("unexpected order: %v", vars)
 	}
 }
@@ -321,11 +325,11 @@ func TestWarnings(t *testing.T) {
 func TestLoadLongRunningSettings(t *testing.T) {
 	dir := tempDir(t)
 	c := mustLoad(t, nil, dir)
-	if c.LogDir != "" || c.LogMaxBytes != defaultLogMaxBytes || c.PurgeAfterMs != 3600000 || c.Toolset != ToolsetDefault {
+	if c.LogDir != "" || c.LogMaxBytes != defaultLogMaxBytes || c.PurgeAfter != time.Hour || c.Toolset != ToolsetDefault {
 		t.Errorf("defaults: %+v", c)
 	}
 	c = mustLoad(t, map[string]string{envLogDir: "logs", envLogMaxBytes: "8192", envPurgeAfterMs: "0", envToolset: "Shell-Yeah"}, dir)
-	if c.LogDir != filepath.Join(dir, "logs") || c.LogMaxBytes != 8192 || c.PurgeAfterMs != 0 || c.Toolset != ToolsetShellYeah {
+	if c.LogDir != filepath.Join(dir, "logs") || c.LogMaxBytes != 8192 || c.PurgeAfter != 0 || c.Toolset != ToolsetShellYeah {
 		t.Errorf("values: %+v", c)
 	}
 	file := filepath.Join(dir, "file")

@@ -3,6 +3,7 @@ package policy
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -30,7 +31,7 @@ func FuzzLoad(f *testing.F) {
 				continue
 			}
 			if cfg.MaxProcesses < 1 || cfg.MaxOutputBytes < 1 || cfg.MaxBufferBytes < cfg.MaxOutputBytes ||
-				cfg.DefaultYieldMs < 0 || cfg.DefaultYieldMs > cfg.MaxYieldMs || cfg.DefaultTimeoutMs < 0 {
+				cfg.DefaultYield < 0 || cfg.DefaultYield > cfg.MaxYield || cfg.DefaultTimeout < 0 || cfg.TimeoutGrace < time.Millisecond {
 				t.Fatalf("%s=%q: inconsistent configuration %+v", v.Name, value, cfg)
 			}
 		}

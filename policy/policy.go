@@ -1,30 +1,34 @@
 package policy
 
-import "regexp"
+import (
+	"regexp"
+	"time"
+)
 
 // SideEffect is one of the 21 categories a command declares.
 type SideEffect string
 
 // Config is the server configuration, read once at start-up.
 type Config struct {
-	DefaultCwd       string   // absolute, symlinks resolved
-	AllowedCwds      []string // absolute, symlinks resolved; empty = any
-	MaxOutputBytes   int      // per-response output cap (20000)
-	MaxBufferBytes   int      // output retained per process (1 MiB)
-	MaxProcesses     int      // running processes (50)
-	DefaultYieldMs   int      // 5000
-	MaxYieldMs       int      // 300000
-	DefaultTimeoutMs int      // 0 = none
-	DenyCommand      *regexp.Regexp
-	AllowCommand     *regexp.Regexp
-	RedactEnv        *regexp.Regexp
-	Blocked          []SideEffect // sorted
-	TTY              bool         // default for exec's tty (true)
-	LogDir           string       // where process logs are also written; "" = nowhere
-	LogMaxBytes      int64        // a log file is rotated at this size
-	PurgeAfterMs     int          // finished records are forgotten after this; 0 = never
-	Toolset          string       // ToolsetDefault, ToolsetShellYeah or ToolsetAll
-	MaxLogLines      int          // lines the mcp-shell-yeah tools show of a shell (1000)
+	DefaultCwd     string        // absolute, symlinks resolved
+	AllowedCwds    []string      // absolute, symlinks resolved; empty = any
+	MaxOutputBytes int           // per-response output cap (20000)
+	MaxBufferBytes int           // output retained per process (1 MiB)
+	MaxProcesses   int           // running processes (50)
+	DefaultYield   time.Duration // 5 s
+	MaxYield       time.Duration // 300 s
+	DefaultTimeout time.Duration // 0 = none
+	TimeoutGrace   time.Duration // past timeout_ms, SIGTERM to SIGKILL (2 s)
+	DenyCommand    *regexp.Regexp
+	AllowCommand   *regexp.Regexp
+	RedactEnv      *regexp.Regexp
+	Blocked        []SideEffect  // sorted
+	TTY            bool          // default for exec's tty (true)
+	LogDir         string        // where process logs are also written; "" = nowhere
+	LogMaxBytes    int64         // a log file is rotated at this size
+	PurgeAfter     time.Duration // finished records are forgotten after this; 0 = never
+	Toolset        string        // ToolsetDefault, ToolsetShellYeah or ToolsetAll
+	MaxLogLines    int           // lines the mcp-shell-yeah tools show of a shell (1000)
 }
 
 // Var documents one configuration variable.

@@ -54,7 +54,7 @@ var ErrInputClosed = errors.New("input closed")
 var errReaperClosed = errors.New("reaper closed")
 
 // DefaultCols and DefaultRows are the terminal size a command gets when
-// none is asked for: 120×40.
+// none is asked for: wide enough that agents' usual output does not wrap.
 const (
 	DefaultCols = 120
 	DefaultRows = 40

@@ -71,7 +71,7 @@ func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
 		log:       log,
 		baseEnv:   env,
 		prober:    prompt.NewProber(),
-		timing:    defaultTiming(),
+		timing:    defaultTiming(cfg),
 		keep:      defaultRetention(),
 		startedAt: time.Now(),
 		quit:      make(chan struct{}),
@@ -83,7 +83,7 @@ func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
 	// The janitor forgets finished processes once they ended longer ago
 	// than YIELDSHELL_PURGE_AFTER_MS, so that a long-lived server's memory
 	// stays bounded. Shutdown stops and joins it.
-	if age := time.Duration(cfg.PurgeAfterMs) * time.Millisecond; age > 0 {
+	if age := cfg.PurgeAfter; age > 0 {
 		m.janitor.Go(func() {
 			tick(m.quit, purgeInterval(age), func() {
 				if n := m.Cleanup(age, age); n > 0 {

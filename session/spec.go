@@ -4,12 +4,13 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
-// Default terminal size: wide enough that agents' usual output does not wrap.
+// The terminal size a command gets when none is asked for (pty's).
 const (
-	DefaultCols = 120
-	DefaultRows = 40
+	DefaultCols = pty.DefaultCols
+	DefaultRows = pty.DefaultRows
 )
 
 // Spec describes a command to start.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/prompt"
 )
 
@@ -42,10 +43,16 @@ type timing struct {
 	restartFloor time.Duration
 }
 
-func defaultTiming() timing {
+// defaultTiming is the timing of a Manager under cfg: the timeout grace
+// is configurable (YIELDSHELL_TIMEOUT_GRACE_MS), the rest is fixed.
+func defaultTiming(cfg *policy.Config) timing {
+	timeoutGrace := 2 * time.Second
+	if cfg.TimeoutGrace > 0 {
+		timeoutGrace = cfg.TimeoutGrace
+	}
 	return timing{
 		drainGrace:    250 * time.Millisecond,
-		timeoutGrace:  2 * time.Second,
+		timeoutGrace:  timeoutGrace,
 		shutdownGrace: 1500 * time.Millisecond,
 		killWait:      2 * time.Second,
 		firstProbe:    5 * time.Millisecond,

@@ -36,7 +36,7 @@ func (h *handlers) cleanup(ctx context.Context, req *mcp.CallToolRequest, in Cle
 		if p == nil {
 			return time.Hour
 		}
-		return time.Duration(*p) * time.Millisecond
+		return ms(*p)
 	}
 	n := h.m.Cleanup(ms(in.CompletedOlderThanMs), ms(in.StoppedOlderThanMs))
 	return nil, CleanupOut{Removed: n}, nil

@@ -96,7 +96,7 @@ side_effects is required and must not be empty: declare every category the comma
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
 RUNS_INLINE_CODE (python -c, node -e, heredocs piped into an interpreter, curl ... | sh) is blocked by default: write the code to a reviewable workspace file and run that file in a small, inspectable step instead.
 
-Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.MaxOutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.DefaultYieldMs) + ` (max ` + fmt.Sprint(cfg.MaxYieldMs) + `), timeout_ms ` + fmt.Sprint(cfg.DefaultTimeoutMs) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal 120x40. stdin is written after start and stdin stays open unless close_stdin is true.`
+Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.MaxOutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.DefaultYield.Milliseconds()) + ` (max ` + fmt.Sprint(cfg.MaxYield.Milliseconds()) + `), timeout_ms ` + fmt.Sprint(cfg.DefaultTimeout.Milliseconds()) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal ` + fmt.Sprintf("%dx%d", session.DefaultCols, session.DefaultRows) + `. stdin is written after start and stdin stays open unless close_stdin is true.`
 }
 
 // execSchema is ExecIn's inferred schema with what tags cannot express:
@@ -194,9 +194,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 
 // execSpec is what exec asks to start, with the server's defaults.
 func (h *handlers) execSpec(in ExecIn) session.Spec {
-	timeout := h.cfg.DefaultTimeoutMs
+	timeout := h.cfg.DefaultTimeout
 	if in.TimeoutMs != nil {
-		timeout = max(*in.TimeoutMs, 0)
+		timeout = ms(max(*in.TimeoutMs, 0))
 	}
 	tty := h.cfg.TTY
 	if in.TTY != nil {
@@ -211,7 +211,7 @@ func (h *handlers) execSpec(in ExecIn) session.Spec {
 		Stdin:       in.Stdin,
 		CloseStdin:  in.CloseStdin,
 		Name:        in.Name,
-		Timeout:     time.Duration(timeout) * time.Millisecond,
+		Timeout:     timeout,
 		TTY:         tty,
 		Cols:        uint16(deref(in.Cols)),
 		Rows:        uint16(deref(in.Rows)),
@@ -314,11 +314,11 @@ func replyNotes(in session.Info) []string {
 // clampYield applies the spec's defaults to a requested yield_ms and clamps
 // it to the maximum.
 func (h *handlers) clampYield(reqMs *int) time.Duration {
-	y := h.cfg.DefaultYieldMs
+	y := h.cfg.DefaultYield
 	if reqMs != nil {
-		y = *reqMs
+		y = ms(max(*reqMs, 0))
 	}
-	return time.Duration(min(max(y, 0), h.cfg.MaxYieldMs)) * time.Millisecond
+	return min(y, h.cfg.MaxYield)
 }
 
 func deref[T any](p *T) T {

@@ -37,7 +37,7 @@ func (h *handlers) health() *Health {
 		MaxBufferBytes:     h.cfg.MaxBufferBytes,
 		BlockedSideEffects: []string{},
 		AllowedCwds:        h.cfg.AllowedCwds,
-		PurgeAfterMs:       h.cfg.PurgeAfterMs,
+		PurgeAfterMs:       int(h.cfg.PurgeAfter.Milliseconds()),
 		LogDir:             h.cfg.LogDir,
 		Toolset:            h.cfg.Toolset,
 	}

@@ -59,9 +59,9 @@ func patternAnswer(r session.Outcome) (session.Reason, patternFields) {
 func (h *handlers) waitForLimit(reqMs *int) time.Duration {
 	d := defaultWaitFor
 	if reqMs != nil {
-		d = time.Duration(max(*reqMs, 0)) * time.Millisecond
+		d = ms(max(*reqMs, 0))
 	}
-	return min(d, time.Duration(h.cfg.MaxYieldMs)*time.Millisecond)
+	return min(d, h.cfg.MaxYield)
 }
 
 // nameInUse builds the refusal of a duplicate name.
@@ -81,10 +81,10 @@ const defaultWaitFor = 30 * time.Second
 func restartPolicy(in ExecIn) session.RestartPolicy {
 	rp := session.RestartPolicy{MaxRetries: max(deref(in.MaxRetries), 0), Delay: time.Second}
 	if in.RetryDelayMs != nil {
-		rp.Delay = time.Duration(max(*in.RetryDelayMs, 0)) * time.Millisecond
+		rp.Delay = ms(max(*in.RetryDelayMs, 0))
 	}
 	if in.RetryMaxDelayMs != nil {
-		rp.MaxDelay = time.Duration(max(*in.RetryMaxDelayMs, 0)) * time.Millisecond
+		rp.MaxDelay = ms(max(*in.RetryMaxDelayMs, 0))
 	}
 	return rp
 }

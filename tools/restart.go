@@ -57,7 +57,7 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in Res
 	}
 	grace := 3 * time.Second
 	if in.ForceAfterMs != nil {
-		grace = min(max(time.Duration(*in.ForceAfterMs)*time.Millisecond, 0), maxWait)
+		grace = min(max(ms(*in.ForceAfterMs), 0), maxWait)
 	}
 	p, err := h.m.Restart(ctx, old, grace)
 	if err != nil {

@@ -81,7 +81,7 @@ func (h *handlers) stop(ctx context.Context, req *mcp.CallToolRequest, in StopIn
 	}
 	grace := 3 * time.Second
 	if in.ForceAfterMs != nil {
-		grace = time.Duration(*in.ForceAfterMs) * time.Millisecond
+		grace = ms(*in.ForceAfterMs)
 	}
 	grace = min(max(grace, 0), maxWait)
 	if in.All {

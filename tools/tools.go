@@ -133,3 +133,6 @@ func exitFields(in session.Info) (*int, *string) {
 	}
 	return in.ExitCode, sig
 }
+
+// ms is a duration the wire gives in milliseconds.
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -43,7 +43,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 	}
 	d := 30 * time.Second
 	if in.TimeoutMs != nil {
-		d = time.Duration(*in.TimeoutMs) * time.Millisecond
+		d = ms(*in.TimeoutMs)
 	}
 	d = min(max(d, 0), maxWait)
 	var reason session.Reason

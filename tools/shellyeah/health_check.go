@@ -41,6 +41,6 @@ func (h *handlers) healthCheck(ctx context.Context, req *mcp.CallToolRequest, in
 		ActiveShells: st.Running, TotalShells: st.Total, MaxShells: h.cfg.MaxProcesses,
 		UptimeMs:     math.Round(float64(time.Since(st.StartedAt))/float64(time.Millisecond)*10) / 10,
 		LogDir:       h.cfg.LogDir,
-		PurgeAfterMs: h.cfg.PurgeAfterMs,
+		PurgeAfterMs: int(h.cfg.PurgeAfter.Milliseconds()),
 	}, nil
 }

@@ -83,7 +83,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 		v.pattern = re
 	}
 	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
-		v.timeout = min(time.Duration(*t)*time.Millisecond, time.Duration(h.cfg.MaxYieldMs)*time.Millisecond)
+		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.MaxYield)
 	}
 	return v, nil
 }
