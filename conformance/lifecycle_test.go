@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 // Issue 6, "no orphans": every command runs in its own session and process
@@ -314,7 +315,7 @@ func TestNoResourceGrowth(t *testing.T) {
 	// A descriptor of the last command may still be on its way to being
 	// closed as its answer is sent.
 	var fdsAfter int
-	waitUntil(5*time.Second, func() bool {
+	poll.Within(5*time.Second, func() bool {
 		fdsAfter = openFDs(t, pid)
 		return fdsAfter <= fds+3
 	})

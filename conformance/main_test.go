@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 // binPath is the yieldshell binary built by TestMain.
@@ -240,25 +241,7 @@ func (r result) mustStatus(t *testing.T, want string) result {
 // eventually calls f until it reports true, failing after within.
 func eventually(t *testing.T, within time.Duration, what string, f func() bool) {
 	t.Helper()
-	if !waitUntil(within, f) {
-		t.Fatalf("timed out after %v waiting for %s", within, what)
-	}
-}
-
-// waitUntil calls f until it reports true or within has passed, and says
-// which. Each call is a full round-trip to the server or /proc; the pause
-// between calls only keeps the loop from spinning.
-func waitUntil(within time.Duration, f func() bool) bool {
-	deadline := time.Now().Add(within)
-	for pause := time.Millisecond; ; pause = min(pause*2, 50*time.Millisecond) {
-		if f() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(pause) // polling interval of a condition wait, not synchronisation
-	}
+	poll.Until(t, within, what, f)
 }
 
 // readUntil reads a process's output until it contains want.

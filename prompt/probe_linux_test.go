@@ -11,6 +11,7 @@ import (
 	"time"
 
 	cpty "github.com/creack/pty"
+	"github.com/yieldshell/yieldshell/internal/poll"
 	"golang.org/x/sys/unix"
 )
 
@@ -174,13 +175,8 @@ func TestInspect(t *testing.T) {
 		// asking until the answer is the wanted one or a deadline passes.
 		pr := NewProber()
 		var got Probe
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			if got = pr.Inspect(in); got.Activity == tt.want {
-				break
-			}
-			time.Sleep(10 * time.Millisecond) // the kernel has no event for "now blocked"
-		}
-		if got.Activity != tt.want {
+		// The kernel has no event for "now blocked".
+		if !poll.Within(5*time.Second, func() bool { got = pr.Inspect(in); return got.Activity == tt.want }) {
 			t.Errorf("%s (tty %v): %s, want %s", tt.role, tt.tty, got.Activity, tt.want)
 		}
 		if tt.want == Reading {

@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 // Output a program wrote is pending from the moment its write returns until
@@ -50,13 +52,7 @@ func TestPendingCoversQueueAndReader(t *testing.T) {
 		defer close(done)
 		_, _ = out.Read(buf)
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for term.pending() {
-		if time.Now().After(deadline) {
-			t.Fatal("still pending while the reader waits for more")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, 5*time.Second, "nothing pending while the reader waits for more", func() bool { return !term.pending() })
 	if _, err := term.slave.Write([]byte{'y'}); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 func TestTaggedFindsEscapedDescendants(t *testing.T) {
@@ -56,10 +58,5 @@ func BenchmarkTagged(b *testing.B) {
 // waitFor polls cond, failing after 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
-	}
+	poll.Until(t, 10*time.Second, what, cond)
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 func named(cmd, name string) Spec {
@@ -108,21 +110,17 @@ func TestCrashRestartsWithBackoffAndHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		h := m.History(p)
-		if h.Restarts == 2 && !h.RestartPending && h.LastExit != nil {
-			if newest, _ := m.Get("crashy"); newest.Ended() && h.LastExit.ProcessID == newest.ID {
-				if *h.LastExit.Code != 3 {
-					t.Errorf("last exit %+v", h.LastExit)
-				}
-				break
-			}
+	var h History
+	poll.Until(t, 10*time.Second, "two restarts, the last run ended", func() bool {
+		h = m.History(p)
+		if h.Restarts != 2 || h.RestartPending || h.LastExit == nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("history %+v", h)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition
+		newest, _ := m.Get("crashy")
+		return newest.Ended() && h.LastExit.ProcessID == newest.ID
+	})
+	if *h.LastExit.Code != 3 {
+		t.Errorf("last exit %+v", h.LastExit)
 	}
 	if n := len(m.List()); n != 3 {
 		t.Errorf("%d runs, want 3 (the first and two restarts)", n)
@@ -221,17 +219,10 @@ func TestPurgeForgetsNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.WaitEnd(t.Context(), time.Now().Add(10*time.Second))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, 10*time.Second, "the ended process is purged", func() bool {
 		_, err := m.Get("short")
-		if errors.Is(err, ErrUnknownProcess) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never purged")
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition
-	}
+		return errors.Is(err, ErrUnknownProcess)
+	})
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.reg.names) != 0 || len(m.reg.runs) != 0 {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/policy"
 )
 
@@ -251,13 +252,8 @@ func TestEndingReachesEscapedDescendants(t *testing.T) {
 			case "shutdown":
 				m.Shutdown(t.Context())
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for processAlive(pid) {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s: the escaped grandchild %d survived", end, pid)
-				}
-				time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
-			}
+			poll.Until(t, 10*time.Second, fmt.Sprintf("%s: the escaped grandchild %d ends", end, pid),
+				func() bool { return !processAlive(pid) })
 		})
 	}
 }
@@ -361,11 +357,6 @@ func TestNoGoroutineGrowth(t *testing.T) {
 // goroutinesFallTo waits up to 5 s for the goroutine count to fall to limit
 // and returns the count.
 func goroutinesFallTo(limit int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
-		if got := runtime.NumGoroutine(); got <= limit || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(pause) // polling interval of a condition wait
-	}
+	poll.Within(5*time.Second, func() bool { return runtime.NumGoroutine() <= limit })
+	return runtime.NumGoroutine()
 }

@@ -2,9 +2,12 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 // A command that fails at once under a restart policy with no delay is
@@ -35,22 +38,17 @@ func TestRestartDelayFloor(t *testing.T) {
 // oldest first.
 func waitRuns(t *testing.T, m *Manager, name string, n int) []*Process {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var runs []*Process
+	var runs []*Process
+	poll.Until(t, 20*time.Second, fmt.Sprintf("%d runs of %s", n, name), func() bool {
+		runs = runs[:0]
 		for _, p := range m.List() {
 			if p.Name == name {
 				runs = append([]*Process{p}, runs...)
 			}
 		}
-		if len(runs) >= n {
-			return runs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d runs of %s, want %d", len(runs), name, n)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a condition
-	}
+		return len(runs) >= n
+	})
+	return runs
 }
 
 // Past runsPerName the oldest ended runs of a name are forgotten and
@@ -114,18 +112,14 @@ func testEndedOutputBudget(t *testing.T, tty bool) {
 		// The budget is kept once each end was handled, just after the end
 		// became visible.
 		var held int64
-		for deadline := time.Now().Add(10 * time.Second); ; {
+		if !poll.Within(10*time.Second, func() bool {
 			held = 0
 			for _, p := range procs {
 				_, n := p.held()
 				held += n
 			}
-			if held <= m.keep.endedBytes || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(5 * time.Millisecond) // polling a condition
-		}
-		if held > m.keep.endedBytes {
+			return held <= m.keep.endedBytes
+		}) {
 			t.Errorf("tty=%v: ended runs hold %d bytes, budget %d", tty, held, m.keep.endedBytes)
 		}
 		zero := int64(0)

@@ -10,10 +10,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 // TestMain lets the test binary stand in for `yieldshell server run` when
@@ -75,14 +76,8 @@ func TestStartReapsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	stat := fmt.Sprintf("/proc/%d/stat", w.PID)
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			return // reaped
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the killed server is still in the process table 10 s later: %s", strings.TrimSpace(string(b)))
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval of a condition wait
-	}
+	poll.Until(t, 10*time.Second, "the killed server is reaped", func() bool {
+		_, err := os.Stat(stat)
+		return err != nil
+	})
 }
