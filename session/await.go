@@ -92,7 +92,7 @@ type awaiting struct {
 }
 
 func newAwaiting(p *Process, deadline time.Time, u Until) *awaiting {
-	a := &awaiting{p: p, u: u, backoff: p.timing.firstProbe, scan: lineScan{pos: u.From}}
+	a := &awaiting{p: p, u: u, backoff: p.timing.firstProbe, scan: lineScan{pos: u.From, unfinished: true}}
 	if !deadline.IsZero() {
 		a.deadline = time.NewTimer(time.Until(deadline))
 		a.deadlineC = a.deadline.C
@@ -122,7 +122,7 @@ func (a *awaiting) stop() {
 func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	p := a.p
 	p.mu.Lock()
-	matched := a.u.Pattern != nil && a.scan.scan(p.log, true, a.match)
+	matched := a.u.Pattern != nil && a.scan.scan(p.log, a.match)
 	ended := p.lc.ended()
 	detached := a.u.Detached && p.lc.detached
 	changed := p.changed

@@ -113,14 +113,11 @@ func (d *diskLog) openDir() (*os.File, error) {
 	return dir, nil
 }
 
-// openIn opens name in dir for appending without following a link, and
-// checks that it is a regular file of this user. With create it must not
-// exist yet.
-func openIn(dir *os.File, name string, create bool) (*os.File, error) {
-	flags := unix.O_WRONLY | unix.O_APPEND | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	if create {
-		flags |= unix.O_EXCL
-	}
+// openIn opens name in dir for appending, creating it if needed, without
+// following a link, and checks that it is a regular file of this user.
+// extra adds open flags: O_EXCL when it must not exist yet.
+func openIn(dir *os.File, name string, extra int) (*os.File, error) {
+	flags := unix.O_WRONLY | unix.O_APPEND | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC | extra
 	fd, err := unix.Openat(int(dir.Fd()), name, flags, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening log file %s (a symlink is refused): %w", name, err)
@@ -147,7 +144,7 @@ func (d *diskLog) open(path string) (*logFile, error) {
 		return nil, err
 	}
 	defer dir.Close()
-	f, err := openIn(dir, filepath.Base(path), false)
+	f, err := openIn(dir, filepath.Base(path), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +204,7 @@ func (d *diskLog) rotate(path string, lf *logFile) error {
 	if err := unix.Renameat(int(dir.Fd()), name, int(dir.Fd()), name+".1"); err != nil && !errors.Is(err, unix.ENOENT) {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
-	f, err := openIn(dir, name, true)
+	f, err := openIn(dir, name, unix.O_EXCL)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}

@@ -18,13 +18,16 @@ type lineScan struct {
 	// may be). A busy process's output is then looked at about as fast as
 	// memory is read.
 	needle []byte
+	// unfinished: after the complete lines, scan also passes the line
+	// still being written, of each stream that received bytes.
+	unfinished bool
 }
 
 // scan feeds the log's new bytes to line, one complete line (without its
-// newline) at a time, and then, if partial is true, the unfinished line of
+// newline) at a time, and then, with unfinished, the unfinished line of
 // each stream that received bytes. It stops early when line returns true
 // and reports whether it did. Called with the owner's lock held.
-func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bool {
+func (s *lineScan) scan(l *outputLog, line func(b []byte) bool) bool {
 	if s.pos < l.start { // evicted before it was looked at
 		s.pos = l.start
 		s.partial = [2][]byte{}
@@ -65,7 +68,7 @@ func (s *lineScan) scan(l *outputLog, partial bool, line func(b []byte) bool) bo
 			}
 		}
 	}
-	if partial {
+	if s.unfinished {
 		for i, t := range touched {
 			if t && len(s.partial[i]) > 0 && line(s.partial[i]) {
 				return true

@@ -19,7 +19,7 @@ func TestLineScanSeesWholeLinesOnce(t *testing.T) {
 		var s lineScan
 		var got []string
 		scan := func() {
-			s.scan(l, false, func(b []byte) bool {
+			s.scan(l, func(b []byte) bool {
 				if string(b) != "e" { // stderr's lines
 					got = append(got, string(b))
 				}
@@ -54,10 +54,10 @@ func TestLineScanResumesAfterMatch(t *testing.T) {
 	l.append(Stdout, []byte("a\nmatch\nb\nc\n"))
 	var s lineScan
 	var seen []string
-	if !s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return string(b) == "match" }) {
+	if !s.scan(l, func(b []byte) bool { seen = append(seen, string(b)); return string(b) == "match" }) {
 		t.Fatal("no match")
 	}
-	s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return false })
+	s.scan(l, func(b []byte) bool { seen = append(seen, string(b)); return false })
 	if strings.Join(seen, ",") != "a,match,b,c" {
 		t.Errorf("seen %q", seen)
 	}
@@ -69,7 +69,7 @@ func TestLineScanAfterEviction(t *testing.T) {
 	var s lineScan
 	l.append(Stdout, []byte("0123456789abcdef\nkept line\n"))
 	var seen []string
-	s.scan(l, false, func(b []byte) bool { seen = append(seen, string(b)); return false })
+	s.scan(l, func(b []byte) bool { seen = append(seen, string(b)); return false })
 	if len(seen) == 0 || seen[len(seen)-1] != "kept line" {
 		t.Errorf("seen %q", seen)
 	}
@@ -86,7 +86,7 @@ func TestLineScanNeedle(t *testing.T) {
 		s := lineScan{needle: []byte("://")}
 		var got []string
 		scan := func() {
-			s.scan(l, false, func(b []byte) bool {
+			s.scan(l, func(b []byte) bool {
 				if bytes.Contains(b, s.needle) {
 					got = append(got, string(b))
 				}
@@ -117,7 +117,7 @@ func TestLineScanLongLineMemory(t *testing.T) {
 		chunk := []byte(strings.Repeat("x", 300<<10))
 		for range 20 {
 			l.append(Stdout, chunk)
-			s.scan(l, false, func([]byte) bool { return false })
+			s.scan(l, func([]byte) bool { return false })
 			if c := cap(s.partial[0]); c > 2*maxLine {
 				t.Fatalf("needle %q: the unfinished line holds %d bytes, want at most %d", needle, c, 2*maxLine)
 			}

@@ -238,7 +238,7 @@ func (p *Process) URLs() []string {
 	defer p.mu.Unlock()
 	u := &p.out.urls
 	u.scan.needle = urlMark
-	u.scan.scan(p.log, false, func(b []byte) bool {
+	u.scan.scan(p.log, func(b []byte) bool {
 		if len(u.list) >= maxURLs || !bytes.Contains(b, urlMark) {
 			return len(u.list) >= maxURLs
 		}

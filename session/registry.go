@@ -121,18 +121,26 @@ func (r *registry) claimName(name string, pending *pendingRestart) error {
 	return nil
 }
 
-// releaseName ends a claim; restart says whether the run that started
-// (if any) is a restart of the name.
-func (r *registry) releaseName(name string, started, restart bool) {
+// claimEnd is how a claim on a name ended.
+type claimEnd uint8
+
+const (
+	claimAbandoned claimEnd = iota // nothing started
+	claimStarted                   // a fresh run started
+	claimRestarted                 // a run started by restart (the tool or the policy)
+)
+
+// releaseName ends a claim.
+func (r *registry) releaseName(name string, how claimEnd) {
 	ns := r.names[name]
 	if name == "" || ns == nil {
 		return
 	}
 	ns.starting = false
-	switch {
-	case started && restart:
+	switch how {
+	case claimRestarted:
 		ns.restarts++
-	case started:
+	case claimStarted:
 		ns.restarts = 0
 	}
 }

@@ -50,7 +50,7 @@ func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, 
 	if err != nil {
 		m.mu.Lock()
 		m.running--
-		m.reg.releaseName(spec.Name, false, false)
+		m.reg.releaseName(spec.Name, claimAbandoned)
 		m.mu.Unlock()
 		return nil, err
 	}
@@ -162,7 +162,14 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 			m.disk.follow(p)
 		}
 	}
-	m.reg.releaseName(l.spec.Name, !late, o.restart)
+	switch {
+	case late:
+		m.reg.releaseName(l.spec.Name, claimAbandoned)
+	case o.restart:
+		m.reg.releaseName(l.spec.Name, claimRestarted)
+	default:
+		m.reg.releaseName(l.spec.Name, claimStarted)
+	}
 	var old []*Process
 	if !late {
 		old = m.reg.trimRuns(l.spec.Name, m.keep.runsPerName)
@@ -216,7 +223,7 @@ func (m *Manager) reserve(name string, pending *pendingRestart) error {
 		return err
 	}
 	if err := m.cfg.CheckProcessLimit(m.running); err != nil {
-		m.reg.releaseName(name, false, false)
+		m.reg.releaseName(name, claimAbandoned)
 		return err
 	}
 	m.running++
