@@ -9,6 +9,7 @@ import (
 // Issue 15: an interactive shell ignores SIGTERM; stop ends it the way
 // closing its terminal does (SIGHUP), not by sitting out the grace period
 // until SIGKILL.
+// Spec: issue 15 item 5: "stop of an interactive shell always sits out the whole grace period and ends in SIGKILL ... end them the way closing a terminal does."
 func TestStopInteractiveShellHangsUp(t *testing.T) {
 	need(t, "bash")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -29,6 +30,7 @@ func TestStopInteractiveShellHangsUp(t *testing.T) {
 }
 
 // Issue 15: write takes keys without input.
+// Spec: issue 15 item 5: "write with only keys is refused because input is required; make input optional."
 func TestWriteKeysOnly(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		id := s.exec(`read x; echo "got[$x]"`, map[string]any{"yield_ms": 0}).str("process_id")
@@ -45,6 +47,7 @@ func TestWriteKeysOnly(t *testing.T) {
 
 // Issue 15: in PTY mode close_stdin after an unterminated line ends the
 // input, as in pipe mode: the terminal needs EOF twice then.
+// Spec: issue 15 item 5: "In PTY mode close_stdin after an unterminated line ... does not end the input: it must, as it does in pipe mode."
 func TestCloseStdinAfterUnterminatedLine(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {

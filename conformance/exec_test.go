@@ -344,6 +344,7 @@ func TestRedaction(t *testing.T) {
 
 // A refusal quotes what it refused; a secret in the command, cwd or shell
 // is redacted there as in every other answer (issue 16 item 8).
+// Spec: issue 16 item 8: "refusal and error messages repeat a literal secret from the command, cwd or shell (redact them)."
 func TestRefusalsRedactSecrets(t *testing.T) {
 	const secret = "refusal-secret-789"
 	forEachProtocol(t, []string{`YIELDSHELL_DENY_COMMAND_REGEX=^curl\s`, "MY_SECRET_KEY=" + secret}, func(t *testing.T, s *server) {

@@ -266,6 +266,7 @@ func TestHealthInPs(t *testing.T) {
 // never a control string: a clipboard write (OSC 52), a title or a DCS
 // would otherwise reach an operator's terminal through tail -F, logs and
 // attach (issue 16 item 8).
+// Spec: issue 16 item 8: "pipe-mode output and disk logs keep raw escape sequences (clipboard and title escapes reach an operator's terminal through tail -F, logs and attach)."
 func TestPipeModeStripsControlStrings(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
