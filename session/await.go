@@ -19,6 +19,8 @@ type Until struct {
 	// has happened for that long: the first reaction to a start or an
 	// input, without waiting for the end.
 	Quiet time.Duration
+	// Output ends the wait once the log holds output at or after From.
+	Output bool
 	// Detached ends the wait when the command exited and its output is
 	// drained while processes it started still run (`cmd &`): what it
 	// runs in the background is managed until it ends.
@@ -97,12 +99,12 @@ func newAwaiting(p *Process, deadline time.Time, u Until) *awaiting {
 		a.deadline = time.NewTimer(time.Until(deadline))
 		a.deadlineC = a.deadline.C
 	}
-	a.calm = time.NewTimer(u.Quiet)
 	if u.Quiet > 0 {
+		a.calm = time.NewTimer(u.Quiet)
 		a.calmC = a.calm.C
 	}
-	a.probeT = time.NewTimer(p.timing.firstProbe)
 	if u.InputWait {
+		a.probeT = time.NewTimer(p.timing.firstProbe)
 		a.probeC = a.probeT.C
 	}
 	return a
@@ -125,6 +127,7 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	matched := a.u.Pattern != nil && a.scan.scan(p.log, a.match)
 	ended := p.lc.ended()
 	detached := a.u.Detached && p.lc.detached
+	output := a.u.Output && p.log.end > a.u.From
 	changed := p.changed
 	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
 	p.mu.Unlock()
@@ -135,6 +138,8 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 		return nil, Outcome{Reason: ReasonExited}, true
 	case detached:
 		return nil, Outcome{Reason: ReasonDetached}, true
+	case output:
+		return nil, Outcome{Reason: ReasonOutput}, true
 	}
 	return changed, Outcome{}, false
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -284,14 +285,9 @@ func (d *diskLog) copy(p *Process) {
 // before they could be read, and whether p had ended (then everything it
 // will ever log is included).
 func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
+	p.Await(context.Background(), time.Time{}, Until{Output: true, From: pos})
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.log.end <= pos && !p.lc.ended() {
-		ch := p.changed
-		p.mu.Unlock()
-		<-ch
-		p.mu.Lock()
-	}
 	var lost int64
 	if pos < p.log.start {
 		lost = p.log.start - pos

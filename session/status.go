@@ -34,6 +34,7 @@ const (
 	ReasonCancelled Reason = "cancelled"
 	ReasonPattern   Reason = "pattern" // the requested pattern appeared
 	ReasonQuiet     Reason = "quiet"   // the output went quiet
+	ReasonOutput    Reason = "output"  // output arrived past the position asked for
 	// ReasonDetached: the command exited, but processes it started run on.
 	ReasonDetached Reason = "detached"
 )
