@@ -1,27 +1,49 @@
 // Package session manages the processes the server runs.
 //
-// A Manager is the registry: it applies policy, enforces the process limit,
-// names processes and starts them. A Process owns one running command: its
-// state machine, its sequence-numbered output log, and the goroutines that
-// feed and reap it (one reader per output stream and one waiter), which it
-// stops and joins in Close. In PTY mode it also owns the reply writer
-// (replies.go), which writes the terminal's replies to the program's
-// queries to its input; it stops when the process ends and is joined then.
+// A [Manager] applies policy, enforces the process limit, names processes
+// and starts them. A [Process] owns one running command: its lifecycle, its
+// sequence-numbered output log, and the goroutines that feed and reap it
+// (one reader per output stream and one waiter), which it stops and joins
+// in Close. In PTY mode it also owns the reply writer, which writes the
+// terminal's replies to the program's queries to its input; it stops when
+// the process ends and is joined then.
 //
-// Every state change (output appended, exit, stop) is broadcast to waiters
-// through a channel that is closed and replaced, so exec, wait and write block
-// on one primitive with no polling.
+// Every state change (output appended, exit, stop) is broadcast through a
+// channel that is closed and replaced; [Process.Await] is the one blocking
+// primitive over it, so exec, wait, write, stop and the disk writer block
+// on it with no polling.
 //
-// For long-running processes the Manager also keeps, per name, the run
-// history and a pending crash restart (names.go, restart.go), and owns three
-// kinds of goroutine, all joined by Shutdown: one per pending crash restart
-// (ended early by Shutdown, which waits for them before it ends processes,
-// so none can start one behind its back), the janitor that purges old
-// records (purge.go), and, with a log directory, one writer per process
-// that copies its clean log to disk (disklog.go) and returns once the
+// # Files
+//
+// Each file has one job, and no file uses a name declared in a file that
+// uses one of its own: the files form layers.
+//
+//   - Leaves, which know no Process: status.go (every status, ending and
+//     reason), timing.go, spec.go (what to start, restart policies),
+//     lifecycle.go (a process's phase and the waiter's channels), outlog.go
+//     and lines.go (the log and line scans), pipeline.go (what turns output
+//     into the log), termview.go, replies.go, urls.go, inputwait.go (what
+//     input-wait detection follows), keys.go, redact.go, tag.go, signal.go
+//     (signal names).
+//   - The Process: process.go (its fields and what reads them), reader.go
+//     (the output readers), end.go (the waiter: how a process ends),
+//     input.go (whether it waits for input, and writing to it), await.go
+//     (the wait primitive), stop.go, spawn.go (its construction, which
+//     starts its goroutines).
+//   - The Manager: registry.go (ids, names, runs and pending crash
+//     restarts: records, no supervision), retention.go (what is kept of
+//     ended runs), disklog.go, purge.go, manager.go (the Manager, lookups,
+//     shutdown), start.go (prepare, spawn, register; a crash restart is
+//     scheduled there, since it starts a run), restart.go, stopall.go.
+//
+// The Manager owns three kinds of goroutine, all joined by Shutdown: one
+// per pending crash restart (ended early by Shutdown, which waits for them
+// before it ends processes, so none can start one behind its back), the
+// janitor that purges old records, and, with a log directory, one writer
+// per process that copies its clean log to disk and returns once the
 // process has ended and everything is written.
 //
 // Concurrency: Manager and Process are safe for concurrent use. Lock order:
 // Manager.mu before Process.mu; a Process calls back into the Manager (its
-// end callback) without its own lock.
+// end hooks) without its own lock.
 package session

@@ -38,7 +38,7 @@ type Manager struct {
 	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
 	quit      chan struct{}
 	restarts  sync.WaitGroup // pending crash restarts (start.go)
-	janitor   sync.WaitGroup // purges old records (purge.go)
+	janitor   sync.WaitGroup // purges old records
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
