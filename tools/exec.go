@@ -168,7 +168,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if in.WaitFor != nil && *in.WaitFor != "" {
 		re, err := compilePattern("wait_for", *in.WaitFor)
 		if err != nil {
-			return mcptool.Error(ExecOut{Status: "failed_to_start", Error: err.Error() + "; nothing was started"})
+			return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: err.Error() + "; nothing was started"})
 		}
 		waitFor = re
 	}
@@ -191,6 +191,12 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	stopProgress()
 	return nil, h.execAnswer(p, in, start, waitFor, y), nil
 }
+
+// The statuses exec answers besides a process's own ([session.Status]).
+const (
+	statusBackgrounded  = "backgrounded"    // still running after the yield
+	statusFailedToStart = "failed_to_start" // refused, or could not start
+)
 
 // execSpec is what exec asks to start, with the server's defaults.
 func (h *handlers) execSpec(in ExecIn) session.Spec {
@@ -221,7 +227,7 @@ func (h *handlers) execSpec(in ExecIn) session.Spec {
 
 // startFailure is exec's answer when nothing was started.
 func startFailure(err error) ExecOut {
-	out := ExecOut{Status: "failed_to_start", Error: err.Error()}
+	out := ExecOut{Status: statusFailedToStart, Error: err.Error()}
 	if r, ok := errors.AsType[*policy.Refusal](err); ok {
 		out.Rule = r.Rule
 	}
@@ -259,7 +265,7 @@ func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, wa
 	out.longFields = h.long(p)
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
-		out.Status = "backgrounded"
+		out.Status = statusBackgrounded
 		st := y.st
 		if y.reason != session.ReasonInputWait {
 			st = p.InputState()
