@@ -28,7 +28,10 @@ func persistRuntime(t testing.TB, env ...string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env = append([]string{"XDG_RUNTIME_DIR=" + dir, "YIELDSHELL_PERSIST=1"}, env...)
+	// The idle exit is short, so that even a test binary killed before its
+	// cleanup (go test's timeout) leaves no server behind for long; a
+	// test's own setting comes later and wins.
+	env = append([]string{"XDG_RUNTIME_DIR=" + dir, "YIELDSHELL_PERSIST=1", "YIELDSHELL_SERVER_IDLE_MS=60000"}, env...)
 	t.Cleanup(func() {
 		// t.Context() is already done here.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
