@@ -415,3 +415,35 @@ func TestStartFailures(t *testing.T) {
 		t.Error("Start after Close succeeded")
 	}
 }
+
+// TestCtrlBreakStops: with a console to share, a request to stop reaches a
+// pipe-mode command as Ctrl-Break, which ends it as SIGINT; one that
+// ignores it is left running.
+func TestCtrlBreakStops(t *testing.T) {
+	if !hasConsole() {
+		k := windows.NewLazySystemDLL("kernel32.dll")
+		if r, _, err := k.NewProc("AllocConsole").Call(); r == 0 {
+			t.Skipf("no console to share: %v", err)
+		}
+		t.Cleanup(func() { _, _, _ = k.NewProc("FreeConsole").Call() })
+	}
+	r := newTestReaper(t)
+	p := start(t, r, helper(false, "sleep"))
+	collect(p.Stdout()).waitFor(t, "ready")
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(t, p); st.Signal != syscall.SIGINT {
+		t.Errorf("status = %+v, want ended by Ctrl-Break (SIGINT)", st)
+	}
+	q := start(t, r, helper(false, "ignore"))
+	collect(q.Stdout()).waitFor(t, "ready")
+	if err := q.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-q.Done():
+		t.Errorf("a program ignoring Ctrl-Break ended: %+v", q.Status())
+	case <-time.After(300 * time.Millisecond):
+	}
+}

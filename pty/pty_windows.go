@@ -39,7 +39,7 @@ var (
 	kernel32            = windows.NewLazySystemDLL("kernel32.dll")
 	procOpenJobObjectW  = kernel32.NewProc("OpenJobObjectW")
 	procPeekNamedPipe   = kernel32.NewProc("PeekNamedPipe")
-	procGetConsoleWindw = kernel32.NewProc("GetConsoleWindow")
+	procConsoleProcList = kernel32.NewProc("GetConsoleProcessList")
 )
 
 // procSys is what Windows needs to wait for, signal and end a command.
@@ -228,14 +228,15 @@ func create(path, line string, opts Options, side childSide) (*windows.ProcessIn
 	return pi, nil
 }
 
-// hasConsole reports whether the server has a console its pipe-mode
-// children can share (for Ctrl-Break).
+// hasConsole reports whether the server is attached to a console (with a
+// window or not) that its pipe-mode children can share, for Ctrl-Break.
 func hasConsole() bool {
-	if procGetConsoleWindw.Find() != nil {
+	if procConsoleProcList.Find() != nil {
 		return false
 	}
-	h, _, _ := procGetConsoleWindw.Call()
-	return h != 0
+	var pids [4]uint32
+	n, _, _ := procConsoleProcList.Call(uintptr(unsafe.Pointer(&pids[0])), uintptr(len(pids)))
+	return n != 0
 }
 
 // envBlock is env as CreateProcess takes it; nil inherits the server's.
