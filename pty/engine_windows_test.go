@@ -221,6 +221,18 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
+func TestEnvLastWins(t *testing.T) {
+	r := newTestReaper(t)
+	o := Options{Path: "/bin/sh", Args: []string{"sh", "-c", "echo [%YS_X%]"},
+		Env: append(os.Environ(), "YS_X=first", "ys_x=second")}
+	p := start(t, r, o)
+	out := collect(p.Stdout())
+	wait(t, p)
+	if got := out.end(t); !strings.Contains(got, "[second]") {
+		t.Errorf("output = %q, want the last YS_X", got)
+	}
+}
+
 func TestInputToEOF(t *testing.T) {
 	r := newTestReaper(t)
 	p := start(t, r, helper(false, "cat"))

@@ -240,14 +240,25 @@ func hasConsole() bool {
 }
 
 // envBlock is env as CreateProcess takes it; nil inherits the server's.
+// Names are compared case-insensitively, as Windows does, and the last
+// entry for a name wins, as with os/exec.
 func envBlock(env []string) (*uint16, error) {
 	if env == nil {
 		return nil, nil
 	}
-	var b []uint16
-	for _, kv := range env {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
 		if strings.IndexByte(kv, 0) >= 0 {
 			return nil, fmt.Errorf("environment variable %q holds a NUL", kv)
+		}
+		name, _, _ := strings.Cut(kv[min(1, len(kv)):], "=") // "=C:=C:\x" names start with '='
+		last[strings.ToUpper(kv[:min(1, len(kv))]+name)] = i
+	}
+	var b []uint16
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv[min(1, len(kv)):], "=")
+		if last[strings.ToUpper(kv[:min(1, len(kv))]+name)] != i {
+			continue
 		}
 		b = append(b, utf16.Encode([]rune(kv))...)
 		b = append(b, 0)
@@ -317,9 +328,11 @@ func (r *Reaper) wait(p *Process) {
 	if err != nil || ev != windows.WAIT_OBJECT_0 {
 		return
 	}
+	// The handle is kept until the tree has ended: while it is open the pid
+	// cannot be reused, so no later command's job can take this one's name.
+	defer windows.CloseHandle(p.sys.proc)
 	var code uint32
 	_ = windows.GetExitCodeProcess(p.sys.proc, &code)
-	_ = windows.CloseHandle(p.sys.proc)
 	p.status = exitStatus(code)
 	close(p.done)
 	t := time.NewTicker(treePoll)
