@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +24,9 @@ var binPath string
 // which plays the child processes (see helpers_test.go).
 const helperEnv = "YS_HELPER_BIN"
 
+// prebuiltEnv names a yieldshell binary to test instead of building one.
+const prebuiltEnv = "YS_CONFORMANCE_BIN"
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "ys-helper" {
 		os.Exit(runHelper(os.Args[2:]))
@@ -35,15 +37,19 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "yieldshell")
-	args := []string{"build", "-o", binPath}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "../cmd/yieldshell")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building yieldshell:", err)
-		os.Exit(1)
+	if bin := os.Getenv(prebuiltEnv); bin != "" {
+		binPath = bin // a cross-built binary, e.g. under wine (.ci/wine)
+	} else {
+		args := []string{"build", "-o", binPath}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		build := exec.Command("go", append(args, "../cmd/yieldshell")...)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building yieldshell:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -303,7 +309,9 @@ func killPidFile(t *testing.T, path string) {
 			return
 		}
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
 		}
 	})
 }

@@ -14,6 +14,10 @@ func TestLooksLikePrompt(t *testing.T) {
 		{"$ ", KindLine},
 		{"user@host:~/src$ ", KindLine},
 		{"root@box:/# ", KindLine},
+		{`C:\Users\me>`, KindLine},          // cmd.exe
+		{`C:\Program Files\App>`, KindLine}, // cmd.exe
+		{`PS C:\Users\me> `, KindLine},      // PowerShell
+		{`PS Microsoft.PowerShell.Core\FileSystem::\\srv\share> `, KindLine},
 		{"% ", KindLine},
 		{"Enter your name: ", KindLine},
 		{"What is your favorite color? ", KindLine},

@@ -1,3 +1,5 @@
+//go:build unix
+
 package pty
 
 import (
@@ -388,11 +390,3 @@ func (r *eofReader) Read(b []byte) (int, error) {
 	}
 	return 0, err
 }
-
-// Pending reports whether output the program wrote has not reached the
-// caller's hands yet: it waits in the terminal or a pipe (including what the
-// terminal has not queued for reading yet), or a reader of [Process.Stdout]
-// or [Process.Stderr] returned it and has not been called again since.
-// A program seen waiting for input while nothing is pending has had every
-// byte it wrote before handed on.
-func (p *Process) Pending() bool { return p.io.pending() }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // diskLog appends processes' clean, redacted logs to files in one
@@ -86,51 +84,13 @@ func sanitizeFileName(name string) string {
 	return b.String()[:80] + "-" + hex.EncodeToString(sum[:8])
 }
 
-// openDir opens the log directory, creating it if needed, and checks that
-// only this user can change what is in it.
-func (d *diskLog) openDir() (*os.File, error) {
-	if err := os.MkdirAll(d.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating log directory: %w", err)
-	}
-	fd, err := unix.Open(d.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("opening log directory %s (a symlink is refused): %w", d.dir, err)
-	}
-	dir := os.NewFile(uintptr(fd), d.dir)
-	var st unix.Stat_t
-	err = unix.Fstat(fd, &st)
-	switch {
-	case err != nil:
-		err = fmt.Errorf("checking log directory: %w", err)
-	case st.Uid != uint32(os.Geteuid()):
-		err = fmt.Errorf("log directory %s belongs to uid %d, not to this user: use a directory of your own", d.dir, st.Uid)
-	case st.Mode&0o022 != 0:
-		err = fmt.Errorf("log directory %s has mode %#o: others can write to it; chmod go-w %s or use a private directory", d.dir, st.Mode&0o7777, d.dir)
-	}
-	if err != nil {
-		dir.Close()
-		return nil, err
-	}
-	return dir, nil
-}
+// openMode says whether openIn may find the file there already.
+type openMode uint8
 
-// openIn opens name in dir for appending, creating it if needed, without
-// following a link, and checks that it is a regular file of this user.
-// extra adds open flags: O_EXCL when it must not exist yet.
-func openIn(dir *os.File, name string, extra int) (*os.File, error) {
-	flags := unix.O_WRONLY | unix.O_APPEND | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC | extra
-	fd, err := unix.Openat(int(dir.Fd()), name, flags, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening log file %s (a symlink is refused): %w", name, err)
-	}
-	f := os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name))
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uint32(os.Geteuid()) {
-		f.Close()
-		return nil, fmt.Errorf("opening log file %s: not a regular file of this user", name)
-	}
-	return f, nil
-}
+const (
+	openOrCreate openMode = iota // append to it, or create it
+	createOnly                   // it must not exist yet
+)
 
 // open returns the file at path, opened for appending, with one more user.
 func (d *diskLog) open(path string) (*logFile, error) {
@@ -145,7 +105,7 @@ func (d *diskLog) open(path string) (*logFile, error) {
 		return nil, err
 	}
 	defer dir.Close()
-	f, err := openIn(dir, filepath.Base(path), 0)
+	f, err := openIn(dir, filepath.Base(path), openOrCreate)
 	if err != nil {
 		return nil, err
 	}
@@ -202,10 +162,10 @@ func (d *diskLog) rotate(path string, lf *logFile) error {
 	}
 	defer dir.Close()
 	name := filepath.Base(path)
-	if err := unix.Renameat(int(dir.Fd()), name, int(dir.Fd()), name+".1"); err != nil && !errors.Is(err, unix.ENOENT) {
+	if err := renameIn(dir, name, name+".1"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
-	f, err := openIn(dir, name, unix.O_EXCL)
+	f, err := openIn(dir, name, createOnly)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}

@@ -227,22 +227,6 @@ func (p *Process) watchTree(ctx context.Context, gone chan<- struct{}) {
 	}
 }
 
-// signalTree sends sig to the process group, and to every descendant that
-// left the group (setsid, daemons) but still carries the process's tag.
-func (p *Process) signalTree(sig syscall.Signal) error {
-	err := p.proc.Signal(sig)
-	for pid, v := range pty.Tagged(tagKey) {
-		if v != p.tag {
-			continue
-		}
-		if pgid, e := syscall.Getpgid(pid); e == nil && pgid == p.Pid {
-			continue // the group signal reached it
-		}
-		_ = syscall.Kill(pid, sig) // ESRCH: gone in the meantime
-	}
-	return err
-}
-
 // beginEnding records who is ending the process (the first caller wins) and
 // when the group gets SIGKILL if it is still there. It reports false if the
 // process already ended.

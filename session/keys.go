@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // namedKeys are the bytes a terminal sends for each key (xterm, normal
@@ -57,10 +56,6 @@ func keyBytes(key string, appCursor bool) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("unknown key %q; use one of: %s", key, strings.Join(KeyNames(), ", "))
 }
-
-// pipeKeys are the keys that mean something without a terminal: what its
-// line discipline would have done with them.
-var pipeKeys = map[byte]syscall.Signal{0x03: syscall.SIGINT, 0x1a: syscall.SIGTSTP, 0x1c: syscall.SIGQUIT}
 
 // Type sends text, then keys, then Enter if newline, then end of input if
 // closeInput: what a person types. In pipe mode there is no terminal to

@@ -23,7 +23,7 @@ func endTagged(ctx context.Context, match func(tag string) bool, grace time.Dura
 	signal := func(sig syscall.Signal) int {
 		n := 0
 		for pid, v := range pty.Tagged(tagKey) {
-			if match(v) && syscall.Kill(pid, sig) == nil {
+			if match(v) && killPid(pid, sig) == nil {
 				n++
 			}
 		}
@@ -62,7 +62,7 @@ func SweepOrphans(log *slog.Logger) {
 		if st, err := strconv.ParseUint(start, 10, 64); err == nil && pty.Alive(serverPid, st) {
 			continue // its server is alive (not a zombie) and owns it
 		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+		if killPid(pid, syscall.SIGKILL) == nil {
 			n++
 		}
 	}

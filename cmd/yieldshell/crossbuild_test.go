@@ -34,6 +34,7 @@ func TestCrossBuild(t *testing.T) {
 		{"darwin", "amd64", "./..."},
 		{"darwin", "arm64", "./..."},
 		{"windows", "amd64", "."},
+		{"windows", "arm64", "."},
 	} {
 		t.Run(tc.goos+"_"+tc.goarch, func(t *testing.T) {
 			// Several packages: build and discard, then vet, which also

@@ -1,5 +1,3 @@
-//go:build unix
-
 package main
 
 import (
@@ -20,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
-	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
 	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
 	"github.com/yieldshell/yieldshell/metrics"
 	"github.com/yieldshell/yieldshell/policy"
@@ -408,11 +405,8 @@ Environment variables:
 		policy.Var{Name: maxConnsEnv, Default: strconv.Itoa(defaultMaxConns),
 			Help: "--http: connections open at once; more wait to be accepted."},
 		policy.Var{Name: maxSessionsEnv, Default: strconv.Itoa(defaultMaxSessions),
-			Help: "--http: MCP sessions open at once; a request for another gets 503."},
-		policy.Var{Name: persistEnv, Default: "0",
-			Help: "1 (true, yes, on): stdio yieldshell bridges to the persistent per-user server, as --persist does."},
-		policy.Var{Name: daemon.IdleEnv, Default: strconv.Itoa(int(daemon.DefaultIdle.Milliseconds())),
-			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."})
+			Help: "--http: MCP sessions open at once; a request for another gets 503."})
+	vars = append(vars, persistVars()...)
 	for _, v := range vars {
 		def := v.Default
 		if def == "" {

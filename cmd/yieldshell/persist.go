@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
+	"github.com/yieldshell/yieldshell/policy"
 )
 
 // persistEnv turns a stdio yieldshell into a bridge to the persistent
@@ -173,4 +174,14 @@ func serverRun(ctx context.Context, c *cli, args []string) int {
 	}
 	a.log.Info("exiting")
 	return 0
+}
+
+// persistVars are the environment variables of the persistent server.
+func persistVars() []policy.Var {
+	return []policy.Var{
+		{Name: persistEnv, Default: "0",
+			Help: "1 (true, yes, on): stdio yieldshell bridges to the persistent per-user server, as --persist does."},
+		{Name: daemon.IdleEnv, Default: strconv.Itoa(int(daemon.DefaultIdle.Milliseconds())),
+			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."},
+	}
 }

@@ -1,0 +1,64 @@
+//go:build unix
+
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// openDir opens the log directory, creating it if needed, and checks that
+// only this user can change what is in it.
+func (d *diskLog) openDir() (*os.File, error) {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating log directory: %w", err)
+	}
+	fd, err := unix.Open(d.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening log directory %s (a symlink is refused): %w", d.dir, err)
+	}
+	dir := os.NewFile(uintptr(fd), d.dir)
+	var st unix.Stat_t
+	err = unix.Fstat(fd, &st)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("checking log directory: %w", err)
+	case st.Uid != uint32(os.Geteuid()):
+		err = fmt.Errorf("log directory %s belongs to uid %d, not to this user: use a directory of your own", d.dir, st.Uid)
+	case st.Mode&0o022 != 0:
+		err = fmt.Errorf("log directory %s has mode %#o: others can write to it; chmod go-w %s or use a private directory", d.dir, st.Mode&0o7777, d.dir)
+	}
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return dir, nil
+}
+
+// openIn opens name in dir for appending without following a link, and
+// checks that it is a regular file of this user.
+func openIn(dir *os.File, name string, mode openMode) (*os.File, error) {
+	flags := unix.O_WRONLY | unix.O_APPEND | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if mode == createOnly {
+		flags |= unix.O_EXCL
+	}
+	fd, err := unix.Openat(int(dir.Fd()), name, flags, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening log file %s (a symlink is refused): %w", name, err)
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name))
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uint32(os.Geteuid()) {
+		f.Close()
+		return nil, fmt.Errorf("opening log file %s: not a regular file of this user", name)
+	}
+	return f, nil
+}
+
+// renameIn renames a file within dir.
+func renameIn(dir *os.File, from, to string) error {
+	return unix.Renameat(int(dir.Fd()), from, int(dir.Fd()), to)
+}
