@@ -295,14 +295,37 @@ func (m *Manager) copyToDisk(d *diskLog, p *Process) {
 // returns the position after them, how many bytes from pos on were evicted
 // before they could be read, and whether p had ended (then everything it
 // will ever log is included).
+//
+// In PTY mode the rows still on the screen are not in the log until
+// something commits them (see screen.Cleaner); so that a file followed
+// with tail -F does not lag behind a program that printed and went quiet,
+// logSince commits them once the output has been quiet for timing.diskCommit.
 func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	committed := ^uint64(0) // p.in.outputs at the last commit; unknown at first
 	for p.log.end <= pos && !p.lc.ended() {
 		ch := p.changed
+		if p.in.outputs == committed {
+			p.mu.Unlock()
+			<-ch
+			p.mu.Lock()
+			continue
+		}
+		outputs := p.in.outputs
 		p.mu.Unlock()
-		<-ch
-		p.mu.Lock()
+		quiet := time.NewTimer(p.timing.diskCommit)
+		select {
+		case <-ch:
+			quiet.Stop()
+			p.mu.Lock()
+		case <-quiet.C:
+			p.mu.Lock()
+			if p.in.outputs == outputs {
+				p.out.flush(p.log)
+				committed = outputs
+			}
+		}
 	}
 	var lost int64
 	if pos < p.log.start {

@@ -364,6 +364,10 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 	for {
 		p.mu.Lock()
 		matched := u.Pattern != nil && scan.scan(p.log, true, match)
+		if !matched && u.Pattern != nil && p.out.pendingMatch(u.Pattern) {
+			p.out.flush(p.log) // on the screen, not in the log yet: commit it
+			matched = scan.scan(p.log, true, match)
+		}
 		ended := p.lc.ended()
 		detached := u.Detached && p.lc.detached
 		ch := p.changed

@@ -668,10 +668,12 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	return p.infoLocked(), out
 }
 
-// LogEnd returns the position the next byte of output will get.
+// LogEnd returns the position the next byte of output will get, once what
+// is on the screen now is in the log.
 func (p *Process) LogEnd() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.out.flush(p.log)
 	return p.log.end
 }
 

@@ -28,6 +28,7 @@ type urlSet struct {
 func (p *Process) URLs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.out.flush(p.log) // a URL still on the screen counts
 	u := &p.urls
 	u.scan.needle = urlMark
 	u.scan.scan(p.log, false, func(b []byte) bool {
