@@ -316,3 +316,30 @@ func TestLogsOnDisk(t *testing.T) {
 		}
 	})
 }
+
+// A log file gets the rows still on the screen once the output has gone
+// quiet, without anyone reading the process: tail -F follows a program that
+// redrew its progress and went quiet, with the final state only.
+//
+// Spec: issue 14 item 4 (a log that follows the screen), shell-yeah's tail_command.
+func TestLogFileFollowsTheScreen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	runs := 0
+	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
+		runs++
+		name := "bar" + strconv.Itoa(runs)
+		r := waiting(t, s.exec(`stty -echo; read x; printf 'A: 0%%\n\033[1A\rA: 9%%\033[K\n'; exec sleep 30`,
+			map[string]any{"name": name, "yield_ms": longYield}), "password")
+		id := r.str("process_id")
+		t.Cleanup(func() { s.stopQuietly(id) })
+		s.call("write", map[string]any{"process_id": id, "input": "go", "newline": true, "yield_ms": 0})
+		var b []byte
+		eventually(t, 10*time.Second, "the redrawn row in the log file", func() bool {
+			b, _ = os.ReadFile(filepath.Join(dir, name+".log"))
+			return strings.Contains(string(b), "\nA: 9%\n")
+		})
+		if strings.Contains(string(b), "\nA: 0%\n") {
+			t.Errorf("log file has the row's first state:\n%s", b)
+		}
+	})
+}

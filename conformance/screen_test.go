@@ -90,3 +90,72 @@ func TestResizeDeliversSIGWINCH(t *testing.T) {
 		}
 	})
 }
+
+// A display that moves the cursor up to redraw several lines leaves its
+// final state in the log, not each frame.
+//
+// Spec: issue 14 item 4: "the log shows A: 30% / B: 35% (not only the first frame)".
+func TestLogFollowsMultiLineRedraw(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		cmd := `printf 'line1\nA: 0%%\nB: 0%%\n'; for i in 1 2 3; do printf "\033[2A\rA: ${i}0%%\033[K\nB: ${i}5%%\033[K\n"; done; echo done`
+		r := s.exec(cmd, map[string]any{"yield_ms": 10000}).mustStatus(t, "completed")
+		if got, want := r.str("stdout"), "line1\nA: 30%\nB: 35%\ndone\n"; got != want {
+			t.Errorf("stdout = %q, want %q", got, want)
+		}
+	})
+}
+
+// Two tqdm-style bars (the second one line below, the cursor moved back up
+// after each update) log their final state once.
+func TestLogFollowsMultiBar(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		cmd := `echo start; for i in 0 1 2 3 4 5; do printf '\rtrain: %d/5 |%-5s|\n\rvalid: %d/5\033[A' $i "$(printf '%*s' $i '' | tr ' ' '#')" $i; done; printf '\n\n'; echo finished`
+		r := s.exec(cmd, map[string]any{"yield_ms": 10000}).mustStatus(t, "completed")
+		if got, want := r.str("stdout"), "start\ntrain: 5/5 |#####|\nvalid: 5/5\nfinished\n"; got != want {
+			t.Errorf("stdout = %q, want %q", got, want)
+		}
+	})
+}
+
+// A running program's rows that are still on the screen go into the log
+// when an answer looks at it (here: each time it waits for input), and a
+// row drawn again after that is logged again at the next look; the
+// positions of what was logged before do not move.
+//
+// Spec: issue 14 item 4: "decide, document and test when a row that can still change is committed".
+func TestLogCommitsRowsWhenAnAnswerLooks(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		cmd := `stty -echo; printf 'A: 0%%\nB: 0%%\n'; read x; printf '\033[2A\rA: 10%%\033[K\nB: 15%%\033[K\n'; printf '\033[2A\rA: 50%%\033[K\nB: 55%%\033[K\n'; read y; echo done`
+		r := waiting(t, s.exec(cmd, map[string]any{"yield_ms": longYield}), "password")
+		id := r.str("process_id")
+		if got := r.str("stdout"); got != "A: 0%\nB: 0%\n" {
+			t.Errorf("first answer stdout = %q", got)
+		}
+		first := r.num("next_seq")
+		w := waiting(t, s.reply(id, ""), "password")
+		if got := w.str("stdout"); got != "A: 50%\nB: 55%\n" {
+			t.Errorf("after the redraws stdout = %q, want only what was on the screen", got)
+		}
+		if got := s.call("read", map[string]any{"process_id": id, "since_seq": first}).str("stdout"); got != "A: 50%\nB: 55%\n" {
+			t.Errorf("read from the first answer's next_seq = %q", got)
+		}
+		s.reply(id, "").mustStatus(t, "completed")
+		if got, want := s.readAll(id), "A: 0%\nB: 0%\nA: 50%\nB: 55%\ndone\n"; got != want {
+			t.Errorf("whole log = %q, want %q", got, want)
+		}
+	})
+}
+
+// wait_for finds text that is on the screen but not in the log yet, and
+// commits it: a dev server that prints its address and waits is verified
+// at once.
+func TestWaitForSeesTheScreen(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := s.exec(`printf 'building 0%%\r'; printf 'Listening on http://127.0.0.1:8080\n'; exec sleep 30`,
+			map[string]any{"yield_ms": longYield, "wait_for": "Listening on"})
+		if r.str("yield_reason") != "pattern" || !strings.Contains(r.str("stdout"), "Listening on http://127.0.0.1:8080") {
+			t.Errorf("answer: %s", r.text)
+		}
+		s.stopQuietly(r.str("process_id"))
+	})
+}

@@ -12,9 +12,10 @@
 //
 // When the log takes a row: a row of the normal screen can change until it
 // scrolls off the top (of the screen or of a scroll region), the screen is
-// cleared (its rows are pushed up, as tmux does), or the owner commits (the
-// program waits for input or ended; an eager Cleaner also commits a row when
-// a line feed leaves it). Committed text is never taken back; a committed
+// cleared (its rows are pushed up, as tmux does), or the owner commits
+// (session commits when the program ended and whenever an answer looks at
+// the log, so also when the program waits for input; an eager Cleaner also
+// commits a row when a line feed leaves it). Committed text is never taken back; a committed
 // row drawn again is logged again. Until then a read shows the committed log
 // followed by Cleaner.Pending. The alternate screen is never logged.
 //

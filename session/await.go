@@ -21,6 +21,9 @@ type Until struct {
 	Quiet time.Duration
 	// Output ends the wait once the log holds output at or after From.
 	Output bool
+	// Next ends the wait once the process has read more output than when
+	// the wait began (in PTY mode it may still be on the screen only).
+	Next bool
 	// Detached ends the wait when the command exited and its output is
 	// drained while processes it started still run (`cmd &`): what it
 	// runs in the background is managed until it ends.
@@ -90,6 +93,8 @@ type awaiting struct {
 	outputs                  uint64        // output reads at the newest check
 	lastOutput               time.Time     // the newest output at the newest check
 	scan                     lineScan
+	base                     uint64 // output reads when the wait began
+	based                    bool   // base is set
 	matched, line            string
 }
 
@@ -125,9 +130,16 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	p := a.p
 	p.mu.Lock()
 	matched := a.u.Pattern != nil && a.scan.scan(p.log, a.match)
+	if !matched && a.u.Pattern != nil && p.out.pendingMatch(a.u.Pattern) {
+		p.out.flush(p.log) // on the screen, not in the log yet: commit it
+		matched = a.scan.scan(p.log, a.match)
+	}
 	ended := p.lc.ended()
 	detached := a.u.Detached && p.lc.detached
-	output := a.u.Output && p.log.end > a.u.From
+	if !a.based {
+		a.base, a.based = p.in.outputs, true
+	}
+	output := a.u.Output && p.log.end > a.u.From || a.u.Next && p.in.outputs > a.base
 	changed := p.changed
 	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
 	p.mu.Unlock()

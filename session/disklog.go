@@ -244,8 +244,29 @@ func (d *diskLog) copy(p *Process) {
 // returns the position after them, how many bytes from pos on were evicted
 // before they could be read, and whether p had ended (then everything it
 // will ever log is included).
+//
+// In PTY mode the rows still on the screen are not in the log until
+// something commits them (see screen.Cleaner); so that a file followed
+// with tail -F does not lag behind a program that printed and went quiet,
+// logSince commits them once the output has been quiet for timing.diskCommit.
 func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
-	p.Await(context.Background(), time.Time{}, Until{Output: true, From: pos})
+	ctx := context.Background()
+	for {
+		o := p.Await(ctx, time.Time{}, Until{Output: true, From: pos, Quiet: p.timing.diskCommit})
+		if o.Reason != ReasonQuiet {
+			break
+		}
+		p.mu.Lock()
+		p.out.flush(p.log)
+		grew := p.log.end > pos
+		p.mu.Unlock()
+		if grew {
+			break
+		}
+		// Nothing was waiting on the screen: quiet counts again only
+		// after the next output.
+		p.Await(ctx, time.Time{}, Until{Output: true, From: pos, Next: true})
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var lost int64

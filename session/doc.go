@@ -8,6 +8,20 @@
 // terminal's replies to the program's queries to its input; it stops when
 // the process ends and is joined then.
 //
+// In PTY mode the log follows the screen ([screen.NewTerminal]): a row that
+// can still change is committed to the log when it scrolls off the top of
+// the screen, when the program ends, and whenever someone looks: every
+// answer built from a Snapshot (exec, read, wait, write, so also a program
+// waiting for input), LogEnd (a wait's starting point), URLs, and an Await
+// whose pattern matches text on the screen that is not in the log yet.
+// Between those moments a redraw (a progress display moving the cursor up)
+// only changes the screen, so the log keeps the final state, not every
+// frame. Committed text is never retracted and positions stay stable; a
+// committed row drawn again is logged again at the next commit. A read of
+// a running program therefore shows all of its screen (the read commits
+// it). A log file also commits once the output has been quiet for
+// timing.diskCommit, so tail -F of it does not lag.
+//
 // Every state change (output appended, exit, stop) is broadcast through a
 // channel that is closed and replaced; [Process.Await] is the one blocking
 // primitive over it, so exec, wait, write, stop and the disk writer block

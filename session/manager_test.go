@@ -240,7 +240,7 @@ func TestEndingReachesEscapedDescendants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { return p.log.end > 0 }); !ok {
+			if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { p.out.flush(p.log); return p.log.end > 0 }); !ok {
 				t.Fatal("the escaped grandchild never started")
 			}
 			b, _ := os.ReadFile(pidFile)
@@ -295,7 +295,7 @@ func TestWriteToANonReaderIsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { return p.log.end > 0 }); !ok {
+		if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { p.out.flush(p.log); return p.log.end > 0 }); !ok {
 			t.Fatal("no output")
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"bytes"
+	"regexp"
+
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/screen"
 )
@@ -29,7 +32,7 @@ type pipeline struct {
 // newTerminalPipeline returns the PTY-mode pipeline of a cols×rows terminal.
 func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
 	return pipeline{
-		cleaner:  screen.NewCleaner(cols),
+		cleaner:  screen.NewTerminal(cols, rows),
 		view:     newTermView(cols, rows),
 		replies:  newReplyQueue(),
 		secrets:  secrets,
@@ -94,7 +97,30 @@ func (o *pipeline) resize(l *outputLog, cols, rows int) {
 	o.view.resize(cols, rows)
 }
 
-// flush makes a pending partial line (a prompt) visible in l.
+// pendingMatch reports whether re matches a line of what is on the screen
+// but not committed yet (screen.Cleaner.Pending), redacted as the log
+// would be.
+func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
+	if o.cleaner == nil {
+		return false
+	}
+	b := o.cleaner.Pending(nil)
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if re.MatchString(redact(o.secrets, string(line))) {
+			return true
+		}
+	}
+	return false
+}
+
+// flush commits what is on the screen to l (screen.Cleaner.Commit): the
+// rows not yet in the log, and the line being written (a prompt).
 func (o *pipeline) flush(l *outputLog) {
 	if o.cleaner == nil {
 		return

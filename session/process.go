@@ -224,10 +224,12 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	return p.infoLocked(), out
 }
 
-// LogEnd returns the position the next byte of output will get.
+// LogEnd returns the position the next byte of output will get, once what
+// is on the screen now is in the log.
 func (p *Process) LogEnd() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.out.flush(p.log)
 	return p.log.end
 }
 
@@ -236,6 +238,7 @@ func (p *Process) LogEnd() int64 {
 func (p *Process) URLs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.out.flush(p.log) // a URL still on the screen counts
 	u := &p.out.urls
 	u.scan.needle = urlMark
 	u.scan.scan(p.log, func(b []byte) bool {

@@ -41,6 +41,10 @@ type timing struct {
 	// under max_retries with no delay would otherwise restart hundreds of
 	// times a second.
 	restartFloor time.Duration
+
+	// diskCommit is how long PTY output must have been quiet before a log
+	// file commits the rows still on the screen (see logSince).
+	diskCommit time.Duration
 }
 
 // defaultTiming is the timing of a Manager under cfg: the timeout grace
@@ -60,6 +64,7 @@ func defaultTiming(cfg *policy.Config) timing {
 		quietPeriod:   prompt.QuietPeriod,
 		healthyRun:    time.Minute,
 		restartFloor:  minRestartDelay,
+		diskCommit:    200 * time.Millisecond,
 	}
 }
 

@@ -7,12 +7,14 @@ import (
 )
 
 // groupCPU returns the CPU time, in clock ticks, that the live processes of
-// process group pgid have used, read from /proc. ok is false when the
-// kernel cannot be asked.
-func groupCPU(pgid int) (ticks int64, ok bool) {
+// process group pgid have used, read from /proc, and whether one of them is
+// running or waiting for a CPU (state R): on a loaded machine a program
+// that has just started may not have been given a tick yet. ok is false
+// when the kernel cannot be asked.
+func groupCPU(pgid int) (ticks int64, running, ok bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	for _, e := range entries {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {
@@ -35,6 +37,7 @@ func groupCPU(pgid int) (ticks int64, ok bool) {
 		u, _ := strconv.ParseInt(string(f[11]), 10, 64)
 		s, _ := strconv.ParseInt(string(f[12]), 10, 64)
 		ticks += u + s
+		running = running || string(f[0]) == "R"
 	}
-	return ticks, true
+	return ticks, running, true
 }

@@ -12,7 +12,8 @@ func TestGroupCPU(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	// A shell spinning in a loop uses CPU time; one asleep does not.
+	// A shell spinning in a loop uses CPU time or is running; one asleep
+	// neither.
 	for _, c := range []struct {
 		script string
 		busy   bool
@@ -26,15 +27,15 @@ func TestGroupCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		first, ok := groupCPU(cmd.Process.Pid)
+		first, _, ok := groupCPU(cmd.Process.Pid)
 		if !ok {
 			t.Fatal("groupCPU: cannot read /proc")
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			time.Sleep(100 * time.Millisecond) // sampling CPU time, the condition under test
-			now, _ := groupCPU(cmd.Process.Pid)
-			if busy := now > first; busy == c.busy || time.Now().After(deadline) {
+			now, running, _ := groupCPU(cmd.Process.Pid)
+			if busy := now > first || running; busy == c.busy || time.Now().After(deadline) {
 				if busy != c.busy {
 					t.Errorf("%q: CPU ticks went from %d to %d", c.script, first, now)
 				}

@@ -253,8 +253,8 @@ func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 		if p.LogEnd() > 0 || p.InputState().Waiting {
 			return
 		}
-		if now, ok := groupCPU(p.Pid); ok {
-			if now == used || time.Since(begun) >= s.busy {
+		if now, running, ok := groupCPU(p.Pid); ok {
+			if now == used && !running || time.Since(begun) >= s.busy {
 				return
 			}
 			used = now
