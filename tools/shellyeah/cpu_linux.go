@@ -8,9 +8,9 @@ import (
 
 // groupCPU returns the CPU time, in clock ticks, that the live processes of
 // process group pgid have used, with that of the children they have
-// reaped (a shim's short-lived helpers), and whether one of them is
-// runnable or in an uninterruptible wait now (loading, but perhaps not
-// given a CPU on a busy machine). It reads /proc; ok is false when the
+// reaped (a shim's short-lived helpers), and whether a thread of one of
+// them is runnable or in an uninterruptible wait now (loading, but perhaps
+// not given a CPU on a busy machine). It reads /proc; ok is false when the
 // kernel cannot be asked.
 func groupCPU(pgid int) (ticks int64, running, ok bool) {
 	entries, err := os.ReadDir("/proc")
@@ -40,9 +40,35 @@ func groupCPU(pgid int) (ticks int64, running, ok bool) {
 			n, _ := strconv.ParseInt(string(t), 10, 64)
 			ticks += n
 		}
-		if st := string(f[0]); st == "R" || st == "D" {
-			running = true
-		}
+		running = running || runnable(f[0]) || threadRunnable(e.Name())
 	}
 	return ticks, running, true
+}
+
+// runnable reports whether a /proc state field is R (running or
+// runnable) or D (uninterruptible wait, as for disk).
+func runnable(state []byte) bool {
+	return string(state) == "R" || string(state) == "D"
+}
+
+// threadRunnable reports whether a thread of process pid is runnable: a
+// main thread waiting on a futex for a worker thread (node starting) that
+// a busy machine has not given a CPU yet is still loading.
+func threadRunnable(pid string) bool {
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/" + pid + "/task/" + task.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			if f := bytes.Fields(b[i+1:]); len(f) > 0 && runnable(f[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
