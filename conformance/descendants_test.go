@@ -256,3 +256,52 @@ func startContained(t *testing.T) *server {
 	}
 	return s
 }
+
+// timed_out is answered once the whole tree is gone while the shell still
+// runs too: a descendant that left the group (setsid), one that also
+// ignores SIGTERM (ended by the SIGKILL after the grace), in both modes.
+func TestTimedOutAnsweredOnceEscapedDescendantIsGone(t *testing.T) {
+	shapes := []detachedShape{
+		{name: "setsid_sleep", cmd: `setsid sh -c 'echo $$ > %[1]s/a.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s %[1]s/a.pid ]; do :; done; echo started; sleep 30`},
+		{name: "setsid_term_ignoring", cmd: `setsid sh -c 'trap "" TERM HUP; echo $$ > %[1]s/a.pid; while :; do sleep 0.05; done' < /dev/null > /dev/null 2>&1 & while [ ! -s %[1]s/a.pid ]; do :; done; echo started; sleep 30`},
+	}
+	for _, shape := range shapes {
+		for _, tty := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tty=%v", shape.name, tty), func(t *testing.T) {
+				t.Parallel()
+				s := startContained(t)
+				dir := t.TempDir()
+				killPidsAtCleanup(t, dir)
+				r := s.exec(fmt.Sprintf(shape.cmd, dir), map[string]any{"yield_ms": 0, "tty": tty, "timeout_ms": 500})
+				id := r.str("process_id")
+				if id == "" {
+					t.Fatalf("exec: %s", r.text)
+				}
+				var pids []int
+				eventually(t, goneWithin, "the descendant's pid file", func() bool {
+					var ok bool
+					pids, ok = readPids(dir, 1)
+					return ok
+				})
+				w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 15000})
+				if got := w.str("status"); got != "timed_out" {
+					t.Fatalf("status = %q, want timed_out: %s", got, w.text)
+				}
+				if runsOn(pids[0]) {
+					t.Errorf("timed_out answered while the escaped descendant %d lives", pids[0])
+				}
+				if left := taggedWith(id); len(left) > 0 {
+					t.Errorf("tagged processes left after timed_out: %v", left)
+				}
+			})
+		}
+	}
+}
+
+// runsOn reports whether pid is alive and not already exiting: a process
+// that has released its memory (its environment reads empty) on the way
+// to becoming a zombie can never run again.
+func runsOn(pid int) bool {
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return alive(pid) && err == nil && len(env) > 0
+}

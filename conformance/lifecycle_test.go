@@ -59,6 +59,11 @@ var treeShapes = []treeShape{
 	{name: "pty_holder", tty: true, escapes: true, exits: true,
 		cmd: `setsid sh -c 'echo $$ > %[1]s/a.pid; exec sleep 60' & while [ ! -s %[1]s/a.pid ]; do :; done`},
 	{name: "nohup", cmd: `nohup sleep 60 > /dev/null 2>&1 & echo $! > %[1]s/a.pid; wait`},
+	// Pipe mode has no hang-up: what a shell that exits at once leaves
+	// running stays the command's, in its group or out of it (issue 17).
+	{name: "pipe_job_of_exited_shell", exits: true, cmd: `sleep 60 & echo $! > %[1]s/a.pid`},
+	{name: "pipe_daemon_of_exited_shell", escapes: true, exits: true,
+		cmd: `setsid sh -c 'echo $$ > %[1]s/a.pid; exec sleep 60' < /dev/null > /dev/null 2>&1 & while [ ! -s %[1]s/a.pid ]; do :; done`},
 }
 
 // endPath ends a command (process_id id) started on s.

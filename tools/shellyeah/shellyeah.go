@@ -53,8 +53,8 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 		// 75 ms after the output stops: the peer's fast-mode window.
 		settle: settleTiming{
 			quiet: 75 * time.Millisecond,
-			busy:  time.Second, first: 300 * time.Millisecond,
-			max: 3 * time.Second,
+			first: 300 * time.Millisecond,
+			max:   3 * time.Second,
 		},
 		started: make(map[string]startArgs),
 		checked: make(map[*session.Process]int64),

@@ -236,15 +236,16 @@ func aiInstructions(out StartOut) string {
 // settleTiming is how start_shell waits for a shell's first reaction.
 type settleTiming struct {
 	quiet time.Duration // the output has been quiet this long after its latest byte
-	busy  time.Duration // a shell that printed nothing but uses CPU (still loading) is waited for this long at most
 	first time.Duration // where CPU time cannot be read: how long a shell that printed nothing gets to begin
-	max   time.Duration // no wait is longer
+	max   time.Duration // no wait is longer, a shell that printed nothing but is loading included
 }
 
 // wait returns once the output has been quiet for s.quiet after its latest
 // byte, the shell waits for input, or it ended. A shell that has printed
-// nothing is waited for while its process group uses CPU time (an
-// interpreter loading), up to s.busy; one that sleeps is answered at once.
+// nothing is waited for while its process group uses CPU time or is
+// runnable (an interpreter loading: a pyenv shim's python takes over a
+// second on a busy machine), up to s.max; one that sleeps is answered at
+// once.
 func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 	begun := time.Now()
 	deadline := begun.Add(s.max)
@@ -254,7 +255,7 @@ func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 			return
 		}
 		if now, running, ok := groupCPU(p.Pid); ok {
-			if now == used && !running || time.Since(begun) >= s.busy {
+			if now == used && !running {
 				return
 			}
 			used = now
