@@ -260,6 +260,8 @@ func startContained(t *testing.T) *server {
 // timed_out is answered once the whole tree is gone while the shell still
 // runs too: a descendant that left the group (setsid), one that also
 // ignores SIGTERM (ended by the SIGKILL after the grace), in both modes.
+//
+// Spec: issue 17: "timed_out is answered while a descendant outside the group is still alive ...: answer once the whole tree is gone."
 func TestTimedOutAnsweredOnceEscapedDescendantIsGone(t *testing.T) {
 	shapes := []detachedShape{
 		{name: "setsid_sleep", cmd: `setsid sh -c 'echo $$ > %[1]s/a.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s %[1]s/a.pid ]; do :; done; echo started; sleep 30`},

@@ -60,6 +60,7 @@ func winCmd(name, dir string) string {
 	return fmt.Sprintf(`"%%%s%%" %s %s "%s"`, helperEnv, winHelperArg, name, dir)
 }
 
+// Spec: issue 18 item 1: "PTY mode runs each command under a pseudo console ... and pipe mode under three pipes"; "exit_code and ended_by are as on Linux."
 func TestWindowsExec(t *testing.T) {
 	s := start(t, "2025-06-18")
 	r := s.exec("echo hello & exit /b 3", map[string]any{"tty": false}).mustStatus(t, "completed")
@@ -107,6 +108,8 @@ func awaitGone(t *testing.T, pid int, d time.Duration) {
 // TestWindowsNoOrphans: a background child, a detached grandchild and a
 // child that ignores Ctrl-C all end with their command, whether stop,
 // timeout_ms or the client going away (stdin EOF) ends it.
+//
+// Spec: issue 18: "the no-orphans matrix (background child, detached grandchild, a child that ignores Ctrl-C) × (stop, timeout, stdin EOF)".
 func TestWindowsNoOrphans(t *testing.T) {
 	kinds := []struct {
 		name string

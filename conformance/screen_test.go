@@ -107,6 +107,8 @@ func TestLogFollowsMultiLineRedraw(t *testing.T) {
 
 // Two tqdm-style bars (the second one line below, the cursor moved back up
 // after each update) log their final state once.
+//
+// Spec: issue 14 item 4: "Cursor up/down/absolute positioning ... leave in the log what a person saw scroll past, then the final state of what stayed on screen."
 func TestLogFollowsMultiBar(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		cmd := `echo start; for i in 0 1 2 3 4 5; do printf '\rtrain: %d/5 |%-5s|\n\rvalid: %d/5\033[A' $i "$(printf '%*s' $i '' | tr ' ' '#')" $i; done; printf '\n\n'; echo finished`
@@ -149,6 +151,8 @@ func TestLogCommitsRowsWhenAnAnswerLooks(t *testing.T) {
 // wait_for finds text that is on the screen but not in the log yet, and
 // commits it: a dev server that prints its address and waits is verified
 // at once.
+//
+// Spec: issue 14 item 4: "decide, document and test when a row that can still change is committed".
 func TestWaitForSeesTheScreen(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := s.exec(`printf 'building 0%%\r'; printf 'Listening on http://127.0.0.1:8080\n'; exec sleep 30`,

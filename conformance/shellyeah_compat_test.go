@@ -27,6 +27,8 @@ func shellYeah(t *testing.T, env ...string) *server {
 
 // "Zod strips unknown arguments silently": the peer's clients send
 // arguments its tools never declared. They are accepted and named.
+//
+// Spec: issue 17: "In the shell-yeah toolset, accept and ignore unknown arguments (say which were ignored in the answer)".
 func TestShellYeahAcceptsAndNamesUnknownArguments(t *testing.T) {
 	s := shellYeah(t)
 	st := s.call("start_shell", map[string]any{"command": "sleep", "args": []string{"30"}, "workingDirectory": t.TempDir(),
@@ -48,6 +50,8 @@ func TestShellYeahAcceptsAndNamesUnknownArguments(t *testing.T) {
 
 // The peer's clients pass verification_pattern and verification_timeout_ms
 // to start_shell, meaning "answer once this appears".
+//
+// Spec: issue 17: "honour verification_pattern/verification_timeout_ms on start_shell as its clients mean them."
 func TestShellYeahStartShellVerifiesPattern(t *testing.T) {
 	s := shellYeah(t)
 	st := s.call("start_shell", map[string]any{"command": `"$YS_HELPER_BIN"`, "args": []string{"ys-helper", "devserver", "300", devURL},
@@ -75,6 +79,8 @@ func strs(v any) []string {
 
 // The peer's clients parse list_shells' text as a bare array; every entry
 // has a log_hint.
+//
+// Spec: issue 17: "list_shells answers {\"shells\": [...]} as text; the peer's clients read a bare array."
 func TestShellYeahListShellsTextIsBareArray(t *testing.T) {
 	s := shellYeah(t)
 	if l := s.call("list_shells", nil); strings.TrimSpace(l.text) != "[]" {
@@ -100,6 +106,8 @@ func TestShellYeahListShellsTextIsBareArray(t *testing.T) {
 
 // The start answers always carry toolLogs (what the server did),
 // isVerificationEnabled and ai_instructions, whatever the host.
+//
+// Spec: issue 17: "Fields the peer's answer schema has and its clients read are missing: toolLogs ..., isVerificationEnabled, ai_instructions".
 func TestShellYeahStartAnswerCarriesToolLogsAndInstructions(t *testing.T) {
 	s := shellYeah(t)
 	st := s.call("start_shell", map[string]any{"command": "sleep", "args": []string{"30"}, "workingDirectory": t.TempDir(), "label": "nap"})
@@ -116,6 +124,8 @@ func TestShellYeahStartAnswerCarriesToolLogsAndInstructions(t *testing.T) {
 }
 
 // stop_all_shells counts the shells it had nothing to stop.
+//
+// Spec: issue 17: "skipped_count on stop_all_shells".
 func TestShellYeahStopAllCountsSkipped(t *testing.T) {
 	s := shellYeah(t)
 	wd := t.TempDir()
@@ -129,6 +139,8 @@ func TestShellYeahStopAllCountsSkipped(t *testing.T) {
 
 // A shell a signal ended has exitCode null and the signal's name, as a
 // Node client expects of a child process; exit statuses stay numbers.
+//
+// Spec: issue 17: "stopped shells' negative exit codes (-15) differ from the peer's form."
 func TestShellYeahSignalEndedShellHasNullExitCode(t *testing.T) {
 	s := shellYeah(t)
 	wd := t.TempDir()
@@ -148,6 +160,8 @@ func TestShellYeahSignalEndedShellHasNullExitCode(t *testing.T) {
 // check_shell returns the lines printed since the previous check, as the
 // peer's polling clients expect (never the same line twice), and its
 // message agrees with isProbablyAwaitingInput.
+//
+// Spec: issue 17: "Match the peer's \"since last check\" meaning, with the message agreeing with the other fields".
 func TestShellYeahCheckShellReturnsOnlyNewLines(t *testing.T) {
 	s := shellYeah(t)
 	wd := t.TempDir()
@@ -187,6 +201,8 @@ func TestShellYeahCheckShellReturnsOnlyNewLines(t *testing.T) {
 // Without YIELDSHELL_LOG_DIR the shell-yeah toolset still answers with
 // log_file_path and tail_command, as the peer does: logs go to a private
 // directory of the server's, removed when it exits (the peer's piled up).
+//
+// Spec: issue 17: "keep logs in a private per-server temporary directory by default (removed at exit) so those fields are always there."
 func TestShellYeahLogsGoToPrivateDirectoryRemovedAtExit(t *testing.T) {
 	tmp := t.TempDir()
 	s := shellYeah(t, "TMPDIR="+tmp)
@@ -217,6 +233,8 @@ func TestShellYeahLogsGoToPrivateDirectoryRemovedAtExit(t *testing.T) {
 }
 
 // MCP_MAX_LOG_LINES, the peer's variable, caps the lines a shell shows.
+//
+// Spec: issue 17: "The peer's MCP_MAX_LOG_LINES is not read".
 func TestShellYeahMaxLogLinesCapsLines(t *testing.T) {
 	s := shellYeah(t, "MCP_MAX_LOG_LINES=50")
 	s.call("start_shell", map[string]any{"command": "seq 1 120; sleep 30", "workingDirectory": t.TempDir(), "label": "many"})
@@ -235,6 +253,8 @@ func TestShellYeahMaxLogLinesCapsLines(t *testing.T) {
 // A shell that has printed nothing is waited for while it uses CPU (an
 // interpreter loading: the peer's 75 ms window closed before node or python
 // printed), and answered at once while it sleeps.
+//
+// Spec: issue 17: "start_shell answers in 300-400 ms where the peer answers in about 90 ms".
 func TestShellYeahStartShellWaitsForALoadingShell(t *testing.T) {
 	s := shellYeah(t)
 	wd := t.TempDir()
@@ -252,6 +272,8 @@ func TestShellYeahStartShellWaitsForALoadingShell(t *testing.T) {
 // pattern that never appears is answered as not verified once the timeout
 // has passed, with the shell still running (the peer turned it into an
 // error while the process ran on, and by default waited forever).
+//
+// Spec: issue 17: "honour verification_pattern/verification_timeout_ms on start_shell as its clients mean them."
 func TestShellYeahVerificationTimeoutAnswersNotVerified(t *testing.T) {
 	s := shellYeah(t)
 	const timeout = 400 * time.Millisecond
@@ -274,6 +296,8 @@ func TestShellYeahVerificationTimeoutAnswersNotVerified(t *testing.T) {
 // A command that ends before start_shell answers (the peer's mkdir -p
 // regression case) is a successful start that already stopped, with its
 // exit code, not an error.
+//
+// Spec: issue 17: "Both peers' suites will be run against the result again" (the peer's mkdir -p case).
 func TestShellYeahShortLivedStartIsNotAnError(t *testing.T) {
 	s := shellYeah(t)
 	dir := filepath.Join(t.TempDir(), "made", "here")
@@ -289,6 +313,8 @@ func TestShellYeahShortLivedStartIsNotAnError(t *testing.T) {
 // Output a shell printed before it ended is still summarised by the next
 // check: errors, warnings, URLs and prompts are counted after the exit (the
 // peer had purged the shell and said "No notable events").
+//
+// Spec: issue 17: "Both peers' suites will be run against the result again" (the peer's summary-after-exit case).
 func TestShellYeahCheckAfterExitSummarisesOutput(t *testing.T) {
 	s := shellYeah(t)
 	s.call("start_shell", map[string]any{"command": `sleep 0.3; echo "Error: database connection failed"; echo "Warning: deprecated API"; ` +
@@ -310,6 +336,8 @@ func TestShellYeahCheckAfterExitSummarisesOutput(t *testing.T) {
 // consecutive python and node readline prompts): each prompt, its
 // trailing space included, appears in check_shell's lines while the
 // program waits, and the answer typed with send_input reaches it.
+//
+// Spec: issue 17: "Both peers' suites will be run against the result again" (the peer's prompt fixtures).
 func TestShellYeahPromptsAppearInLogs(t *testing.T) {
 	cases := []struct {
 		name, program, command string
@@ -362,6 +390,8 @@ func TestShellYeahPromptsAppearInLogs(t *testing.T) {
 // which failed against it: its 75 ms window closed before they printed).
 // python3 is run by its real path: a version manager's shim (pyenv) can
 // take longer than start_shell's 3 s bound on a loaded machine.
+//
+// Spec: issue 17: "Both peers' suites will be run against the result again" (the peer's quick node and python cases).
 func TestShellYeahStartAnswerHasAnInterpretersFirstLine(t *testing.T) {
 	for _, c := range []struct{ program, command, hello string }{
 		{"bash", `bash -c 'echo "Hello from bash!"; sleep 2'`, "Hello from bash!"},
@@ -408,6 +438,8 @@ func TestShellYeahStartAnswerHasAnInterpretersFirstLine(t *testing.T) {
 // A stopped shell keeps its record: list_shells still lists it, stopped,
 // with its lines, and check_shell answers for it (the peer purged it at
 // once; its list test expects the label gone, a deliberate difference).
+//
+// Spec: issue 17: "the README records every deliberate difference that remains from each peer, with its reason."
 func TestShellYeahStoppedShellStaysListed(t *testing.T) {
 	s := shellYeah(t)
 	s.call("start_shell", map[string]any{"command": "echo still here; sleep 30", "workingDirectory": t.TempDir(), "label": "kept"})
@@ -429,6 +461,8 @@ func TestShellYeahStoppedShellStaysListed(t *testing.T) {
 // when a command starts) is awaiting input at its prompt, again after a
 // command, and not while a command runs: the peer's OSC 133 cases, with
 // the real control bytes its own tests failed to send.
+//
+// Spec: issue 17: "its 5 skipped OSC 133 tests pass against yieldshell and fail against the peer".
 func TestShellYeahOSC133PromptMarks(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")

@@ -17,6 +17,8 @@ import (
 
 // ps counts every byte a process printed, a line still being written (no
 // newline yet) included.
+//
+// Spec: issue 17: "ps entries' stdout_bytes stays 0 after a process printed 10 bytes."
 func TestPsCountsBytesOfAnUnfinishedLine(t *testing.T) {
 	s := start(t, "")
 	id := s.exec("sleep 0.2; printf 0123456789; sleep 30", map[string]any{"yield_ms": 0}).mustStatus(t, "backgrounded").str("process_id")
@@ -33,6 +35,8 @@ func TestPsCountsBytesOfAnUnfinishedLine(t *testing.T) {
 // Refusals say what they are in the words 0.4.0's clients look for
 // ("denied", "not allowed", "not under allowed roots"), inside sentences
 // that name the rule and what to do instead.
+//
+// Spec: issue 17: "Keep today's clearer sentences and include those phrases."
 func TestPolicyRefusalsCarryTheWordsClientsMatch(t *testing.T) {
 	root := t.TempDir()
 	s := start(t, "", "YIELDSHELL_DENY_COMMAND_REGEX=rm\\s+-rf", "YIELDSHELL_ALLOW_COMMAND_REGEX=^(git|rm)\\s", "YIELDSHELL_ALLOWED_CWDS="+root)
@@ -52,6 +56,8 @@ func TestPolicyRefusalsCarryTheWordsClientsMatch(t *testing.T) {
 
 // An invalid blocklist stops the server at start-up with the valid values
 // listed, as 0.4.0's "Valid values" message did.
+//
+// Spec: issue 17: "an invalid blocklist value at start-up not \"Valid values\"."
 func TestInvalidBlocklistListsValidValues(t *testing.T) {
 	cmd := exec.Command(binPath)
 	cmd.Env = append(os.Environ(), "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=DELETES_FILE,TELEPORT_COWS")
@@ -65,6 +71,8 @@ func TestInvalidBlocklistListsValidValues(t *testing.T) {
 // exec's side_effects items refer to one SideEffect definition, as 0.4.0's
 // schema did, whose description says which categories are blocked by
 // default; optional parameters accept null, as 0.4.0's did.
+//
+// Spec: issue 17: "0.4.0 referenced one SideEffect definition ($defs), and the description does not say which categories are blocked by default."
 func TestExecSchemaDefinesSideEffectOnce(t *testing.T) {
 	s := start(t, "")
 	tools, err := s.cs.ListTools(t.Context(), nil)
