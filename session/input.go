@@ -23,7 +23,6 @@ type markState struct {
 	running  bool   // C seen, no D since
 	prompts  uint64 // B marks so far
 	exits    uint64 // D marks with a code after a C
-	exitCode int    // the code of the newest of them
 	prompt   string // the line when the newest B arrived
 }
 
@@ -53,7 +52,7 @@ func (p *Process) markLocked(m prompt.Mark) {
 	case 'D':
 		if code, ok := m.ExitCode(); ok && ms.running {
 			ms.exits++
-			ms.exitCode = code
+			p.in.cmds.add(code)
 		}
 		ms.running = false
 	}
@@ -77,6 +76,9 @@ type inputTracker struct {
 	feeding  bool        // exec's stdin is still being written
 	wrote    wrote       // the newest write
 	reader   prompt.Task // the thread last seen blocked reading the input
+
+	// cmds keeps the exit codes of D marks (commands.go).
+	cmds commandCodes
 }
 
 // inputView is what evaluating the input state needs, taken under p.mu.
@@ -123,9 +125,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		return InputState{}
 	}
 	ms := v.marks
-	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= p.timing.quietPeriod) {
-		// A prompt after the last write, or the same prompt still there
-		// once the output has settled (the write was a partial line).
+	if p.shellReady(v) {
 		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}
 	}
 	if ms.prompts > 0 && !ms.running {
@@ -228,6 +228,9 @@ type kernel interface {
 	pending() bool
 	// inspect says what the program's foreground is doing.
 	inspect() prompt.Probe
+	// shellBusy reports whether an integrated shell has input written to
+	// it still to take (commands.go).
+	shellBusy() bool
 }
 
 // procKernel asks the kernel about a Process's own program.
@@ -277,17 +280,6 @@ func (p *Process) beforeWrite() {
 	p.mu.Lock()
 	p.in.wrote = w
 	p.mu.Unlock()
-}
-
-// CommandExit returns the exit code of the newest command that an
-// integrated shell finished since the last write, if one did.
-func (p *Process) CommandExit() (int, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.in.marks.exits > p.in.wrote.exits {
-		return p.in.marks.exitCode, true
-	}
-	return 0, false
 }
 
 // Until says what, besides the end of the process, ends a wait.

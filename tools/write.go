@@ -31,18 +31,18 @@ type WriteIn struct {
 // WriteOut is write's answer. Without yield_ms it is only process_id and
 // ok, as in mcp-yieldshell 0.4.0; with it, also the reply.
 type WriteOut struct {
-	ProcessID       string  `json:"process_id" jsonschema:"the process_id written to"`
-	OK              bool    `json:"ok" jsonschema:"the input was delivered"`
-	Status          string  `json:"status,omitempty" jsonschema:"with yield_ms: running, completed, stopped, timed_out or failed"`
-	ExitCode        *int    `json:"exit_code,omitempty" jsonschema:"with yield_ms: exit status once the process ended"`
-	Signal          *string `json:"signal,omitempty" jsonschema:"with yield_ms: the signal that ended the process"`
-	Stdout          *string `json:"stdout,omitempty" jsonschema:"with yield_ms: the output produced since the write (the echo of the input, then the reply)"`
-	Stderr          *string `json:"stderr,omitempty" jsonschema:"with yield_ms: standard error since the write in pipe mode"`
-	NextSeq         *int64  `json:"next_seq,omitempty" jsonschema:"with yield_ms: position after the returned output, for read's since_seq"`
-	Truncated       bool    `json:"truncated,omitempty" jsonschema:"with yield_ms: some of the reply was left out (see read)"`
-	YieldReason     string  `json:"yield_reason,omitempty" jsonschema:"with yield_ms: why the write returned: input_wait, exited, yield_elapsed or cancelled"`
-	EndedBy         string  `json:"ended_by,omitempty" jsonschema:"with yield_ms: who ended the process, once it ended"`
-	CommandExitCode *int    `json:"command_exit_code,omitempty" jsonschema:"in an interactive shell: the exit code of the command the write ran, once it finished"`
+	ProcessID   string  `json:"process_id" jsonschema:"the process_id written to"`
+	OK          bool    `json:"ok" jsonschema:"the input was delivered"`
+	Status      string  `json:"status,omitempty" jsonschema:"with yield_ms: running, completed, stopped, timed_out or failed"`
+	ExitCode    *int    `json:"exit_code,omitempty" jsonschema:"with yield_ms: exit status once the process ended"`
+	Signal      *string `json:"signal,omitempty" jsonschema:"with yield_ms: the signal that ended the process"`
+	Stdout      *string `json:"stdout,omitempty" jsonschema:"with yield_ms: the output produced since the write (the echo of the input, then the reply)"`
+	Stderr      *string `json:"stderr,omitempty" jsonschema:"with yield_ms: standard error since the write in pipe mode"`
+	NextSeq     *int64  `json:"next_seq,omitempty" jsonschema:"with yield_ms: position after the returned output, for read's since_seq"`
+	Truncated   bool    `json:"truncated,omitempty" jsonschema:"with yield_ms: some of the reply was left out (see read)"`
+	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"with yield_ms: why the write returned: input_wait, exited, yield_elapsed or cancelled"`
+	EndedBy     string  `json:"ended_by,omitempty" jsonschema:"with yield_ms: who ended the process, once it ended"`
+	CommandOut
 	InputOut
 	Screen *ScreenOut `json:"screen,omitempty" jsonschema:"with yield_ms: the rendered terminal while a full-screen program runs"`
 	Error  string     `json:"error,omitempty" jsonschema:"why the input was not delivered and what to do instead"`
@@ -115,8 +115,6 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if reason == session.ReasonInputWait {
 		out.InputOut = inputOut(st)
 	}
-	if code, ok := p.CommandExit(); ok {
-		out.CommandExitCode = &code
-	}
+	out.CommandOut = commandOut(p)
 	return nil, out, nil
 }
