@@ -57,7 +57,7 @@ func writeTool() *mcp.Tool {
 Example (a REPL): {"process_id": "proc_1a2b3c4d5e6f", "input": "1+1", "newline": true, "yield_ms": 5000}
 Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "keys": ["Down", "Down", "Enter"]}
 
-In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell, a command written with yield_ms answers when it finishes, with command_exit_code. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
+In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell (bash, zsh, fish), a command written with yield_ms answers when it finishes, with command_exit_code; several lines written at once (or a line typed while a command runs) answer after the last of them, with command_exit_codes listing each one's code in order. read and wait report the codes of commands that finished after the write's answer. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
 		Annotations: mcptool.Annotations("Send input to a process", mcptool.Types),
 	}
 }
