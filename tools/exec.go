@@ -25,7 +25,7 @@ type ExecIn struct {
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"Working directory; relative paths are resolved against YIELDSHELL_DEFAULT_CWD. Must be inside YIELDSHELL_ALLOWED_CWDS when that is set."`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"Variables added to (or overriding) the server's environment."`
 	Shell          string            `json:"shell,omitempty" jsonschema:"Program that runs the command with -c instead of /bin/sh, e.g. \"bash\"."`
-	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text written to the command's input right after it starts."`
+	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text written to the command's input right after it starts. In PTY mode the terminal echoes it into the output unless the program has turned echo off already: never pass a password here; write it with write's wait_for_password."`
 	CloseStdin     bool              `json:"close_stdin,omitempty" jsonschema:"End the input after stdin is written (EOF), for commands that read to end of input. Default false."`
 	Name           string            `json:"name,omitempty" jsonschema:"A stable handle for the process (e.g. \"web\"): read, write, wait, stop and restart accept it in place of process_id, meaning the newest run under it. Compared case-insensitively, blanks as \"-\". Starting a second process under the name of one that is running is refused (use restart)."`
 	YieldMs        *int              `json:"yield_ms,omitempty" jsonschema:"How long to wait for the command to finish before leaving it in the background."`
