@@ -173,7 +173,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		if v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
-		if kind, ok := prompt.LooksLikePrompt(v.line); ok {
+		if kind, ok := p.looksLikePrompt(v.line); ok {
 			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
 		}
 	}
