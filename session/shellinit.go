@@ -16,7 +16,7 @@ import (
 // PROMPT_COMMAND (a string or, in bash 5.1, an array) runs after that with
 // $? intact, and PS1 is wrapped again after it, since prompt frameworks
 // rebuild PS1 there. The user's files are not touched. zsh and fish get the
-// same marks through their own hooks (shellinit_zsh.go).
+// same marks through their own hooks (shellinit_zsh.go, shellinit_fish.go).
 const bashIntegration = `# Written by yieldshell: shell integration for one interactive bash.
 if [ -n "$YIELDSHELL_LOGIN_SHELL" ]; then
   unset YIELDSHELL_LOGIN_SHELL
