@@ -65,6 +65,12 @@ func (p *Process) shellReady(v inputView) bool {
 	return p.unchangedSince(v)
 }
 
+// typeahead: a program blocked reading its terminal while input waits
+// there unread is not waiting for input, it has not been scheduled since
+// (a loaded machine); asking also makes the terminal hand over what the
+// server wrote, so a Ctrl-C written reaches the program first.
+func (k procKernel) typeahead() bool { return k.p.proc.Typeahead() }
+
 // shellBusy: input waits unread in the terminal, or the shell itself (not
 // the jobs its group may hold) is not waiting for input.
 func (k procKernel) shellBusy() bool {

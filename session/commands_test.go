@@ -9,6 +9,7 @@ import (
 )
 
 func (raceKernel) shellBusy() bool { return false }
+func (raceKernel) typeahead() bool { return false }
 
 func TestCommandCodesSince(t *testing.T) {
 	var c commandCodes
@@ -36,6 +37,7 @@ type shellKernel struct{ queued, busy *bool }
 func (shellKernel) pending() bool         { return false }
 func (shellKernel) inspect() prompt.Probe { return prompt.Probe{Activity: prompt.Polling} }
 func (k shellKernel) shellBusy() bool     { return *k.queued || *k.busy }
+func (k shellKernel) typeahead() bool     { return *k.queued }
 
 // Several lines written to an integrated shell at once: the shell prints a
 // prompt after each command while the next lines are still queued in the
@@ -92,5 +94,41 @@ func TestShellWaitsAfterTheLastLineWritten(t *testing.T) {
 	p.beforeWrite()
 	if got := p.CommandExits(); got != nil {
 		t.Errorf("CommandExits() after the next write = %v, want none", got)
+	}
+}
+
+// readKernel is a program blocked reading its terminal, with or without
+// input queued there that it has not taken yet.
+type readKernel struct{ queued bool }
+
+func (readKernel) pending() bool         { return false }
+func (readKernel) inspect() prompt.Probe { return prompt.Probe{Activity: prompt.Reading} }
+func (readKernel) shellBusy() bool       { return false }
+func (k readKernel) typeahead() bool     { return k.queued }
+
+// A program seen blocked reading while what was written to it still waits
+// unread in the terminal has not been scheduled since the write (a loaded
+// machine): it is not waiting for input, even once the quiet period has
+// passed (TestPromptCat at -count=200: a Ctrl-C written, cat reported
+// waiting at its old read).
+func TestReaderWithTypeaheadIsNotWaiting(t *testing.T) {
+	m := newTestManager(t, nil)
+	p, err := m.Start(t.Context(), spec("sleep 30", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	p.beforeWrite()
+	p.mu.Lock()
+	p.in.wrote.at = time.Now().Add(-time.Second) // the quiet period passed
+	p.in.lastOutput = p.in.wrote.at
+	p.mu.Unlock()
+	p.in.kernel = readKernel{queued: true}
+	if st := p.evalInput(0); st.Waiting {
+		t.Fatalf("waiting with the input unread: %+v", st)
+	}
+	p.in.kernel = readKernel{}
+	if st := p.evalInput(0); !st.Waiting || st.Signal != SignalTTY {
+		t.Fatalf("once the input is taken: %+v; want waiting (tty_read)", st)
 	}
 }

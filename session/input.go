@@ -151,7 +151,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 	}
 	switch pr.Activity {
 	case prompt.Reading:
-		if p.staleReader(pr.Reader, v) {
+		if p.staleReader(pr.Reader, v) || p.in.kernel.typeahead() {
 			return InputState{}
 		}
 		p.mu.Lock()
@@ -228,8 +228,10 @@ type kernel interface {
 	pending() bool
 	// inspect says what the program's foreground is doing.
 	inspect() prompt.Probe
-	// shellBusy reports whether an integrated shell has input written to
-	// it still to take (commands.go).
+	// typeahead reports whether input written waits unread in the
+	// terminal, and shellBusy whether an integrated shell has input
+	// written to it still to take (commands.go).
+	typeahead() bool
 	shellBusy() bool
 }
 
