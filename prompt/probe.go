@@ -41,6 +41,11 @@ type Input struct {
 	// Path is what /proc shows for the input descriptor: "/dev/pts/N" for a
 	// terminal, "pipe:[inode]" for a stdin pipe.
 	Path string
+	// Only, when set, is the one process looked at, whatever its group
+	// holds: an interactive shell, whose start-up files may leave a job
+	// running in its group (fish builds its completions so on a first
+	// start) while the shell itself waits for a command.
+	Only int
 }
 
 // Task is one thread.

@@ -75,6 +75,10 @@ func (pr *Prober) Inspect(in Input) Probe {
 		leader = in.Session
 	}
 	var acc probeAcc
+	if in.Only != 0 {
+		acc.addProcess(in.Only, in.Path)
+		return acc.result()
+	}
 	acc.addProcess(leader, in.Path)
 	if acc.conclusive() {
 		return acc.result()

@@ -50,7 +50,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 	if v.over {
 		return InputState{}
 	}
-	if st, decided := v.byMarks(p.timing.quietPeriod); decided {
+	if st, decided := p.byMarks(v); decided {
 		return st
 	}
 	if v.quiet < probeAfter {
@@ -73,11 +73,9 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 }
 
 // byMarks is what an integrated shell's marks say, if they decide.
-func (v inputView) byMarks(quietPeriod time.Duration) (InputState, bool) {
+func (p *Process) byMarks(v inputView) (InputState, bool) {
 	ms := v.marks
-	if ms.atPrompt && (ms.prompts > v.wrote.prompts || v.quiet >= quietPeriod) {
-		// A prompt after the last write, or the same prompt still there
-		// once the output has settled (the write was a partial line).
+	if p.shellReady(v) {
 		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}, true
 	}
 	if ms.prompts > 0 && !ms.running {
@@ -93,7 +91,7 @@ func (v inputView) byMarks(quietPeriod time.Duration) (InputState, bool) {
 func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 	switch pr.Activity {
 	case prompt.Reading:
-		if p.staleReader(pr.Reader, v) {
+		if p.staleReader(pr.Reader, v) || p.in.kernel.typeahead() {
 			return InputState{}
 		}
 		p.mu.Lock()
@@ -115,7 +113,7 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		if v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
-		if kind, ok := prompt.LooksLikePrompt(v.line); ok {
+		if kind, ok := p.looksLikePrompt(v.line); ok {
 			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
 		}
 	}
@@ -210,17 +208,6 @@ func (p *Process) beforeWrite() {
 	p.mu.Unlock()
 }
 
-// CommandExit returns the exit code of the newest command that an
-// integrated shell finished since the last write, if one did.
-func (p *Process) CommandExit() (int, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.in.marks.exits > p.in.wrote.exits {
-		return p.in.marks.exitCode, true
-	}
-	return 0, false
-}
-
 // Write sends input to the process.
 func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
 	p.mu.Lock()
@@ -239,4 +226,41 @@ func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) erro
 		return p.proc.CloseInput()
 	}
 	return nil
+}
+
+// shellReady reports whether an integrated shell waits at its prompt for a
+// command: a prompt (B mark) newer than the last write, or the same prompt
+// once the output settled after a write of a partial line. Lines written
+// at once, or typed while a command ran, reach the shell one by one, and
+// it prints a prompt before each, so the prompt alone does not say the
+// shell is done: it is only if nothing written waits unread in the
+// terminal, the shell is not busy (it may have read the next lines into
+// its own buffer: bash, zsh and fish all do) and no output came since the
+// prompt.
+func (p *Process) shellReady(v inputView) bool {
+	ms := v.marks
+	if !ms.atPrompt || ms.prompts == v.wrote.prompts && v.quiet < p.timing.quietPeriod {
+		return false
+	}
+	if p.in.kernel.shellBusy() || p.in.kernel.pending() {
+		return false
+	}
+	return p.unchangedSince(v)
+}
+
+// typeahead: a program blocked reading its terminal while input waits
+// there unread is not waiting for input, it has not been scheduled since
+// (a loaded machine); asking also makes the terminal hand over what the
+// server wrote, so a Ctrl-C written reaches the program first.
+func (k procKernel) typeahead() bool { return k.p.proc.Typeahead() }
+
+// shellBusy: input waits unread in the terminal, or the shell itself (not
+// the jobs its group may hold) is not waiting for input.
+func (k procKernel) shellBusy() bool {
+	p := k.p
+	if p.proc.Typeahead() {
+		return true
+	}
+	in := prompt.Input{Session: p.Pid, Only: p.Pid, Path: p.proc.InputPath()}
+	return in.Path != "" && p.in.prober.Inspect(in).Activity == prompt.Busy
 }

@@ -54,7 +54,7 @@ func TestKeyBytes(t *testing.T) {
 func TestIsShellCommand(t *testing.T) {
 	tests := map[string]bool{
 		"bash": true, " bash ": true, "/bin/bash -i": true, "bash -l": true, "bash --login -i": true, "bash -il": true,
-		"bash -c 'echo hi'": false, "bash script.sh": false, "bash --norc": false, "zsh": false, "sh -i": false,
+		"bash -c 'echo hi'": false, "bash script.sh": false, "bash --norc": false, "zsh": true, "fish -l": true, "zsh -c true": false, "fish --private": false, "sh -i": false,
 		"bashful": false, "": false, "bash; echo": false,
 	}
 	for cmd, want := range tests {

@@ -21,7 +21,6 @@ type markState struct {
 	running  bool   // C seen, no D since
 	prompts  uint64 // B marks so far
 	exits    uint64 // D marks with a code after a C
-	exitCode int    // the code of the newest of them
 	prompt   string // the line when the newest B arrived
 }
 
@@ -52,7 +51,7 @@ func (t *inputTracker) mark(m prompt.Mark, line func() (string, bool)) {
 	case 'D':
 		if code, ok := m.ExitCode(); ok && ms.running {
 			ms.exits++
-			ms.exitCode = code
+			t.cmds.add(code)
 		}
 		ms.running = false
 	}
@@ -77,6 +76,9 @@ type inputTracker struct {
 	stdinErr error       // writing exec's stdin failed
 	wrote    wrote       // the newest write
 	reader   prompt.Task // the thread last seen blocked reading the input
+
+	// cmds keeps the exit codes of D marks.
+	cmds commandCodes
 }
 
 // kernel is what input-wait detection asks the kernel; tests replace it to
@@ -88,4 +90,39 @@ type kernel interface {
 	pending() bool
 	// inspect says what the program's foreground is doing.
 	inspect() prompt.Probe
+	// typeahead reports whether input written waits unread in the
+	// terminal, and shellBusy whether an integrated shell has input
+	// written to it still to take.
+	typeahead() bool
+	shellBusy() bool
+}
+
+// maxCodes bounds the exit codes kept: a write of more commands than that
+// reports the newest.
+const maxCodes = 256
+
+// commandCodes keeps the exit codes of the commands an integrated shell
+// finished, oldest first, the newest maxCodes of them.
+type commandCodes struct {
+	n     uint64 // commands finished so far
+	codes []int  // the codes of the newest of them
+}
+
+// add records the end of a command.
+func (c *commandCodes) add(code int) {
+	c.n++
+	if len(c.codes) == maxCodes {
+		c.codes = append(c.codes[:0], c.codes[1:]...)
+	}
+	c.codes = append(c.codes, code)
+}
+
+// since returns the codes of the commands that finished after the first n,
+// in order (the newest maxCodes when there were more).
+func (c *commandCodes) since(n uint64) []int {
+	if c.n <= n {
+		return nil
+	}
+	k := min(c.n-n, uint64(len(c.codes)))
+	return append([]int(nil), c.codes[uint64(len(c.codes))-k:]...)
 }

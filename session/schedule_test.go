@@ -183,3 +183,7 @@ func TestAwaitWaitsForThePromptInFlight(t *testing.T) {
 		}
 	})
 }
+
+func (k *scriptedKernel) typeahead() bool { return false }
+
+func (k *scriptedKernel) shellBusy() bool { return false }

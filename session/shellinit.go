@@ -15,7 +15,8 @@ import (
 // code (D, from PROMPT_COMMAND while $? is still the command's). The user's
 // PROMPT_COMMAND (a string or, in bash 5.1, an array) runs after that with
 // $? intact, and PS1 is wrapped again after it, since prompt frameworks
-// rebuild PS1 there. The user's files are not touched.
+// rebuild PS1 there. The user's files are not touched. zsh and fish get the
+// same marks through their own hooks (shellinit_zsh.go, shellinit_fish.go).
 const bashIntegration = `# Written by yieldshell: shell integration for one interactive bash.
 if [ -n "$YIELDSHELL_LOGIN_SHELL" ]; then
   unset YIELDSHELL_LOGIN_SHELL
@@ -49,35 +50,58 @@ PS0=$'\033]133;C\007'"$PS0"
 
 // integrateShell returns the command line that runs command, an interactive
 // shell invocation, with shell integration, and the environment it needs;
-// ok is false when command is not one we integrate (only bash so far, with
-// no arguments but -i, -l and --login).
+// ok is false when command is not one we integrate (bash, zsh or fish with
+// no arguments but -i, -l and --login). The files it needs are written to
+// dir once.
 func integrateShell(command, dir string) (line string, env []string, ok bool, err error) {
 	if !isShellCommand(command) {
 		return "", nil, false, nil
 	}
 	f := strings.Fields(command)
-	login := slices.ContainsFunc(f[1:], func(a string) bool { return a != "-i" })
-	bash, err := exec.LookPath(f[0])
+	path, err := exec.LookPath(f[0])
 	if err != nil {
 		return "", nil, false, nil // let the shell report it as usual
 	}
-	rc := filepath.Join(dir, "bashrc")
-	if _, err := os.Stat(rc); err != nil {
-		if err := os.WriteFile(rc, []byte(bashIntegration), 0o600); err != nil {
-			return "", nil, false, fmt.Errorf("writing shell integration: %w", err)
-		}
+	login := slices.ContainsFunc(f[1:], func(a string) bool { return a != "-i" })
+	switch filepath.Base(f[0]) {
+	case "zsh":
+		line, err = integrateZsh(path, f[1:], dir)
+	case "fish":
+		line, err = integrateFish(path, login, dir)
+	default:
+		line, env, err = integrateBash(path, login, dir)
 	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("writing shell integration: %w", err)
+	}
+	return line, env, true, nil
+}
+
+func integrateBash(bash string, login bool, dir string) (string, []string, error) {
+	rc := filepath.Join(dir, "bashrc")
+	if err := writeOnce(rc, bashIntegration); err != nil {
+		return "", nil, err
+	}
+	var env []string
 	if login {
 		env = append(env, "YIELDSHELL_LOGIN_SHELL=1")
 	}
-	return "exec " + shellQuote(bash) + " --rcfile " + shellQuote(rc) + " -i", env, true, nil
+	return "exec " + shellQuote(bash) + " --rcfile " + shellQuote(rc) + " -i", env, nil
 }
 
-// isShellCommand reports whether command starts an interactive bash: bash
-// with no arguments but -i, -l, --login.
+// writeOnce writes a shell-integration file unless it is there already.
+func writeOnce(path, content string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	return os.WriteFile(path, []byte(content), 0o600)
+}
+
+// isShellCommand reports whether command starts an interactive shell we
+// integrate: bash, zsh or fish with no arguments but -i, -l, --login.
 func isShellCommand(command string) bool {
 	f := strings.Fields(command)
-	if len(f) == 0 || filepath.Base(f[0]) != "bash" {
+	if len(f) == 0 || !slices.Contains([]string{"bash", "zsh", "fish"}, filepath.Base(f[0])) {
 		return false
 	}
 	for _, a := range f[1:] {

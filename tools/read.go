@@ -36,6 +36,7 @@ type OutputOut struct {
 	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why wait returned: exited, input_wait (the program waits for input), deadline or cancelled"`
 	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal: with view \"screen\", and while a full-screen program runs"`
 	InputOut
+	CommandOut
 	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
 	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its terminal (replies to its queries that were dropped)"`
 	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
@@ -120,6 +121,7 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {
 		out.InputOut = inputOut(p.InputState())
+		out.CommandOut = commandOut(p)
 	}
 	if q.Streams&session.Stdout != 0 {
 		out.Stdout = new(text(o.Stdout))

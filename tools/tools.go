@@ -120,6 +120,26 @@ type InputOut struct {
 	Prompt          string `json:"prompt,omitempty" jsonschema:"the prompt text: the line the cursor is on"`
 }
 
+// CommandOut is what an integrated shell reports of the commands it
+// finished since the last write.
+type CommandOut struct {
+	CommandExitCode  *int  `json:"command_exit_code,omitempty" jsonschema:"in an interactive shell: the exit code of the last command that finished since the last write"`
+	CommandExitCodes []int `json:"command_exit_codes,omitempty" jsonschema:"in an interactive shell, when several commands finished since the last write (several lines written at once, or typed while a command ran): each one's exit code, in order"`
+}
+
+// commandOut reports the commands p finished since the last write.
+func commandOut(p *session.Process) CommandOut {
+	codes := p.CommandExits()
+	if len(codes) == 0 {
+		return CommandOut{}
+	}
+	out := CommandOut{CommandExitCode: new(codes[len(codes)-1])}
+	if len(codes) > 1 {
+		out.CommandExitCodes = codes
+	}
+	return out
+}
+
 // inputOut describes st; only answers about a running process carry it.
 func inputOut(st session.InputState) InputOut {
 	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt}

@@ -32,7 +32,7 @@ const shutdownTimeout = 5 * time.Second
 
 const instructions = `yieldshell runs shell commands for you, each under its own terminal.
 - exec runs a command. Declare its side_effects honestly (["NONE"] for read-only). A fast command answers "completed" with its output; a slow one answers "backgrounded" with a process_id after yield_ms.
-- exec and wait answer at once when the program waits for input (waiting_for_input, input_kind, prompt). Answer with write (newline: true presses Enter; keys for Tab, arrows, C-c; yield_ms returns the reply in the same call). Drive REPLs, debuggers and an interactive bash this way; in bash each command written with yield_ms answers when it finishes, with command_exit_code.
+- exec and wait answer at once when the program waits for input (waiting_for_input, input_kind, prompt). Answer with write (newline: true presses Enter; keys for Tab, arrows, C-c; yield_ms returns the reply in the same call). Drive REPLs, debuggers and an interactive bash, zsh or fish this way; in those shells each command written with yield_ms answers when it finishes, with command_exit_code.
 - For a backgrounded process: read with since_seq set to the last next_seq to get only new output; wait to block until it finishes or asks for input (at most 55 s per call); stop to end it and its children.
 - Output is the terminal's text, cleaned of escape codes. For full-screen programs (vim, less, top) answers carry the rendered screen; read with view "screen" shows it any time.
 - ps lists processes; cleanup forgets finished ones.

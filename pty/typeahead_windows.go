@@ -1,0 +1,6 @@
+package pty
+
+// Typeahead reports false on Windows: a pseudo console keeps no input
+// queue the server can ask about, so input-wait there rests on the prompt
+// heuristic and marks alone.
+func (p *Process) Typeahead() bool { return false }
