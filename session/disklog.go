@@ -84,14 +84,6 @@ func sanitizeFileName(name string) string {
 	return b.String()[:80] + "-" + hex.EncodeToString(sum[:8])
 }
 
-// openMode says whether openIn may find the file there already.
-type openMode uint8
-
-const (
-	openOrCreate openMode = iota // append to it, or create it
-	createOnly                   // it must not exist yet
-)
-
 // open returns the file at path, opened for appending, with one more user.
 func (d *diskLog) open(path string) (*logFile, error) {
 	d.mu.Lock()
@@ -100,12 +92,12 @@ func (d *diskLog) open(path string) (*logFile, error) {
 		lf.users++
 		return lf, nil
 	}
-	dir, err := d.openDir()
+	dir, err := openDir(d.dir)
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	f, err := openIn(dir, filepath.Base(path), openOrCreate)
+	f, err := openIn(dir, filepath.Base(path))
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +148,7 @@ func (d *diskLog) write(path string, lf *logFile, b []byte) error {
 // new one in its place, refusing one that appeared meanwhile.
 func (d *diskLog) rotate(path string, lf *logFile) error {
 	_ = lf.f.Close()
-	dir, err := d.openDir()
+	dir, err := openDir(d.dir)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
@@ -165,7 +157,7 @@ func (d *diskLog) rotate(path string, lf *logFile) error {
 	if err := renameIn(dir, name, name+".1"); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
-	f, err := openIn(dir, name, createOnly)
+	f, err := createIn(dir, name)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}

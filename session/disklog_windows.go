@@ -13,29 +13,36 @@ import (
 // is a symbolic link or junction (a reparse point) is refused, checked on
 // the opened handle; who may write to it is left to its ACL (a directory
 // under the user's profile is private).
-func (d *diskLog) openDir() (*os.File, error) {
-	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+func openDir(path string) (*os.File, error) {
+	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("creating log directory: %w", err)
 	}
-	f, err := openNoFollow(d.dir, windows.FILE_LIST_DIRECTORY, windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS)
+	f, err := openNoFollow(path, windows.FILE_LIST_DIRECTORY, windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS)
 	if err != nil {
-		return nil, fmt.Errorf("opening log directory %s: %w", d.dir, err)
+		return nil, fmt.Errorf("opening log directory %s: %w", path, err)
 	}
 	if attrs, err := attributes(f); err != nil || attrs&windows.FILE_ATTRIBUTE_DIRECTORY == 0 {
 		f.Close()
-		return nil, fmt.Errorf("opening log directory %s: not a directory (a link or junction is refused)", d.dir)
+		return nil, fmt.Errorf("opening log directory %s: not a directory (a link or junction is refused)", path)
 	}
 	return f, nil
 }
 
-// openIn opens name in dir for appending, refusing anything but a regular
-// file (a link is opened as itself, never followed, then refused). Others may read, rename and delete it while
-// it is open, as on Unix.
-func openIn(dir *os.File, name string, mode openMode) (*os.File, error) {
-	disposition := uint32(windows.OPEN_ALWAYS)
-	if mode == createOnly {
-		disposition = windows.CREATE_NEW
-	}
+// openIn opens name in dir for appending, creating it if needed, refusing
+// anything but a regular file (a link is opened as itself, never followed,
+// then refused). Others may read, rename and delete it while it is open, as
+// on Unix.
+func openIn(dir *os.File, name string) (*os.File, error) {
+	return openWith(dir, name, windows.OPEN_ALWAYS)
+}
+
+// createIn is openIn for a file that must not exist yet.
+func createIn(dir *os.File, name string) (*os.File, error) {
+	return openWith(dir, name, windows.CREATE_NEW)
+}
+
+// openWith is openIn with a creation disposition.
+func openWith(dir *os.File, name string, disposition uint32) (*os.File, error) {
 	f, err := openNoFollow(filepath.Join(dir.Name(), name), windows.FILE_APPEND_DATA|windows.FILE_READ_ATTRIBUTES, disposition, 0)
 	if err != nil {
 		return nil, fmt.Errorf("opening log file %s: %w", name, err)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -89,14 +88,6 @@ func integrateBash(bash string, login bool, dir string) (string, []string, error
 	return "exec " + shellQuote(bash) + " --rcfile " + shellQuote(rc) + " -i", env, nil
 }
 
-// writeOnce writes a shell-integration file unless it is there already.
-func writeOnce(path, content string) error {
-	if _, err := os.Stat(path); err == nil {
-		return nil
-	}
-	return os.WriteFile(path, []byte(content), 0o600)
-}
-
 // isShellCommand reports whether command starts an interactive shell we
 // integrate: bash, zsh or fish with no arguments but -i, -l, --login.
 func isShellCommand(command string) bool {
@@ -112,14 +103,4 @@ func isShellCommand(command string) bool {
 		}
 	}
 	return true
-}
-
-// shellQuote quotes s for sh.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || slices.Contains([]rune("/._-+=:,@"), r))
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

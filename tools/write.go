@@ -72,13 +72,8 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if err != nil {
 		return mcptool.Error(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
-	if in.Cols != nil || in.Rows != nil {
-		if in.Cols == nil || in.Rows == nil || *in.Cols < 2 || *in.Rows < 2 || *in.Cols > 1000 || *in.Rows > 1000 {
-			return mcptool.Error(WriteOut{ProcessID: p.ID, Error: "resizing needs both cols and rows, each from 2 to 1000"})
-		}
-		if err := p.Resize(uint16(*in.Cols), uint16(*in.Rows)); err != nil {
-			return mcptool.Error(WriteOut{ProcessID: p.ID, Error: "resizing the terminal: " + err.Error()})
-		}
+	if msg := resize(p, in.Cols, in.Rows); msg != "" {
+		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
 	}
 	var yield time.Duration // no yield_ms: answer at once, as 0.4.0 did
 	if in.YieldMs != nil {
@@ -95,16 +90,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	if err := p.Type(wctx, in.Input, in.Keys, in.Newline, in.CloseStdin); err != nil {
-		msg := err.Error()
-		switch {
-		case errors.Is(err, session.ErrNotRunning):
-			msg = sentence(err) + "; read or wait show its output"
-		case errors.Is(err, context.DeadlineExceeded):
-			msg = "the process did not accept input within 10s; it may not be reading (see read)"
-		case strings.HasPrefix(msg, "unknown key"):
-			msg = sentence(err)
-		}
-		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
+		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: typingError(err)})
 	}
 	if yield <= 0 {
 		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
@@ -127,6 +113,34 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	}
 	out.CommandOut = commandOut(p)
 	return nil, out, nil
+}
+
+// resize applies write's cols and rows, if given; it returns what went
+// wrong, or "".
+func resize(p *session.Process, cols, rows *int) string {
+	if cols == nil && rows == nil {
+		return ""
+	}
+	if cols == nil || rows == nil || *cols < 2 || *rows < 2 || *cols > 1000 || *rows > 1000 {
+		return "resizing needs both cols and rows, each from 2 to 1000"
+	}
+	if err := p.Resize(uint16(*cols), uint16(*rows)); err != nil {
+		return "resizing the terminal: " + err.Error()
+	}
+	return ""
+}
+
+// typingError is write's message for input that could not be typed.
+func typingError(err error) string {
+	switch {
+	case errors.Is(err, session.ErrNotRunning):
+		return sentence(err) + "; read or wait show its output"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the process did not accept input within 10s; it may not be reading (see read)"
+	case strings.HasPrefix(err.Error(), "unknown key"):
+		return sentence(err)
+	}
+	return err.Error()
 }
 
 // holdForPassword waits, up to yield (writeTimeout without yield_ms), for
