@@ -18,10 +18,12 @@ func (p *Process) looksLikePrompt(line string) (prompt.Kind, bool) {
 		return kind, true
 	}
 	p.mu.Lock()
-	tail := string(p.log.readTail(editorTail, Stdout).stdout)
+	// What a read would show: the log, then what is on the screen but not
+	// in the log yet. It ends with the cursor's own line.
+	text := append([]byte(nil), p.log.readTail(editorTail, Stdout).stdout...)
+	text = p.out.pending(text)
 	p.mu.Unlock()
-	// The log may end with what it has of the cursor's own line.
-	above := strings.Split(tail, "\n")
+	above := strings.Split(string(text), "\n")
 	above = above[:len(above)-1]
 	if prompt.InEditorMode(above) {
 		return prompt.KindLine, true

@@ -261,6 +261,11 @@ func (k procKernel) shellBusy() bool {
 	if p.proc.Typeahead() {
 		return true
 	}
+	if !p.in.integrated {
+		// Marks from a shell of the user's own setup: which process is
+		// the shell is not known, so its prompt mark is taken as it is.
+		return false
+	}
 	in := prompt.Input{Session: p.Pid, Only: p.Pid, Path: p.proc.InputPath()}
 	return in.Path != "" && p.in.prober.Inspect(in).Activity == prompt.Busy
 }

@@ -79,6 +79,10 @@ type inputTracker struct {
 
 	// cmds keeps the exit codes of D marks.
 	cmds commandCodes
+	// integrated: the process is a shell we integrated, so its pid is
+	// the shell's own (a shell a command line starts may be a child of
+	// sh -c instead).
+	integrated bool
 }
 
 // kernel is what input-wait detection asks the kernel; tests replace it to

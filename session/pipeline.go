@@ -97,6 +97,15 @@ func (o *pipeline) resize(l *outputLog, cols, rows int) {
 	o.view.resize(cols, rows)
 }
 
+// pending appends what is on the screen but not in the log yet
+// ([screen.Cleaner.Pending]); nothing in pipe mode.
+func (o *pipeline) pending(dst []byte) []byte {
+	if o.cleaner == nil {
+		return dst
+	}
+	return o.cleaner.Pending(dst)
+}
+
 // pendingMatch reports whether re matches a line of what is on the screen
 // but not committed yet (screen.Cleaner.Pending), redacted as the log
 // would be.
@@ -104,7 +113,7 @@ func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
 	if o.cleaner == nil {
 		return false
 	}
-	b := o.cleaner.Pending(nil)
+	b := o.pending(nil)
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {

@@ -29,7 +29,7 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 		streams:   streams{eof: make(chan struct{}), open: 1},
 		changed:   make(chan struct{}),
 		log:       newOutputLog(capacity),
-		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed},
+		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
 	p.in.kernel = procKernel{p}
 	p.life, p.endLife = context.WithCancel(context.Background())

@@ -39,7 +39,10 @@ type startSpec struct {
 	// releaseSlot frees the process's place under the process limit.
 	releaseSlot func()
 	prober      *prompt.Prober
-	timing      timing
+	// integrated: the command is a shell we integrated, run by exec, so
+	// the process's pid is the shell's own.
+	integrated bool
+	timing     timing
 }
 
 // RestartPolicy restarts a process that crashes: it exits with a non-zero

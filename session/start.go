@@ -107,11 +107,12 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	l := &launch{spec: spec, id: newID()}
 	tag := m.tag + l.id
 	line, env := spec.Command, m.environ(spec, tag)
+	integrated := false
 	if spec.TTY {
 		if il, extra, ok, err := m.integrateShell(spec.Command); err != nil {
 			m.log.Warn("shell integration unavailable", "error", err)
 		} else if ok {
-			line, env = il, append(env, extra...)
+			line, env, integrated = il, append(env, extra...), true
 		}
 	}
 	l.opts = pty.Options{
@@ -124,7 +125,7 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		Rows: spec.Rows,
 	}
 	l.secrets = secrets
-	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing}
+	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
 	l.ss.Command = redact(l.secrets, spec.Command)
