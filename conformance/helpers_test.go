@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // runHelper plays a child process with behaviour a shell cannot give
@@ -59,14 +61,23 @@ func runHelper(args []string) int {
 	case "query-flood":
 		// Asks for the cursor position args[1] times in one burst, never
 		// reads its input, then prints args[2] numbered lines and "done".
+		// Like every program that queries its terminal, it puts the
+		// terminal in raw mode first: with echo on, the kernel would echo
+		// the replies into the middle of its lines, as a real terminal
+		// shows them.
+		if term.IsTerminal(0) {
+			if st, err := term.MakeRaw(0); err == nil {
+				defer term.Restore(0, st)
+			}
+		}
 		q, _ := strconv.Atoi(args[1])
 		lines, _ := strconv.Atoi(args[2])
 		os.Stdout.WriteString(strings.Repeat("\x1b[6n", q))
 		w := bufio.NewWriter(os.Stdout)
 		for i := range lines {
-			fmt.Fprintf(w, "after the flood %d\n", i)
+			fmt.Fprintf(w, "after the flood %d\r\n", i)
 		}
-		w.WriteString("done\n")
+		w.WriteString("done\r\n")
 		w.Flush()
 	case "invalid-utf8":
 		os.Stdout.Write([]byte("bad:\xff\xfe\xc3(end\n"))
