@@ -228,8 +228,10 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 	case scSelect, scPoll, scEpoll:
 		w := waitsOn(base, t.Pid, class, args, input)
 		switch {
-		case w == waitOnlyInput && class == scSelect:
-			// One descriptor, and it is ours: readline and friends.
+		case w == waitOnlyInput && class != scEpoll:
+			// One descriptor, and it is ours: readline (select), htop
+			// and ncurses' timed reads (poll). An epoll set holding
+			// only the input is rare; an event loop's holds more.
 			a.reader = &t
 		case w == waitNotInput:
 			// A timer, a socket, a child's pipe: whatever it waits

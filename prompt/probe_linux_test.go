@@ -81,6 +81,11 @@ func child(role string) int {
 		}
 	case "sleep":
 		time.Sleep(time.Hour)
+	case "poll1":
+		fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}}
+		for {
+			_, _ = unix.Poll(fds, 1500) // as htop waits for a key between redraws
+		}
 	case "select1":
 		for {
 			var set unix.FdSet
@@ -107,6 +112,8 @@ func TestInspect(t *testing.T) {
 		{"read", true, Reading},
 		{"read", false, Reading},
 		{"select1", true, Reading},
+		{"poll1", true, Reading},
+		{"poll1", false, Reading},
 		{"poll", true, Polling},
 		{"poll", false, Polling},
 		{"pollother", true, Busy},

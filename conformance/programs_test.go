@@ -1,0 +1,232 @@
+//go:build linux
+
+package conformance
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The real programs issue 15 was found with that no other test drives:
+// each is started, must be reported waiting for the right kind of input
+// long before its yield, and is driven to its end, one turn at a time,
+// each turn answered at the program's next wait. (python, pdb, gdb, node,
+// getpass, bash, zsh, fish, vim and git commit have tests of their own.)
+
+// turn is one thing typed and what the answer to it must show.
+type turn struct {
+	input  string   // typed, then Enter unless bare
+	bare   bool     // no Enter: a key for a full-screen program
+	keys   []string // named keys, after the input
+	secret bool     // held until the program waits for a password
+	want   string   // in the answer's output
+	kind   string   // the kind of input waited for next; "" for the program's end
+}
+
+type program struct {
+	name    string
+	needs   []string
+	command func(t *testing.T, dir string) string
+	kind    string // what the first answer waits for
+	prompt  string // in the first answer's prompt (PTY mode)
+	turns   []turn
+	pipes   bool                           // also in pipe mode, where it reads its stdin
+	check   func(t *testing.T, dir string) // after the end, in PTY mode
+}
+
+const secretWord = "s3cret-Passphrase-7"
+
+func twentyPrograms() []program {
+	return []program{
+		{name: "sqlite3", needs: []string{"sqlite3"}, pipes: true,
+			command: func(*testing.T, string) string { return "sqlite3 :memory:" },
+			kind:    "line", prompt: "sqlite> ",
+			turns: []turn{
+				{input: "create table t(x); insert into t values (6), (7);", kind: "line"},
+				{input: "select x * 7 from t where x = 6;", want: "42", kind: "line"},
+				{input: ".quit"},
+			}},
+		{name: "bc", needs: []string{"bc"}, pipes: true,
+			command: func(*testing.T, string) string { return "bc -q" },
+			kind:    "line",
+			turns: []turn{
+				{input: "scale=2; 22/7", want: "3.14", kind: "line"},
+				{input: "quit"},
+			}},
+		{name: "ssh-keygen", needs: []string{"ssh-keygen"},
+			command: func(_ *testing.T, dir string) string {
+				return "ssh-keygen -q -t ed25519 -C test -f " + filepath.Join(dir, "key")
+			},
+			kind: "password", prompt: "Enter passphrase",
+			turns: []turn{
+				{input: secretWord, secret: true, want: "Enter same passphrase again", kind: "password"},
+				{input: secretWord, secret: true},
+			},
+			check: func(t *testing.T, dir string) {
+				if _, err := os.Stat(filepath.Join(dir, "key.pub")); err != nil {
+					t.Errorf("no key was made: %v", err)
+				}
+			}},
+		{name: "read-s", needs: []string{"bash"},
+			command: func(*testing.T, string) string {
+				return `bash -c 'read -rs -p "Token: " tok; echo; echo "${#tok} characters"'`
+			},
+			kind: "password", prompt: "Token: ",
+			turns: []turn{{input: secretWord, secret: true, want: "19 characters"}}},
+		{name: "yes-no", needs: []string{"bash"}, pipes: true,
+			command: func(*testing.T, string) string {
+				return `bash -c 'read -r -p "Overwrite config? [y/N] " a; [ "$a" = y ] && echo overwritten'`
+			},
+			kind: "line", prompt: "[y/N] ",
+			turns: []turn{{input: "y", want: "overwritten"}}},
+		{name: "rm-i", needs: []string{"rm"}, pipes: true,
+			command: func(t *testing.T, dir string) string {
+				f := filepath.Join(dir, "victim")
+				if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return "rm -i " + f
+			},
+			kind: "line", prompt: "remove regular file",
+			turns: []turn{{input: "y"}},
+			check: func(t *testing.T, dir string) {
+				if _, err := os.Stat(filepath.Join(dir, "victim")); !os.IsNotExist(err) {
+					t.Errorf("rm -i answered y left the file: %v", err)
+				}
+			}},
+		{name: "apt-get-remove", needs: []string{"apt-get"}, command: aptRemove,
+			kind: "line", prompt: "Do you want to continue? [Y/n] ",
+			turns: []turn{{input: "n", want: "Abort"}}},
+		{name: "git-add-p", needs: []string{"git"}, command: gitAddP,
+			kind: "line", prompt: "Stage this hunk",
+			turns: []turn{{input: "y"}},
+			check: func(t *testing.T, dir string) {
+				out, err := exec.Command("git", "-C", dir, "diff", "--cached", "--stat").Output()
+				if err != nil || !strings.Contains(string(out), "notes.txt") {
+					t.Errorf("git add -p answered y staged nothing: %v %s", err, out)
+				}
+			}},
+		{name: "less", needs: []string{"less"},
+			command: func(t *testing.T, dir string) string {
+				return "less " + writeFile(t, "long.txt", strings.Repeat("a line of text\n", 200))
+			},
+			kind:  "line",
+			turns: []turn{{keys: []string{"Space"}, kind: "line"}, {input: "q", bare: true}}},
+		{name: "top", needs: []string{"top"},
+			command: func(*testing.T, string) string { return "top" },
+			kind:    "line",
+			turns:   []turn{{input: "q", bare: true}}},
+		{name: "htop", needs: []string{"htop"},
+			command: func(*testing.T, string) string { return "htop" },
+			kind:    "line",
+			turns:   []turn{{input: "q", bare: true}}},
+	}
+}
+
+// aptRemove asks apt-get to remove a package that exists only in a status
+// file of the test's own, with apt's state, lists and sources redirected
+// into dir and dpkg replaced by false: whatever is answered, nothing on
+// the machine changes.
+func aptRemove(t *testing.T, dir string) string {
+	status := filepath.Join(dir, "status")
+	pkg := "Package: yieldshell-fake\nStatus: install ok installed\nPriority: optional\nSection: misc\n" +
+		"Installed-Size: 1\nMaintainer: Nobody <nobody@example.com>\nArchitecture: all\nVersion: 1.0\n" +
+		"Description: a package only this test's status file has\n"
+	if err := os.WriteFile(status, []byte(pkg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"lists/partial", "cache/archives/partial", "parts"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sources := writeFile(t, "sources.list", "")
+	opts := []string{"Debug::NoLocking=1", "Dir::Bin::dpkg=/bin/false", "Dir::State::status=" + status,
+		"Dir::State::lists=" + dir + "/lists", "Dir::State::extended_states=" + dir + "/ext",
+		"Dir::Cache=" + dir + "/cache", "Dir::Etc::SourceList=" + sources, "Dir::Etc::SourceParts=" + dir + "/parts"}
+	return "apt-get -o " + strings.Join(opts, " -o ") + " remove yieldshell-fake"
+}
+
+// gitAddP makes a repository with one committed file and a change to it.
+func gitAddP(t *testing.T, dir string) string {
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	f := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(f, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "notes.txt")
+	git("commit", "-q", "-m", "one")
+	if err := os.WriteFile(f, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "git -C " + dir + " -c core.pager=cat add -p"
+}
+
+// Spec: issue 15: "Tests drive every program above that is installed (skip the rest by name), in both modes where that applies, at both protocol versions."
+func TestRealProgramsWaitAndAreDriven(t *testing.T) {
+	for _, p := range twentyPrograms() {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			need(t, p.needs...)
+			forEachProtocol(t, nil, func(t *testing.T, s *server) {
+				modes := []bool{true}
+				if p.pipes {
+					modes = append(modes, false)
+				}
+				for _, tty := range modes {
+					dir := t.TempDir()
+					drive(t, s, p, dir, tty)
+					if tty && p.check != nil {
+						p.check(t, dir)
+					}
+				}
+			})
+		})
+	}
+}
+
+// drive starts p and takes it through its turns.
+func drive(t *testing.T, s *server, p program, dir string, tty bool) {
+	t.Helper()
+	r := waiting(t, s.exec(p.command(t, dir), map[string]any{"yield_ms": longYield, "tty": tty, "cwd": dir}), p.kind)
+	id := r.str("process_id")
+	t.Cleanup(func() { s.stopQuietly(id) })
+	switch {
+	case !tty && r.str("input_signal") != "stdin_read":
+		t.Errorf("pipe mode: %s", r.text)
+	case tty && !strings.Contains(r.str("prompt"), p.prompt):
+		t.Errorf("prompt: want %q in %s", p.prompt, r.text)
+	}
+	for _, tn := range p.turns {
+		args := map[string]any{"process_id": id, "input": tn.input, "yield_ms": longYield}
+		if tn.keys != nil {
+			args["keys"] = tn.keys
+		}
+		args["newline"] = !tn.bare && tn.keys == nil
+		if tn.secret {
+			args["wait_for_password"] = true
+		}
+		a := s.call("write", args)
+		if !strings.Contains(a.str("stdout"), tn.want) {
+			t.Fatalf("tty=%v: %q answered without %q: %s", tty, tn.input+strings.Join(tn.keys, " "), tn.want, a.text)
+		}
+		if tn.kind != "" {
+			waiting(t, a, tn.kind)
+		} else if a.str("status") != "completed" {
+			t.Fatalf("tty=%v: %q did not end the program: %s", tty, tn.input+strings.Join(tn.keys, " "), a.text)
+		}
+	}
+	all := s.call("read", map[string]any{"process_id": id, "since_seq": 0})
+	if strings.Contains(all.text, secretWord) {
+		t.Errorf("the secret reached the log: %s", all.text)
+	}
+}
