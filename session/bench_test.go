@@ -47,88 +47,97 @@ const (
 
 // BenchmarkDrain compares the rate at which a process's output reaches the
 // log (redaction, cleaning, sequence numbers, the pending screen) with the
-// raw rate of the terminal measured in the same run: the same command read
-// to EOF straight from pty. The workloads are plain lines (drainCommand)
-// and the progress transcripts of the screen package's tmux oracle (tqdm,
-// rich, docker, apt's scroll region, cargo, npm), concatenated and played
-// by cat; their log is much shorter than what the terminal carried, so
-// both rates count the terminal's bytes.
+// raw rate of the terminal: the same command read to EOF straight from pty.
+// The workloads are plain lines (drainCommand) and the progress transcripts
+// of the screen package's tmux oracle (tqdm, rich, docker, apt's scroll
+// region, cargo, npm), concatenated and played by cat; their log is much
+// shorter than what the terminal carried, so every rate counts the
+// terminal's bytes.
+//
+// Each iteration drains the workload once in every way, one after the
+// other, so that the ratios it reports (way/raw) compare runs made under
+// the same load of a shared machine. The ways:
+//
+//	raw:         pty alone
+//	log:         the process's log, waited for as the wait tool does
+//	log+pattern: the same while the wait looks for a pattern that never
+//	             matches: every line is scanned as it arrives
+//	log+disk:    the same with YIELDSHELL_LOG_DIR set: the disk copy
+//	             follows the log
 func BenchmarkDrain(b *testing.B) {
 	m := newTestManager(b, nil)
 	progressFile, progressBytes := progressTranscripts(b)
-	rawPTY := func(b *testing.B, command string, n int64) {
-		b.SetBytes(n)
-		buf := make([]byte, 32<<10)
-		for b.Loop() {
-			p, err := m.reaper.Start(pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Dir: "/", TTY: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			for {
-				if _, err := p.Stdout().Read(buf); err != nil {
-					break
-				}
-			}
-			<-p.Done()
-			p.Close()
+	buf := make([]byte, 32<<10)
+	raw := func(b *testing.B, command string, _ int64) {
+		p, err := m.reaper.Start(pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Dir: "/", TTY: true})
+		if err != nil {
+			b.Fatal(err)
 		}
+		for {
+			if _, err := p.Stdout().Read(buf); err != nil {
+				break
+			}
+		}
+		<-p.Done()
+		p.Close()
 	}
-	b.Run("raw_pty", func(b *testing.B) { rawPTY(b, drainCommand, drainBytes) })
-	progressCommand := "cat " + progressFile
-	b.Run("progress/raw_pty", func(b *testing.B) { rawPTY(b, progressCommand, progressBytes) })
-	b.Run("progress/log", func(b *testing.B) {
-		b.SetBytes(progressBytes)
-		for b.Loop() {
-			p, err := m.Start(b.Context(), spec(progressCommand, true))
+	viaLog := func(u Until) func(*testing.B, string, int64) {
+		return func(b *testing.B, command string, n int64) {
+			p, err := m.Start(b.Context(), spec(command, true))
 			if err != nil {
 				b.Fatal(err)
 			}
-			if r := p.WaitEnd(b.Context(), time.Now().Add(time.Minute)); r != ReasonExited {
+			if r := p.Await(b.Context(), time.Now().Add(time.Minute), u).Reason; r != ReasonExited {
 				b.Fatal(r)
 			}
-		}
-	})
-	drainLog := func(b *testing.B, m *Manager) {
-		b.SetBytes(drainBytes)
-		for b.Loop() {
-			p, err := m.Start(b.Context(), spec(drainCommand, true))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if r := p.WaitEnd(b.Context(), time.Now().Add(time.Minute)); r != ReasonExited {
-				b.Fatal(r)
-			}
-			if in := p.Info(); in.StdoutBytes < drainBytes {
+			if in := p.Info(); command == drainCommand && in.StdoutBytes < n {
 				b.Fatalf("log has %d bytes", in.StdoutBytes)
 			}
 		}
 	}
-	b.Run("log", func(b *testing.B) { drainLog(b, m) })
-	// The same while an exec waits for a wait_for pattern that never
-	// matches: every line is scanned as it arrives, under the log's lock.
-	b.Run("log+pattern", func(b *testing.B) {
-		b.SetBytes(drainBytes)
-		re := regexp.MustCompile(`Local:\s+https?://\S+`)
-		for b.Loop() {
-			p, err := m.Start(b.Context(), spec(drainCommand, true))
-			if err != nil {
-				b.Fatal(err)
+	ways := []struct {
+		name string
+		run  func(b *testing.B, command string, n int64)
+	}{
+		{"raw", raw},
+		{"log", viaLog(Until{})},
+		{"log+pattern", viaLog(Until{Pattern: regexp.MustCompile(`Local:\s+https?://\S+`)})},
+		{"log+disk", func(b *testing.B, command string, n int64) {
+			// The same Manager: a second one's reaper would steal its children.
+			m.disk = newDiskLog(b.TempDir(), 10<<20, m.log)
+			defer func() {
+				m.disk.writers.Wait() // the copy is finished before the next way
+				m.disk = nil
+			}()
+			viaLog(Until{})(b, command, n)
+		}},
+	}
+	for _, w := range []struct {
+		name    string
+		command string
+		bytes   int64
+	}{
+		{"lines", drainCommand, drainBytes},
+		{"progress", "cat " + progressFile, progressBytes},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			elapsed := make([]time.Duration, len(ways))
+			for b.Loop() {
+				for i, way := range ways {
+					t0 := time.Now()
+					way.run(b, w.command, w.bytes)
+					elapsed[i] += time.Since(t0)
+				}
 			}
-			if r := p.Await(b.Context(), time.Now().Add(time.Minute), Until{Pattern: re}); r.Reason != ReasonExited {
-				b.Fatal(r.Reason)
+			for i, way := range ways {
+				b.ReportMetric(float64(w.bytes)*float64(b.N)/elapsed[i].Seconds()/1e6, way.name+"-MB/s")
+				if i > 0 {
+					b.ReportMetric(elapsed[0].Seconds()/elapsed[i].Seconds(), way.name+"/raw")
+				}
 			}
-		}
-	})
-	// The same with YIELDSHELL_LOG_DIR set: the disk copy follows the log.
-	// (The same Manager: a second one's reaper would steal its children.)
-	b.Run("log+disk", func(b *testing.B) {
-		m.disk = newDiskLog(b.TempDir(), 10<<20, m.log)
-		defer func() {
-			m.disk.writers.Wait() // the copies finish before the next run
-			m.disk = nil
-		}()
-		drainLog(b, m)
-	})
+			b.ReportMetric(0, "ns/op") // the iteration runs every way: its time says nothing
+		})
+	}
 }
 
 // BenchmarkPromptAnswer measures a REPL round trip: type a line into a
