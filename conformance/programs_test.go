@@ -39,7 +39,7 @@ type program struct {
 
 const secretWord = "s3cret-Passphrase-7"
 
-func twentyPrograms() []program {
+func drivenPrograms() []program {
 	return []program{
 		{name: "sqlite3", needs: []string{"sqlite3"}, pipes: true,
 			command: func(*testing.T, string) string { return "sqlite3 :memory:" },
@@ -143,7 +143,10 @@ func aptRemove(t *testing.T, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	sources := writeFile(t, "sources.list", "")
+	sources := filepath.Join(dir, "sources.list")
+	if err := os.WriteFile(sources, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	opts := []string{"Debug::NoLocking=1", "Dir::Bin::dpkg=/bin/false", "Dir::State::status=" + status,
 		"Dir::State::lists=" + dir + "/lists", "Dir::State::extended_states=" + dir + "/ext",
 		"Dir::Cache=" + dir + "/cache", "Dir::Etc::SourceList=" + sources, "Dir::Etc::SourceParts=" + dir + "/parts"}
@@ -173,7 +176,7 @@ func gitAddP(t *testing.T, dir string) string {
 
 // Spec: issue 15: "Tests drive every program above that is installed (skip the rest by name), in both modes where that applies, at both protocol versions."
 func TestRealProgramsWaitAndAreDriven(t *testing.T) {
-	for _, p := range twentyPrograms() {
+	for _, p := range drivenPrograms() {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			need(t, p.needs...)
@@ -207,22 +210,16 @@ func drive(t *testing.T, s *server, p program, dir string, tty bool) {
 		t.Errorf("prompt: want %q in %s", p.prompt, r.text)
 	}
 	for _, tn := range p.turns {
-		args := map[string]any{"process_id": id, "input": tn.input, "yield_ms": longYield}
-		if tn.keys != nil {
-			args["keys"] = tn.keys
-		}
-		args["newline"] = !tn.bare && tn.keys == nil
-		if tn.secret {
-			args["wait_for_password"] = true
-		}
-		a := s.call("write", args)
+		a := s.call("write", map[string]any{"process_id": id, "input": tn.input, "keys": tn.keys,
+			"newline": !tn.bare && tn.keys == nil, "wait_for_password": tn.secret, "yield_ms": longYield})
+		typed := tn.input + strings.Join(tn.keys, " ")
 		if !strings.Contains(a.str("stdout"), tn.want) {
-			t.Fatalf("tty=%v: %q answered without %q: %s", tty, tn.input+strings.Join(tn.keys, " "), tn.want, a.text)
+			t.Fatalf("tty=%v: %q answered without %q: %s", tty, typed, tn.want, a.text)
 		}
 		if tn.kind != "" {
 			waiting(t, a, tn.kind)
 		} else if a.str("status") != "completed" {
-			t.Fatalf("tty=%v: %q did not end the program: %s", tty, tn.input+strings.Join(tn.keys, " "), a.text)
+			t.Fatalf("tty=%v: %q did not end the program: %s", tty, typed, a.text)
 		}
 	}
 	all := s.call("read", map[string]any{"process_id": id, "since_seq": 0})
