@@ -10,10 +10,15 @@ import (
 	"github.com/yieldshell/yieldshell/screen"
 )
 
-// readBatch is the most output a reader takes in one turn: one terminal
-// read's worth keeps each turn under the Process's lock short, so tool
-// calls wait behind little even while many terminals are busy.
-const readBatch = 4 << 10
+// readBatch is the most output a reader takes from the stream at once, and
+// turnBytes the most it passes on in one turn under the Process's lock:
+// one large read keeps a busy terminal's reader from paying a system call
+// and a wake-up of every waiter per 4 KiB, while short turns, each followed
+// by a yield, keep tool calls from waiting behind many busy terminals.
+const (
+	readBatch = 32 << 10
+	turnBytes = 4 << 10
+)
 
 // streamReader is what one output stream's reader owns: its redactor, its
 // mark scanner, in pipe mode the stripper of control strings, and buffers
@@ -75,18 +80,25 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 		n, err := r.Read(buf)
 		if n > 0 {
 			p.in.inFlight.Add(1)
-			sr.take(buf[:n])
-			p.mu.Lock()
-			p.appendLocked(sr, false)
-			p.in.outputs++
-			p.in.lastOutput = time.Now()
-			p.in.inFlight.Add(-1)
-			p.broadcast()
-			p.mu.Unlock()
-			// A busy terminal always has more to read: without yielding, a
-			// reader would run until Go preempts it (10 ms), and with many
-			// busy processes a tool call would wait behind all of them.
-			runtime.Gosched()
+			for b := buf[:n]; len(b) > 0; {
+				turn := b[:min(len(b), turnBytes)]
+				b = b[len(turn):]
+				sr.take(turn)
+				p.mu.Lock()
+				p.appendLocked(sr, false)
+				if len(b) == 0 {
+					// The batch is in the log: one wake-up for all of it.
+					p.in.outputs++
+					p.in.lastOutput = time.Now()
+					p.in.inFlight.Add(-1)
+					p.broadcast()
+				}
+				p.mu.Unlock()
+				// A busy terminal always has more to read: without yielding, a
+				// reader would run until Go preempts it (10 ms), and with many
+				// busy processes a tool call would wait behind all of them.
+				runtime.Gosched()
+			}
 		}
 		if err != nil {
 			sr.flush()
