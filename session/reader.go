@@ -79,26 +79,7 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			p.in.inFlight.Add(1)
-			for b := buf[:n]; len(b) > 0; {
-				turn := b[:min(len(b), turnBytes)]
-				b = b[len(turn):]
-				sr.take(turn)
-				p.mu.Lock()
-				p.appendLocked(sr, false)
-				if len(b) == 0 {
-					// The batch is in the log: one wake-up for all of it.
-					p.in.outputs++
-					p.in.lastOutput = time.Now()
-					p.in.inFlight.Add(-1)
-					p.broadcast()
-				}
-				p.mu.Unlock()
-				// A busy terminal always has more to read: without yielding, a
-				// reader would run until Go preempts it (10 ms), and with many
-				// busy processes a tool call would wait behind all of them.
-				runtime.Gosched()
-			}
+			p.pass(sr, buf[:n])
 		}
 		if err != nil {
 			sr.flush()
@@ -113,6 +94,32 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 			p.mu.Unlock()
 			return
 		}
+	}
+}
+
+// pass hands one read's batch to the log in turns of at most turnBytes,
+// yielding after each, and counts the batch as output once all of it is
+// in the log: until then it is in flight, so no one judges the process
+// quiet while it holds output not yet logged.
+func (p *Process) pass(sr *streamReader, batch []byte) {
+	p.in.inFlight.Add(1)
+	for len(batch) > 0 {
+		turn := batch[:min(len(batch), turnBytes)]
+		batch = batch[len(turn):]
+		sr.take(turn)
+		p.mu.Lock()
+		p.appendLocked(sr, false)
+		if len(batch) == 0 {
+			p.in.outputs++
+			p.in.lastOutput = time.Now()
+			p.in.inFlight.Add(-1)
+			p.broadcast() // one wake-up for the whole batch
+		}
+		p.mu.Unlock()
+		// A busy terminal always has more to read: without yielding, a
+		// reader would run until Go preempts it (10 ms), and with many busy
+		// processes a tool call would wait behind all of them.
+		runtime.Gosched()
 	}
 }
 
