@@ -76,6 +76,19 @@ func TestWindowsExec(t *testing.T) {
 	}
 }
 
+// winTempDir is t.TempDir for wine: wine 8 fails Go's RemoveAll
+// ("Invalid function" from unlinkat), which would fail the test; here the
+// removal is best effort.
+func winTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ys-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
 // pids lists the helpers that wrote their pid into dir.
 func pids(dir string) []int {
 	ents, _ := os.ReadDir(dir)
@@ -129,13 +142,7 @@ func TestWindowsNoOrphans(t *testing.T) {
 					if tty && testing.Short() {
 						t.Skip("PTY mode skipped in -short (.ci/wine): pipe mode covers the job")
 					}
-					// Not t.TempDir: wine 8 fails Go's RemoveAll ("Invalid
-					// function" from unlinkat), which would fail the test.
-					dir, err := os.MkdirTemp("", "ys-orphans-")
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { _ = os.RemoveAll(dir) })
+					dir := winTempDir(t)
 					s := start(t, "2025-06-18")
 					args := map[string]any{"tty": tty, "yield_ms": 100}
 					if end == "timeout" {

@@ -109,6 +109,12 @@ func start(t *testing.T, version string, env ...string) *server {
 
 // connect is start without failing the test, for goroutines.
 func connect(t *testing.T, version string, env ...string) (*server, error) {
+	return connectClient(t, mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil), version, env...)
+}
+
+// connectClient is connect with a client of the caller's (one that
+// handles progress notifications, say).
+func connectClient(t *testing.T, client *mcp.Client, version string, env ...string) (*server, error) {
 	statSources()
 	self, err := os.Executable()
 	if err != nil {
@@ -119,7 +125,6 @@ func connect(t *testing.T, version string, env ...string) (*server, error) {
 	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = testWriter{t}
-	client := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second},

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,77 +166,6 @@ func TestCancelLeavesProcessRunning(t *testing.T) {
 	if out := w.answer(4); out["status"] != "running" {
 		t.Errorf("after two cancelled calls the process is %v, want running", out["status"])
 	}
-}
-
-// httpServer is the binary serving --http, and the URL it listens on.
-type httpServer struct {
-	cmd *exec.Cmd
-	url string
-}
-
-const httpToken = "conformance-token-0123456789"
-
-func startHTTP(tb testing.TB, ctx context.Context) *httpServer {
-	tb.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, binPath, "--http", "127.0.0.1:0")
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0",
-		"YIELDSHELL_HTTP_TOKEN="+httpToken, "YIELDSHELL_LOG_LEVEL=INFO")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	urls := make(chan string, 1)
-	logged := make(chan struct{})
-	go func() {
-		defer close(logged)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if _, u, ok := strings.Cut(line, "url="); ok && len(urls) == 0 {
-				urls <- strings.Fields(u)[0]
-			}
-			if strings.Contains(line, "DATA RACE") {
-				tb.Errorf("the server has a data race")
-			}
-		}
-	}()
-	tb.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		<-logged
-	})
-	select {
-	case u := <-urls:
-		return &httpServer{cmd: cmd, url: u}
-	case <-logged:
-		tb.Fatal("the server exited before it listened")
-	case <-time.After(20 * time.Second):
-		tb.Fatal("the server did not say where it listens")
-	}
-	return nil
-}
-
-func (h *httpServer) connect(token string) (*mcp.ClientSession, error) {
-	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(token)}}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil).Connect(ctx, tr, nil)
-}
-
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // TestHTTP drives the binary over streamable HTTP: the token is required,

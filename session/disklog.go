@@ -144,6 +144,10 @@ func (d *diskLog) write(path string, lf *logFile, b []byte) error {
 	return lf.err
 }
 
+// errInUse: another process holds a log file and will not let it be
+// renamed (Windows only: on Unix an open file can always be renamed).
+var errInUse = errors.New("the file is in use")
+
 // rotate renames the file to <file>.1 within the directory and creates a
 // new one in its place, refusing one that appeared meanwhile.
 func (d *diskLog) rotate(path string, lf *logFile) error {
@@ -154,10 +158,16 @@ func (d *diskLog) rotate(path string, lf *logFile) error {
 	}
 	defer dir.Close()
 	name := filepath.Base(path)
-	if err := renameIn(dir, name, name+".1"); err != nil && !errors.Is(err, os.ErrNotExist) {
+	create := createIn
+	if err := renameIn(dir, name, name+".1"); errors.Is(err, errInUse) {
+		// Windows: a reader (PowerShell's Get-Content -Wait) holds the
+		// file without letting it be renamed. Losing output would be worse
+		// than a long file: append on and try again after another cap.
+		create = openIn
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
-	f, err := createIn(dir, name)
+	f, err := create(dir, name)
 	if err != nil {
 		return fmt.Errorf("rotating log file: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,4 +65,9 @@ func openAt(dir *os.File, name string, extra int) (*os.File, error) {
 // renameIn renames a file within dir.
 func renameIn(dir *os.File, from, to string) error {
 	return unix.Renameat(int(dir.Fd()), from, int(dir.Fd()), to)
+}
+
+// tailCommand follows the log file at path, across rotations.
+func tailCommand(path string) string {
+	return "tail -n 100 -F '" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

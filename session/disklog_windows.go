@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/windows"
 )
@@ -86,7 +87,19 @@ func attributes(f *os.File) (uint32, error) {
 	return info.FileAttributes, nil
 }
 
-// renameIn renames a file within dir.
+// renameIn renames a file within dir; errInUse when another process has
+// it open without sharing delete access.
 func renameIn(dir *os.File, from, to string) error {
-	return os.Rename(filepath.Join(dir.Name(), from), filepath.Join(dir.Name(), to))
+	err := os.Rename(filepath.Join(dir.Name(), from), filepath.Join(dir.Name(), to))
+	if errors.Is(err, windows.ERROR_SHARING_VIOLATION) {
+		return fmt.Errorf("%w: %w", errInUse, err)
+	}
+	return err
+}
+
+// tailCommand follows the log file at path in PowerShell (Windows has no
+// tail). Get-Content -Wait keeps the file open, so it does not follow a
+// rotation: run it again after one.
+func tailCommand(path string) string {
+	return "powershell -NoProfile -Command \"Get-Content -Tail 100 -Wait -LiteralPath '" + strings.ReplaceAll(path, "'", "''") + "'\""
 }

@@ -225,5 +225,5 @@ func (m *Manager) TailCommand(p *Process) string {
 	if path == "" {
 		return ""
 	}
-	return "tail -n 100 -F '" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+	return tailCommand(path)
 }

@@ -1,0 +1,18 @@
+//go:build !windows
+
+package shellyeah
+
+import (
+	"regexp"
+	"strings"
+)
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// shellQuote makes s one word for /bin/sh.
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
