@@ -139,9 +139,6 @@ func TestWindowsNoOrphans(t *testing.T) {
 		for _, tty := range []bool{false, true} {
 			for _, end := range []string{"stop", "timeout", "stdin EOF"} {
 				t.Run(fmt.Sprintf("%s/tty=%v/%s", k.name, tty, end), func(t *testing.T) {
-					if tty && testing.Short() {
-						t.Skip("PTY mode skipped in -short (.ci/wine): pipe mode covers the job")
-					}
 					dir := winTempDir(t)
 					s := start(t, "2025-06-18")
 					args := map[string]any{"tty": tty, "yield_ms": 100}
