@@ -98,8 +98,8 @@ func renameIn(dir *os.File, from, to string) error {
 }
 
 // tailCommand follows the log file at path in PowerShell (Windows has no
-// tail). Get-Content -Wait keeps the file open, so it does not follow a
-// rotation: run it again after one.
+// tail). Get-Content -Wait holds the file without sharing delete access,
+// so while it runs the file is not rotated away from it (see rotate).
 func tailCommand(path string) string {
 	return "powershell -NoProfile -Command \"Get-Content -Tail 100 -Wait -LiteralPath '" + strings.ReplaceAll(path, "'", "''") + "'\""
 }
