@@ -142,33 +142,36 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	p.pid = int(pi.ProcessId)
-	p.sys.proc = pi.Process
-	p.sys.group = !opts.TTY
-	job, err := newJob(p.pid)
-	if err == nil {
-		err = windows.AssignProcessToJobObject(job, pi.Process)
-		if err != nil {
-			_ = windows.CloseHandle(job)
-		}
-	}
+	job, err := confine(pi)
 	if err != nil {
-		_ = windows.TerminateProcess(pi.Process, killExitCode)
-		_ = windows.CloseHandle(pi.Thread)
-		_ = windows.CloseHandle(pi.Process)
-		return fail(fmt.Errorf("job object: %w", err))
+		return fail(err)
 	}
-	p.sys.job = job
-	if _, err := windows.ResumeThread(pi.Thread); err != nil {
-		_ = windows.CloseHandle(pi.Thread)
-		p.sys.closeJob(true)
-		_ = windows.CloseHandle(pi.Process)
-		return fail(fmt.Errorf("resuming: %w", err))
-	}
-	_ = windows.CloseHandle(pi.Thread)
+	p.pid = int(pi.ProcessId)
+	p.sys.proc, p.sys.job, p.sys.group = pi.Process, job, !opts.TTY
 	r.wg.Add(1)
 	go r.wait(p)
 	return p, nil
+}
+
+// confine puts the suspended process pi in a job object of its own
+// (kill-on-close), then lets it run, so everything it ever starts is in the
+// job. It closes pi.Thread; on failure it also ends the process and closes
+// pi.Process.
+func confine(pi *windows.ProcessInformation) (windows.Handle, error) {
+	defer windows.CloseHandle(pi.Thread)
+	job, err := newJob(int(pi.ProcessId))
+	if err == nil {
+		if err = windows.AssignProcessToJobObject(job, pi.Process); err == nil {
+			if _, err = windows.ResumeThread(pi.Thread); err == nil {
+				return job, nil
+			}
+			_ = windows.TerminateJobObject(job, killExitCode)
+		}
+		_ = windows.CloseHandle(job)
+	}
+	_ = windows.TerminateProcess(pi.Process, killExitCode)
+	_ = windows.CloseHandle(pi.Process)
+	return 0, fmt.Errorf("starting in a job object: %w", err)
 }
 
 // childSide is what the streams give CreateProcess.
