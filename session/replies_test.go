@@ -82,7 +82,7 @@ func TestReplyWriter(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var mu sync.Mutex
 	var written []byte
-	first := make(chan struct{})
+	first := make(chan struct{}, 1) // buffered: the writer may get there before the test waits
 	write := func(ctx context.Context, b []byte) error {
 		mu.Lock()
 		written = append(written, b...)
