@@ -69,14 +69,7 @@ func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 // TestDiskLogRotation: no file grows past the cap, even from one large
 // write, and rotating through a file replaced by a link truncates nothing.
 func TestDiskLogRotation(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "web.log")
-	d := newDiskLog(dir, 100, slog.New(slog.DiscardHandler))
-	lf, err := d.open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.close(path, lf)
+	d, path, lf := openTestLog(t, t.TempDir(), 100)
 	if err := d.write(path, lf, []byte(strings.Repeat("x", 2050))); err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +91,19 @@ func TestDiskLogRotation(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("the link's target now holds %q", b)
 	}
+}
+
+// openTestLog opens web.log in dir, capped at max bytes, until the test ends.
+func openTestLog(t *testing.T, dir string, max int64) (*diskLog, string, *logFile) {
+	t.Helper()
+	path := filepath.Join(dir, "web.log")
+	d := newDiskLog(dir, max, slog.New(slog.DiscardHandler))
+	lf, err := d.open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.close(path, lf) })
+	return d, path, lf
 }
 
 func TestSanitizeFileName(t *testing.T) {

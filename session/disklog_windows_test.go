@@ -1,9 +1,7 @@
 package session
 
 import (
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,13 +19,7 @@ func TestDiskLogRotationWhileTailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	path := filepath.Join(dir, "web.log")
-	d := newDiskLog(dir, 100, slog.New(slog.DiscardHandler))
-	lf, err := d.open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.close(path, lf)
+	d, path, lf := openTestLog(t, dir, 100)
 
 	p, _ := windows.UTF16PtrFromString(path)
 	tail, err := windows.CreateFile(p, windows.GENERIC_READ, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE, nil,
