@@ -1,10 +1,11 @@
 package pty
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -13,15 +14,15 @@ import (
 // StartTime returns when process pid started, in clock ticks since boot:
 // with the pid it identifies a process even after the pid is reused.
 func StartTime(pid int) (uint64, error) {
-	_, start, err := readStat(pid)
-	return start, err
+	st, err := readProcStat(pid)
+	return st.start, err
 }
 
 // Alive reports whether the process that started at start as pid still
 // runs: a zombie, which has ended and waits to be reaped, does not.
 func Alive(pid int, start uint64) bool {
-	state, st, err := readStat(pid)
-	return err == nil && st == start && state != 'Z' && state != 'X'
+	st, err := readProcStat(pid)
+	return err == nil && st.start == start && !st.gone()
 }
 
 // Owned reports whether process pid is in this process's PID namespace and
@@ -44,27 +45,50 @@ func Owned(pid int) bool {
 	return err == nil && ns == self
 }
 
-// readStat reads a process's state letter and start time from /proc.
-func readStat(pid int) (state byte, start uint64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// procStat is what the server reads of /proc/PID/stat.
+type procStat struct {
+	state      byte   // R, S, Z ...
+	ppid, pgrp int    // parent, process group
+	start      uint64 // when it started, in clock ticks since boot
+	// Where the environment lies in the process's memory: zero until an
+	// exec has laid it out (and when the kernel does not say).
+	envStart, envEnd uint64
+}
+
+// readProcStat reads process pid's /proc/PID/stat.
+func readProcStat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, 0, err
+		return procStat{}, err
 	}
 	// The command name may hold spaces and parentheses: fields start after
-	// the last ')'. The state is the first of them; starttime is field 22,
-	// the 20th after the name.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
+	// the last ')'. f[n-3] is field n of proc(5).
+	bad := fmt.Errorf("parsing /proc/%d/stat", pid)
+	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, fmt.Errorf("parsing /proc/%d/stat", pid)
+		return procStat{}, bad
 	}
-	f := strings.Fields(s[i+1:])
+	f := bytes.Fields(b[i+1:])
 	if len(f) < 20 || len(f[0]) != 1 {
-		return 0, 0, fmt.Errorf("parsing /proc/%d/stat", pid)
+		return procStat{}, bad
 	}
-	start, err = strconv.ParseUint(f[19], 10, 64)
-	return f[0][0], start, err
+	st := procStat{state: f[0][0]}
+	var errs [5]error
+	st.ppid, errs[0] = strconv.Atoi(string(f[1]))
+	st.pgrp, errs[1] = strconv.Atoi(string(f[2]))
+	st.start, errs[2] = strconv.ParseUint(string(f[19]), 10, 64)
+	if len(f) > 48 { // fields 50 and 51, since Linux 3.5
+		st.envStart, errs[3] = strconv.ParseUint(string(f[47]), 10, 64)
+		st.envEnd, errs[4] = strconv.ParseUint(string(f[48]), 10, 64)
+	}
+	if errors.Join(errs[:]...) != nil {
+		return procStat{}, bad
+	}
+	return st, nil
 }
+
+// gone reports whether the process has ended (it may wait to be reaped).
+func (s procStat) gone() bool { return s.state == 'Z' || s.state == 'X' }
 
 // SetChildSubreaper makes the calling process the reaper of its orphaned
 // descendants (Linux PR_SET_CHILD_SUBREAPER).

@@ -31,8 +31,8 @@ func TreeAlive(pgid int, key, value string) bool {
 	}
 	want := []byte(key + "=" + value)
 	for _, pid := range children() {
-		st, err := readStatGroup(pid)
-		if err != nil || st.state == 'Z' || st.state == 'X' {
+		st, err := readProcStat(pid)
+		if err != nil || st.gone() {
 			continue
 		}
 		if hasEnv(pid, want) {
@@ -60,22 +60,46 @@ func children() []int {
 	return pids
 }
 
+// execWindow bounds how long hasEnv waits for a process in the middle of
+// execve. The window is a few milliseconds on an idle machine and was seen
+// at 70 ms on two busy cores; a second is far beyond it and still short
+// enough that a process stuck in exec (a binary on a hung network mount)
+// does not hold a command's end for long.
+const execWindow = time.Second
+
 // hasEnv reports whether process pid's environment holds kv ("KEY=value").
+//
+// During execve, once the new image's memory has replaced the old and
+// until its arguments and environment are laid out, /proc/PID/environ
+// reads empty. /proc/PID/stat tells that apart from a process with no
+// environment at all in one snapshot: the environment's end address is
+// zero until the exec has laid it out. An exec is waited out (execWindow
+// at most); an environment that is laid out and empty is one.
 func hasEnv(pid int, kv []byte) bool {
-	var env []byte
-	// A process in the middle of execve shows an empty environment for an
-	// instant; a live process nearly always has one, so look again, for at
-	// most about 20 ms.
-	for i := range 20 {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	deadline := time.Now().Add(execWindow)
+	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
+		env, err := os.ReadFile(dir + "environ")
 		if err != nil {
 			return false
 		}
-		if env = b; len(env) > 0 {
-			break
+		if len(env) > 0 {
+			return holds(env, kv)
 		}
-		time.Sleep(time.Duration(i+1) * 100 * time.Microsecond)
+		st, err := readProcStat(pid)
+		if err != nil || st.gone() || time.Now().After(deadline) {
+			return false
+		}
+		if st.envEnd != 0 && st.envEnd == st.envStart {
+			return false // laid out, and empty
+		}
+		// In an exec, or one ended between the reads: look again.
+		time.Sleep(pause)
 	}
+}
+
+// holds reports whether a NUL-separated environment holds kv.
+func holds(env, kv []byte) bool {
 	for e := range bytes.SplitSeq(env, []byte{0}) {
 		if bytes.Equal(e, kv) {
 			return true
@@ -105,8 +129,8 @@ func Members(pgid int, key, value string) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		st, err := readStatGroup(pid)
-		if err != nil || st.state == 'Z' || st.state == 'X' {
+		st, err := readProcStat(pid)
+		if err != nil || st.gone() {
 			continue
 		}
 		if st.pgrp == pgid {
@@ -155,33 +179,6 @@ func subreaper() bool {
 	var v int32
 	err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&v)), 0, 0, 0)
 	return err == nil && v != 0
-}
-
-type statGroup struct {
-	state      byte
-	ppid, pgrp int
-}
-
-// readStatGroup reads a process's state letter, parent and process group.
-func readStatGroup(pid int) (statGroup, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return statGroup{}, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
-		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
-	}
-	ppid, err1 := strconv.Atoi(string(f[1]))
-	pgrp, err2 := strconv.Atoi(string(f[2]))
-	if err1 != nil || err2 != nil {
-		return statGroup{}, fmt.Errorf("parsing /proc/%d/stat", pid)
-	}
-	return statGroup{state: f[0][0], ppid: ppid, pgrp: pgrp}, nil
 }
 
 // AwaitExit blocks until one of pids exits (or is already gone), or ctx is

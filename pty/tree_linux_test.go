@@ -1,10 +1,14 @@
 package pty
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -86,4 +90,77 @@ func BenchmarkMembers(b *testing.B) {
 			Members(1<<30, "YIELDSHELL_TAG", "none")
 		}
 	})
+}
+
+// A descendant found by its tag is found even while it is in the middle of
+// execve, when its environment reads empty for an instant (up to 70 ms on
+// two busy cores: longer than any fixed short retry), and a process with no
+// environment at all is told apart at once.
+// It failed in CI as TestDescendantOfExitedShellStaysManagedUntilStop
+// (pipe/setsid_daemon): a command whose daemon was exec'ing when the shell
+// exited was reported completed.
+func TestHasEnvThroughExec(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("sh: ", err)
+	}
+	// The process execs itself 300 times; busy goroutines on every core
+	// stretch each exec's window.
+	script := `n=$1; if [ "$n" -gt 0 ]; then exec sh -c "$0" "$0" $((n-1)); fi`
+	cmd := exec.Command(sh, "-c", script, script, "300")
+	cmd.Env = append(os.Environ(), "PTY_TREE_TEST=exec")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	ctx, stop := context.WithCancel(t.Context())
+	var hogs sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) * 2 {
+		hogs.Go(func() {
+			for ctx.Err() == nil {
+			}
+		})
+	}
+	t.Cleanup(func() { stop(); hogs.Wait() })
+
+	kv := []byte("PTY_TREE_TEST=exec")
+	checks := 0
+	for {
+		select {
+		case <-done:
+			if checks == 0 {
+				t.Fatal("the process ended before one check")
+			}
+			t.Logf("%d checks", checks)
+		default:
+			checks++
+			if !hasEnv(cmd.Process.Pid, kv) {
+				if st, err := readProcStat(cmd.Process.Pid); err == nil && !st.gone() {
+					t.Fatalf("check %d: the tag was not seen while the process lives (state %c)", checks, st.state)
+				}
+			}
+			continue
+		}
+		break
+	}
+
+	bare := exec.Command("sleep", "30")
+	bare.Env = []string{}
+	if err := bare.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bare.Process.Kill(); _ = bare.Wait() })
+	waitFor(t, "sleep to exec", func() bool {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(bare.Process.Pid) + "/cmdline")
+		return bytes.HasPrefix(b, []byte("sleep"))
+	})
+	began := time.Now()
+	if hasEnv(bare.Process.Pid, kv) {
+		t.Fatal("a process with no environment holds the tag")
+	}
+	if d := time.Since(began); d > execWindow/2 {
+		t.Errorf("a process with no environment took %v to tell apart", d)
+	}
 }
