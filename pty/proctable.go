@@ -10,6 +10,9 @@ import (
 	"strconv"
 )
 
+// envReader reads processes' environments, reusing its buffer.
+type envReader struct{ buf []byte }
+
 // Tagged returns the processes whose environment holds a variable key,
 // mapped to its value. Environments of other users' processes cannot be
 // read and are skipped: the tag finds what the server's own user started.
@@ -25,16 +28,13 @@ func Tagged(key string) map[int]string {
 	}
 	prefix := []byte(key + "=")
 	found := make(map[int]string)
+	var env envReader
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for kv := range bytes.SplitSeq(env, []byte{0}) {
+		for kv := range bytes.SplitSeq(env.read(pid), []byte{0}) {
 			if v, ok := bytes.CutPrefix(kv, prefix); ok {
 				found[pid] = string(v)
 				break

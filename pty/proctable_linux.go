@@ -50,9 +50,10 @@ type procStat struct {
 	state      byte   // R, S, Z ...
 	ppid, pgrp int    // parent, process group
 	start      uint64 // when it started, in clock ticks since boot
-	// Where the environment lies in the process's memory: zero until an
-	// exec has laid it out (and when the kernel does not say).
-	envStart, envEnd uint64
+	// Where the program's code ends and where its environment lies in its
+	// memory: zero while an exec sets the new image up (and when the
+	// kernel does not say).
+	endCode, envStart, envEnd uint64
 }
 
 // readProcStat reads process pid's /proc/PID/stat.
@@ -69,14 +70,15 @@ func readProcStat(pid int) (procStat, error) {
 		return procStat{}, bad
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
+	if len(f) < 25 || len(f[0]) != 1 {
 		return procStat{}, bad
 	}
 	st := procStat{state: f[0][0]}
-	var errs [5]error
+	var errs [6]error
 	st.ppid, errs[0] = strconv.Atoi(string(f[1]))
 	st.pgrp, errs[1] = strconv.Atoi(string(f[2]))
 	st.start, errs[2] = strconv.ParseUint(string(f[19]), 10, 64)
+	st.endCode, errs[5] = strconv.ParseUint(string(f[24]), 10, 64)
 	if len(f) > 48 { // fields 50 and 51, since Linux 3.5
 		st.envStart, errs[3] = strconv.ParseUint(string(f[47]), 10, 64)
 		st.envEnd, errs[4] = strconv.ParseUint(string(f[48]), 10, 64)
@@ -86,6 +88,10 @@ func readProcStat(pid int) (procStat, error) {
 	}
 	return st, nil
 }
+
+// execDone reports whether the process's image is set up: execve fills in
+// the environment's place, then the code's, only once it is done.
+func (s procStat) execDone() bool { return s.envEnd != 0 && s.endCode != 0 }
 
 // gone reports whether the process has ended (it may wait to be reaped).
 func (s procStat) gone() bool { return s.state == 'Z' || s.state == 'X' }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -30,12 +31,13 @@ func TreeAlive(pgid int, key, value string) bool {
 		return len(Members(pgid, key, value)) > 0
 	}
 	want := []byte(key + "=" + value)
+	var env envReader
 	for _, pid := range children() {
 		st, err := readProcStat(pid)
 		if err != nil || st.gone() {
 			continue
 		}
-		if hasEnv(pid, want) {
+		if holds(env.read(pid), want) {
 			return true
 		}
 	}
@@ -60,42 +62,69 @@ func children() []int {
 	return pids
 }
 
-// execWindow bounds how long hasEnv waits for a process in the middle of
-// execve. The window is a few milliseconds on an idle machine and was seen
-// at 70 ms on two busy cores; a second is far beyond it and still short
-// enough that a process stuck in exec (a binary on a hung network mount)
-// does not hold a command's end for long.
+// execWindow bounds how long an envReader waits for a process in the
+// middle of execve. The window is a few milliseconds on an idle machine and
+// was seen at 70 ms on two busy cores; a second is far beyond it and still
+// short enough that a process stuck in exec (a binary on a hung network
+// mount) does not hold a command's end for long.
 const execWindow = time.Second
 
-// hasEnv reports whether process pid's environment holds kv ("KEY=value").
+// maxEnviron bounds an environment read: the kernel's own limit on
+// arguments and environment together is a quarter of the stack limit,
+// 2 MiB by default.
+const maxEnviron = 8 << 20
+
+// read returns process pid's environment (NUL-separated), or nil if the
+// process is gone or cannot be read. The result is valid until the next
+// read.
 //
-// During execve, once the new image's memory has replaced the old and
-// until its arguments and environment are laid out, /proc/PID/environ
-// reads empty. /proc/PID/stat tells that apart from a process with no
-// environment at all in one snapshot: the environment's end address is
-// zero until the exec has laid it out. An exec is waited out (execWindow
-// at most); an environment that is laid out and empty is one.
-func hasEnv(pid int, kv []byte) bool {
-	dir := "/proc/" + strconv.Itoa(pid) + "/"
+// An exec replaces the environment under the reader's feet, so:
+//   - it is read in one read(2), which sees one image whole (a read in
+//     parts can end early when the image it began in is gone, dropping
+//     the variables at the end, the tag among them);
+//   - once the new image's memory is in place and until its environment
+//     is laid out, the file reads empty. /proc/PID/stat tells that apart
+//     from a process with no environment at all: the environment's and
+//     the code's addresses are zero until the exec is done. An exec is
+//     waited out, for execWindow at most.
+func (r *envReader) read(pid int) []byte {
+	path := "/proc/" + strconv.Itoa(pid) + "/environ"
 	deadline := time.Now().Add(execWindow)
+	if len(r.buf) == 0 {
+		r.buf = make([]byte, 16<<10)
+	}
 	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
-		env, err := os.ReadFile(dir + "environ")
-		if err != nil {
-			return false
-		}
-		if len(env) > 0 {
-			return holds(env, kv)
+		n, err := readOnce(path, r.buf)
+		switch {
+		case err != nil:
+			return nil
+		case n == len(r.buf) && n < maxEnviron:
+			r.buf = make([]byte, 2*len(r.buf)) // there may be more
+			continue
+		case n > 0:
+			return r.buf[:n]
 		}
 		st, err := readProcStat(pid)
-		if err != nil || st.gone() || time.Now().After(deadline) {
-			return false
-		}
-		if st.envEnd != 0 && st.envEnd == st.envStart {
-			return false // laid out, and empty
+		if err != nil || st.gone() || st.execDone() && st.envEnd == st.envStart || time.Now().After(deadline) {
+			return nil // gone, no environment at all, or stuck in exec
 		}
 		// In an exec, or one ended between the reads: look again.
 		time.Sleep(pause)
 	}
+}
+
+// readOnce opens path and reads it with one read(2).
+func readOnce(path string, buf []byte) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, err := f.Read(buf)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
 }
 
 // holds reports whether a NUL-separated environment holds kv.
@@ -121,22 +150,24 @@ func Members(pgid int, key, value string) []int {
 		return nil
 	}
 	self := os.Getpid()
-	type entry struct{ pid, ppid int }
-	var found []int
-	var others []entry
+	var found, others []int
+	parent := make(map[int]int, len(entries))
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
 		st, err := readProcStat(pid)
-		if err != nil || st.gone() {
+		if err != nil {
 			continue
 		}
-		if st.pgrp == pgid {
+		parent[pid] = st.ppid // a zombie's too: it links its children to us
+		switch {
+		case st.gone():
+		case st.pgrp == pgid:
 			found = append(found, pid)
-		} else if key != "" {
-			others = append(others, entry{pid, st.ppid})
+		case key != "":
+			others = append(others, pid)
 		}
 	}
 	if len(others) == 0 {
@@ -144,34 +175,36 @@ func Members(pgid int, key, value string) []int {
 	}
 	isOurs := func(int) bool { return true }
 	if subreaper() {
-		parent := make(map[int]int, len(others))
-		for _, o := range others {
-			parent[o.pid] = o.ppid
-		}
-		isOurs = func(pid int) bool {
-			for range 64 { // deeper than any real tree; ends cycles from pid reuse
-				pp, ok := parent[pid]
-				if !ok {
-					return false
-				}
-				if pp == self {
-					return true
-				}
-				pid = pp
-			}
-			return false
-		}
+		isOurs = func(pid int) bool { return descends(parent, self, pid) }
 	}
 	want := []byte(key + "=" + value)
-	for _, o := range others {
-		if !isOurs(o.pid) {
-			continue
-		}
-		if hasEnv(o.pid, want) {
-			found = append(found, o.pid)
+	var env envReader
+	for _, pid := range others {
+		if isOurs(pid) && holds(env.read(pid), want) {
+			found = append(found, pid)
 		}
 	}
 	return found
+}
+
+// descends reports whether process pid may descend from process self,
+// following parent: a snapshot of the process table, read one process at a
+// time while processes start and end. A chain that reaches init or the
+// kernel is not self's; one that breaks at a process missing from the
+// snapshot (it ended, or started, while the table was read) may be, and
+// the caller's look at the environment decides.
+func descends(parent map[int]int, self, pid int) bool {
+	for range 64 { // deeper than any real tree; ends cycles from pid reuse
+		pp, ok := parent[pid]
+		switch {
+		case !ok || pp == self:
+			return true
+		case pp <= 1:
+			return false
+		}
+		pid = pp
+	}
+	return false
 }
 
 // subreaper reports whether this process is a child subreaper.
