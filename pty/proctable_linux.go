@@ -49,6 +49,7 @@ func Owned(pid int) bool {
 type procStat struct {
 	state      byte   // R, S, Z ...
 	ppid, pgrp int    // parent, process group
+	flags      uint64 // the kernel's PF_* flags
 	start      uint64 // when it started, in clock ticks since boot
 	// Where the program's code ends and where its environment lies in its
 	// memory: zero while an exec sets the new image up (and when the
@@ -74,9 +75,10 @@ func readProcStat(pid int) (procStat, error) {
 		return procStat{}, bad
 	}
 	st := procStat{state: f[0][0]}
-	var errs [6]error
+	var errs [7]error
 	st.ppid, errs[0] = strconv.Atoi(string(f[1]))
 	st.pgrp, errs[1] = strconv.Atoi(string(f[2]))
+	st.flags, errs[6] = strconv.ParseUint(string(f[6]), 10, 64)
 	st.start, errs[2] = strconv.ParseUint(string(f[19]), 10, 64)
 	st.endCode, errs[5] = strconv.ParseUint(string(f[24]), 10, 64)
 	if len(f) > 48 { // fields 50 and 51, since Linux 3.5
@@ -93,8 +95,15 @@ func readProcStat(pid int) (procStat, error) {
 // the environment's place, then the code's, only once it is done.
 func (s procStat) execDone() bool { return s.envEnd != 0 && s.endCode != 0 }
 
+// pfExiting is the kernel's PF_EXITING: the process is in exit(2).
+const pfExiting = 0x4
+
 // gone reports whether the process has ended (it may wait to be reaped).
 func (s procStat) gone() bool { return s.state == 'Z' || s.state == 'X' }
+
+// exiting reports whether the process is in exit(2) (and may not be a
+// zombie yet).
+func (s procStat) exiting() bool { return s.flags&pfExiting != 0 }
 
 // SetChildSubreaper makes the calling process the reaper of its orphaned
 // descendants (Linux PR_SET_CHILD_SUBREAPER).

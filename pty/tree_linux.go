@@ -86,7 +86,10 @@ const maxEnviron = 8 << 20
 //     is laid out, the file reads empty. /proc/PID/stat tells that apart
 //     from a process with no environment at all: the environment's and
 //     the code's addresses are zero until the exec is done. An exec is
-//     waited out, for execWindow at most.
+//     waited out, for execWindow at most;
+//   - a process in exit(2) has no memory left to read before it is a
+//     zombie: that is waited out too, so it is not taken for a process
+//     without the tag while it still holds what it had open.
 func (r *envReader) read(pid int) []byte {
 	path := "/proc/" + strconv.Itoa(pid) + "/environ"
 	deadline := time.Now().Add(execWindow)
@@ -96,6 +99,10 @@ func (r *envReader) read(pid int) []byte {
 	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
 		n, err := readOnce(path, r.buf)
 		switch {
+		case errors.Is(err, unix.ESRCH):
+			// No memory to read: a kernel thread, or a process in exit(2)
+			// that released its memory and is not a zombie yet (its
+			// state still reads R); the latter is waited out as an exec is.
 		case err != nil:
 			return nil
 		case n == len(r.buf) && n < maxEnviron:
@@ -104,11 +111,12 @@ func (r *envReader) read(pid int) []byte {
 		case n > 0:
 			return r.buf[:n]
 		}
+		noMemory := err != nil
 		st, err := readProcStat(pid)
-		if err != nil || st.gone() || st.execDone() && st.envEnd == st.envStart || time.Now().After(deadline) {
-			return nil // gone, no environment at all, or stuck in exec
+		if err != nil || st.gone() || noMemory && !st.exiting() || st.execDone() && st.envEnd == st.envStart || time.Now().After(deadline) {
+			return nil // gone, a kernel thread, no environment at all, or stuck
 		}
-		// In an exec, or one ended between the reads: look again.
+		// In an exec or an exit, or one ended between the reads: look again.
 		time.Sleep(pause)
 	}
 }
