@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/windows"
+
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // The Windows engine end to end: commands run under cmd.exe, and every
@@ -76,19 +78,6 @@ func TestWindowsExec(t *testing.T) {
 	}
 }
 
-// winTempDir is t.TempDir for wine: wine 8 fails Go's RemoveAll
-// ("Invalid function" from unlinkat), which would fail the test; here the
-// removal is best effort.
-func winTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "ys-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	return dir
-}
-
 // pids lists the helpers that wrote their pid into dir.
 func pids(dir string) []int {
 	ents, _ := os.ReadDir(dir)
@@ -139,7 +128,7 @@ func TestWindowsNoOrphans(t *testing.T) {
 		for _, tty := range []bool{false, true} {
 			for _, end := range []string{"stop", "timeout", "stdin EOF"} {
 				t.Run(fmt.Sprintf("%s/tty=%v/%s", k.name, tty, end), func(t *testing.T) {
-					dir := winTempDir(t)
+					dir := testdir.New(t)
 					s := start(t, "2025-06-18")
 					args := map[string]any{"tty": tty, "yield_ms": 100}
 					if end == "timeout" {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // The tools beyond exec and stop on the Windows engine, under cmd.exe in
@@ -58,7 +60,7 @@ func TestWindowsTools(t *testing.T) {
 
 	t.Run("names, wait_for and restart", func(t *testing.T) {
 		s := start(t, "2025-06-18")
-		dir := winTempDir(t)
+		dir := testdir.New(t)
 		first := s.exec("echo up& "+winCmd("sleep", dir), pipe("name", "web", "wait_for", "^up$"))
 		if first.m["verified"] != true || first.str("name") != "web" {
 			t.Fatalf("exec with wait_for: %s", first.text)
@@ -85,7 +87,7 @@ func TestWindowsTools(t *testing.T) {
 	})
 
 	t.Run("disk log, redacted", func(t *testing.T) {
-		logs := filepath.Join(winTempDir(t), "logs")
+		logs := filepath.Join(testdir.New(t), "logs")
 		s := start(t, "2025-06-18", "YIELDSHELL_LOG_DIR="+logs, "YS_SECRET_TOKEN=hunter2hunter2")
 		r := s.exec("echo token=%YS_SECRET_TOKEN%", pipe("name", "build")).mustStatus(t, "completed")
 		path := r.str("log_path")
@@ -119,7 +121,7 @@ func TestWindowsTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := winTempDir(t)
+		dir := testdir.New(t)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
@@ -163,7 +165,7 @@ func TestWindowsTools(t *testing.T) {
 		if r := s.exec("echo over http", pipe()).mustStatus(t, "completed"); !strings.Contains(r.str("stdout"), "over http") {
 			t.Errorf("exec over http: %s", r.text)
 		}
-		dir := winTempDir(t)
+		dir := testdir.New(t)
 		s.exec(winCmd("sleep", dir), pipe("yield_ms", 0))
 		eventually(t, 30*time.Second, "the helper to start", func() bool { return len(pids(dir)) > 0 })
 		// A killed server ends what it started: the job objects close with it.

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 func TestCheckCommand(t *testing.T) {
@@ -85,9 +87,7 @@ func TestResolveCwd(t *testing.T) {
 	mk("real", "sub")
 	link := func(target, name string) string {
 		p := filepath.Join(base, name)
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
+		testdir.Symlink(t, target, p)
 		return p
 	}
 	link(outside, "a/escape")        // inside the root, pointing outside

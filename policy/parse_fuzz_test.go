@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // FuzzLoad feeds arbitrary values to every variable: Load either returns a
@@ -15,7 +17,7 @@ func FuzzLoad(f *testing.F) {
 		"(?=x)", `\1`, "[", "TOKEN|KEY", "/tmp:/nonexistent", "0", "yes", "99999999999999999999"} {
 		f.Add(seed)
 	}
-	dir := f.TempDir()
+	dir := testdir.New(f)
 	f.Fuzz(func(t *testing.T, value string) {
 		for _, v := range Vars() {
 			cfg, err := Load(func(k string) string {
@@ -48,7 +50,7 @@ func FuzzCheckSideEffects(f *testing.F) {
 	f.Add("none")
 	f.Add("MAKES_NETWORK_REQUESTS,MAKES_NETWORK_REQUESTS")
 	f.Add("")
-	cfg, err := Load(func(string) string { return "" }, f.TempDir())
+	cfg, err := Load(func(string) string { return "" }, testdir.New(f))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -7,29 +7,19 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-)
 
-// symlink makes a symbolic link, skipping the test where the link reads as
-// its target (wine 8, which has no reparse points).
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Skip("a symbolic link here reads as its target (no reparse points), so refusing links cannot be tested")
-	}
-}
+	"github.com/yieldshell/yieldshell/internal/testdir"
+)
 
 // TestDiskLogRefusesLinks: a log file planted as a symlink is refused,
 // and what it points to is left as it was.
 func TestDiskLogRefusesLinks(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(t.TempDir(), "bashrc")
+	dir := testdir.New(t)
+	victim := filepath.Join(testdir.New(t), "bashrc")
 	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	symlink(t, victim, filepath.Join(dir, "web.log"))
+	testdir.Symlink(t, victim, filepath.Join(dir, "web.log"))
 	d := newDiskLog(dir, 1<<20, slog.New(slog.DiscardHandler))
 	if lf, err := d.open(filepath.Join(dir, "web.log")); err == nil {
 		_ = d.write(filepath.Join(dir, "web.log"), lf, []byte("output\n"))
@@ -44,7 +34,7 @@ func TestDiskLogRefusesLinks(t *testing.T) {
 // a symlink to a directory, is refused.
 func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 	if runtime.GOOS != "windows" { // where an ACL, not the mode, says who may write
-		shared := t.TempDir()
+		shared := testdir.New(t)
 		if err := os.Chmod(shared, 0o777); err != nil {
 			t.Fatal(err)
 		}
@@ -52,12 +42,12 @@ func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 			t.Errorf("a world-writable directory: %v", err)
 		}
 	}
-	link := filepath.Join(t.TempDir(), "logs")
-	symlink(t, t.TempDir(), link)
+	link := filepath.Join(testdir.New(t), "logs")
+	testdir.Symlink(t, testdir.New(t), link)
 	if _, err := newDiskLog(link, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(link, "a.log")); err == nil {
 		t.Error("a symlinked log directory was used")
 	}
-	private := filepath.Join(t.TempDir(), "new")
+	private := filepath.Join(testdir.New(t), "new")
 	d := newDiskLog(private, 1<<20, slog.New(slog.DiscardHandler))
 	lf, err := d.open(filepath.Join(private, "a.log"))
 	if err != nil {
@@ -69,7 +59,7 @@ func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 // TestDiskLogRotation: no file grows past the cap, even from one large
 // write, and rotating through a file replaced by a link truncates nothing.
 func TestDiskLogRotation(t *testing.T) {
-	d, path, lf := openTestLog(t, t.TempDir(), 100)
+	d, path, lf := openTestLog(t, testdir.New(t), 100)
 	if err := d.write(path, lf, []byte(strings.Repeat("x", 2050))); err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +69,14 @@ func TestDiskLogRotation(t *testing.T) {
 		}
 	}
 	// Someone swaps the file for a link before the next rotation.
-	victim := filepath.Join(t.TempDir(), "victim")
+	victim := filepath.Join(testdir.New(t), "victim")
 	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	symlink(t, victim, path)
+	testdir.Symlink(t, victim, path)
 	_ = d.write(path, lf, []byte(strings.Repeat("y", 300)))
 	if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
 		t.Errorf("the link's target now holds %q", b)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // TestDiskLogRotationWhileTailed: a reader that holds the log file without
@@ -13,13 +15,7 @@ import (
 // being renamed; the log appends on past the cap rather than stop, and
 // rotates once the reader has let go.
 func TestDiskLogRotationWhileTailed(t *testing.T) {
-	// Not t.TempDir: wine 8 fails Go's RemoveAll, which would fail the test.
-	dir, err := os.MkdirTemp("", "ys-disklog-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	d, path, lf := openTestLog(t, dir, 100)
+	d, path, lf := openTestLog(t, testdir.New(t), 100)
 
 	p, _ := windows.UTF16PtrFromString(path)
 	tail, err := windows.CreateFile(p, windows.GENERIC_READ, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE, nil,
