@@ -44,6 +44,9 @@ type httpConfig struct {
 	addr      string // host:port to listen on
 	token     string
 	generated bool // no token was configured: one was made for this run
+	// tokenWarning says why the token file may not be secret (see
+	// readTokenFile); logged once the server's log is up.
+	tokenWarning string
 
 	maxConns    int // connections open at once; more wait to be accepted
 	maxSessions int // MCP sessions at once; more are refused with 503
@@ -80,14 +83,11 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	}
 	switch {
 	case tokenFile != "":
-		b, err := readPrivate(tokenFile)
+		tf, err := readTokenFile(tokenFile, os.Geteuid(), serverGroups())
 		if err != nil {
-			return nil, fmt.Errorf("reading the bearer token: %w", err)
+			return nil, err
 		}
-		hc.token = strings.TrimSpace(string(b))
-		if hc.token == "" {
-			return nil, fmt.Errorf("reading the bearer token: %s is empty", tokenFile)
-		}
+		hc.token, hc.tokenWarning = tf.token, tf.warning
 	case getenv(tokenEnv) != "":
 		hc.token = strings.TrimSpace(getenv(tokenEnv))
 	case !isLoopback(host):
@@ -101,22 +101,10 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	return hc, nil
 }
 
-// readPrivate reads a file that only its owner may read: a token others
-// can read is no secret.
-func readPrivate(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s has mode %#o: others can read it; chmod 600 %s", path, perm, path)
-	}
-	return io.ReadAll(f)
+// serverGroups are the groups the server runs with.
+func serverGroups() []int {
+	gids, _ := os.Getgroups()
+	return append(gids, os.Getegid())
 }
 
 // positiveInt reads a variable holding a number above zero (blank: def).
@@ -186,6 +174,9 @@ func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) er
 	url := "http://" + ln.Addr().String() + httpPath
 	if hc.generated {
 		fmt.Fprintf(stderr, "yieldshell: no %s set; this run's bearer token is %s\n", tokenEnv, hc.token)
+	}
+	if hc.tokenWarning != "" {
+		a.log.Warn("the bearer token may not be secret: " + hc.tokenWarning)
 	}
 	a.log.Info("serving MCP over streamable HTTP", "url", url)
 	hs := httpServer(a.srv, a.metrics, hc)

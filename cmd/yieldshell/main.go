@@ -81,6 +81,8 @@ var commands = map[string]func(ctx context.Context, c *cli, args []string) int{
 	"ps":     psCmd,
 	"logs":   logsCmd,
 	"attach": attachCmd,
+
+	"healthcheck": healthCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -143,6 +145,9 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 	if c.persist && c.httpAddr == "" {
 		return bridgeCmd(ctx, c)
 	}
+	if c.httpAddr == "" {
+		c.httpAddr = strings.TrimSpace(c.getenv(httpAddrEnv))
+	}
 	cfg, code, err := c.config()
 	if err != nil {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
@@ -158,6 +163,8 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 		// start from this environment.
 		_ = os.Unsetenv(tokenEnv)
 		_ = os.Unsetenv(tokenFileEnv)
+		// Nor is the address theirs: a yieldshell they start serves stdio.
+		_ = os.Unsetenv(httpAddrEnv)
 	}
 	a, err := c.newApp(cfg, longRunning)
 	if err != nil {
@@ -380,6 +387,8 @@ Usage:
                                    Requests need "Authorization: Bearer TOKEN"; the token comes from
                                    --token-file FILE, YIELDSHELL_HTTP_TOKEN_FILE or YIELDSHELL_HTTP_TOKEN
                                    (required off loopback; generated and printed on loopback)
+  yieldshell healthcheck [ADDR]    exit 0 if the --http server on ADDR (default: YIELDSHELL_HTTP_ADDR)
+                                   answers GET /healthz: a container's health check
   yieldshell call TOOL ['JSON']    run one tool call and print its answer (exit 1 on a tool error)
   yieldshell tools [--json]        list the tools with their parameters (--json: full schemas)
   yieldshell --persist             serve stdio as a bridge to this user's persistent server, which
@@ -400,6 +409,7 @@ Environment variables:
 	vars := append(policy.Vars(),
 		policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
 			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
+		policy.Var{Name: httpAddrEnv, Help: "Serve MCP over streamable HTTP on this address when --http is not given; healthcheck asks it."},
 		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
 		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."},
 		policy.Var{Name: maxConnsEnv, Default: strconv.Itoa(defaultMaxConns),
