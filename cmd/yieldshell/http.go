@@ -36,6 +36,10 @@ const (
 	defaultMaxSessions = 64
 )
 
+// sessionlessProtocol is the first protocol version without sessions
+// (versions are dates, so they compare as strings).
+const sessionlessProtocol = "2026-07-28"
+
 // httpPath is where the MCP endpoint is served.
 const httpPath = "/mcp"
 
@@ -142,8 +146,20 @@ func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler
 		// as the server.
 		return &auth.TokenInfo{Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	getServer := func(*http.Request) *mcp.Server { return srv }
+	// go-sdk v1.8.0 serves the sessionless protocol (2026-07-28 on) only
+	// from a stateless handler, and sessions only from a stateful one: a
+	// request goes to the one its Mcp-Protocol-Version header asks for
+	// (that protocol requires the header on every request).
+	sessions := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	sessionless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= sessionlessProtocol {
+			sessionless.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
+	})
 	bearer := auth.RequireBearerToken(verify, nil)
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, http.NewCrossOriginProtection().Handler(bearer(h)))

@@ -474,3 +474,44 @@ func TestHTTPAddrVariable(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2 and the token refusal", code, stderr.String())
 	}
 }
+
+// TestHTTPProtocols: over HTTP a client gets the protocol it asks for,
+// the sessionless 2026-07-28 (the Go SDK's default) as well as the
+// session-based ones, and every client drives the same processes.
+func TestHTTPProtocols(t *testing.T) {
+	const token = "right-token-0123456789"
+	_, ts := serveTestHTTP(t, token)
+	var ids []string
+	for _, version := range []string{"2025-06-18", "2025-11-25", ""} {
+		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath, HTTPClient: &http.Client{Transport: bearer{token}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr,
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("protocol %q: %v", version, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		want := version
+		if want == "" {
+			want = sessionlessProtocol
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != want {
+			t.Errorf("asked for %q, got protocol %q, want %q", version, got, want)
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "exec",
+			Arguments: map[string]any{"command": "echo " + want, "side_effects": []string{"NONE"}, "name": "p" + strconv.Itoa(len(ids))}})
+		if err != nil || res.IsError {
+			t.Fatalf("exec at %s: %v %+v", want, err, res)
+		}
+		ids = append(ids, res.StructuredContent.(map[string]any)["process_id"].(string))
+		// What the earlier clients started is here too.
+		res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{"include_completed": true}})
+		if err != nil || res.IsError {
+			t.Fatalf("ps at %s: %v %+v", want, err, res)
+		}
+		for _, id := range ids {
+			if !strings.Contains(fmt.Sprint(res.StructuredContent), id) {
+				t.Errorf("ps at %s lacks %s: %v", want, id, res.StructuredContent)
+			}
+		}
+	}
+}
