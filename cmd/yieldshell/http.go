@@ -87,7 +87,7 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	}
 	switch {
 	case tokenFile != "":
-		tf, err := readTokenFile(tokenFile, os.Geteuid(), serverGroups())
+		tf, err := readTokenFile(tokenFile, currentUser())
 		if err != nil {
 			return nil, err
 		}
@@ -105,10 +105,10 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	return hc, nil
 }
 
-// serverGroups are the groups the server runs with.
-func serverGroups() []int {
+// currentUser is who this process runs as.
+func currentUser() serverUser {
 	gids, _ := os.Getgroups()
-	return append(gids, os.Getegid())
+	return serverUser{uid: os.Geteuid(), gid: os.Getegid(), groups: append(gids, os.Getegid())}
 }
 
 // positiveInt reads a variable holding a number above zero (blank: def).

@@ -9,7 +9,9 @@ import (
 //
 //   - Refused: a file that a user other than root and the server's own
 //     user could have written or replaced — owned by such a user, writable
-//     by group or others, or reached through a directory or symlink that
+//     by others or by a group other than the server's primary group (a
+//     user private group, as Debian and Ubuntu give every user, counts as
+//     the user's own), or reached through a directory or symlink that
 //     such a user could change — unless it sits on a read-only mount (a
 //     Docker or Compose secret, a Kubernetes Secret volume, a :ro bind
 //     mount), where nobody below root can change it.
@@ -26,10 +28,16 @@ type tokenFile struct {
 	warning string // why the token may not be secret; "" when it is
 }
 
+// serverUser is who the server runs as.
+type serverUser struct {
+	uid, gid int   // effective user and primary group
+	groups   []int // every group it is in, gid included
+}
+
 // readTokenFile reads and checks the token file at path for a server
-// running as uid with groups gids.
-func readTokenFile(path string, uid int, gids []int) (tokenFile, error) {
-	b, warning, err := readChecked(path, uid, gids)
+// running as u.
+func readTokenFile(path string, u serverUser) (tokenFile, error) {
+	b, warning, err := readChecked(path, u)
 	if err != nil {
 		return tokenFile{}, fmt.Errorf("reading the bearer token: %w", err)
 	}

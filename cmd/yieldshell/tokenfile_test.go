@@ -26,6 +26,9 @@ const (
 
 const testToken = "token-from-the-file-0123456789"
 
+// server is the server's user in these tests: uid and primary group 10001.
+var server = serverUser{uid: serverUID, gid: serverUID, groups: []int{serverUID}}
+
 // node is one file system entry a case lays out under its directory.
 type node struct {
 	path     string // relative to the case's directory
@@ -108,6 +111,7 @@ func TestTokenFileModes(t *testing.T) {
 		{name: "kubernetes_secret_0644", nodes: k8s(0o644, 0), file: "vol/token", wantWarn: "every user of this machine can read"},
 		{name: "kubernetes_secret_0440_fsgroup", nodes: k8s(0o440, serverUID), file: "vol/token"},
 		{name: "sticky_dir_own_file", nodes: []node{{path: "tmp", dir: true, mode: 0o777 | os.ModeSticky}, {path: "tmp/token", mode: 0o600, uid: serverUID}}, file: "tmp/token"},
+		{name: "own_primary_group_writable", nodes: []node{{path: "d", dir: true, mode: 0o775, uid: serverUID, gid: serverUID}, {path: "d/token", mode: 0o660, uid: serverUID, gid: serverUID}}, file: "d/token"},
 		{name: "relative_dots", nodes: []node{{path: "d", dir: true, mode: 0o755}, {path: "token", mode: 0o600, uid: serverUID}}, file: "d/../d/./../token"},
 
 		{name: "other_user_owns_file", nodes: []node{{path: "token", mode: 0o600, uid: otherUID}}, wantError: "the token file .* belongs to uid 1000"},
@@ -116,7 +120,7 @@ func TestTokenFileModes(t *testing.T) {
 		{name: "other_user_owns_directory", nodes: []node{{path: "d", dir: true, mode: 0o755, uid: otherUID}, {path: "d/token", mode: 0o600, uid: serverUID}}, file: "d/token", wantError: "directory .* belongs to uid 1000"},
 		{name: "world_writable_directory", nodes: []node{{path: "d", dir: true, mode: 0o777}, {path: "d/token", mode: 0o600, uid: serverUID}}, file: "d/token", wantError: "directory .* writable by every user"},
 		{name: "other_users_symlink_in_sticky_dir", nodes: []node{{path: "tmp", dir: true, mode: 0o777 | os.ModeSticky}, {path: "token", mode: 0o600, uid: serverUID}, {path: "tmp/link", link: "../token", uid: otherUID}}, file: "tmp/link", wantError: "symlink .* belongs to uid 1000"},
-		{name: "kubernetes_secret_group_writable", nodes: k8s(0o660, serverUID), file: "vol/token", wantError: "writable by group 10001"},
+		{name: "kubernetes_secret_group_writable", nodes: k8s(0o660, 2000), file: "vol/token", wantError: "writable by group 2000"},
 		{name: "not_a_file", nodes: []node{{path: "d", dir: true, mode: 0o700}}, file: "d", wantError: "not a regular file"},
 		{name: "empty", nodes: []node{{path: "token", mode: 0o600, data: "\n"}}, wantError: "is empty"},
 		{name: "symlink_loop", nodes: []node{{path: "a", link: "b"}, {path: "b", link: "a"}}, file: "a", wantError: "more than 40 symlinks"},
@@ -129,7 +133,7 @@ func TestTokenFileModes(t *testing.T) {
 			if file == "" {
 				file = "token"
 			}
-			tf, err := readTokenFile(filepath.Join(dir, file), serverUID, []int{serverUID})
+			tf, err := readTokenFile(filepath.Join(dir, file), server)
 			if tc.wantError != "" {
 				if err == nil || !matches(tc.wantError, err.Error()) {
 					t.Fatalf("error %v, want one matching %q", err, tc.wantError)
@@ -217,13 +221,13 @@ func TestTokenFileReadOnlyMount(t *testing.T) {
 		if err != nil {
 			helperReport(tokenFile{}, err)
 		}
-		if _, err := readTokenFile(p, serverUID, []int{serverUID}); err == nil {
+		if _, err := readTokenFile(p, server); err == nil {
 			helperReport(tokenFile{}, fmt.Errorf("writable mount: accepted"))
 		}
 		if err := unix.Mount("none", dir, "", unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
 			helperReport(tokenFile{}, fmt.Errorf("remounting read-only: %w", err))
 		}
-		tf, err := readTokenFile(p, serverUID, []int{serverUID})
+		tf, err := readTokenFile(p, server)
 		helperReport(tf, err)
 	}
 	requireRoot(t)
@@ -255,7 +259,7 @@ func TestTokenFileUnreadable(t *testing.T) {
 		if mode != "unreadable" {
 			t.Skip("another helper")
 		}
-		tf, err := readTokenFile(os.Args[len(os.Args)-1], os.Geteuid(), serverGroups())
+		tf, err := readTokenFile(os.Args[len(os.Args)-1], currentUser())
 		helperReport(tf, err)
 	}
 	requireRoot(t)

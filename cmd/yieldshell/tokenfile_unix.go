@@ -21,13 +21,13 @@ const maxLinks = 40
 // readChecked walks path one component at a time as the kernel resolves
 // it, checks every directory and symlink it passes and the file it ends
 // at against the rule in tokenfile.go, then reads that file.
-func readChecked(path string, uid int, gids []int) ([]byte, string, error) {
+func readChecked(path string, u serverUser) ([]byte, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, "", err
 	}
 	cur := "/"
-	if err := mayChange(cur, uid, true); err != nil {
+	if err := mayChange(cur, u, true); err != nil {
 		return nil, "", err
 	}
 	pending := strings.Split(abs, "/")
@@ -45,10 +45,10 @@ func readChecked(path string, uid int, gids []int) ([]byte, string, error) {
 		next := filepath.Join(cur, name)
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return nil, "", explainAccess(err, path, uid)
+			return nil, "", explainAccess(err, path, u.uid)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			if err := mayChange(next, uid, false); err != nil {
+			if err := mayChange(next, u, false); err != nil {
 				return nil, "", err
 			}
 			if links++; links > maxLinks {
@@ -69,19 +69,19 @@ func readChecked(path string, uid int, gids []int) ([]byte, string, error) {
 			if !fi.Mode().IsRegular() {
 				return nil, "", fmt.Errorf("%s is not a regular file (%s)", next, fi.Mode().Type())
 			}
-			if err := mayChange(next, uid, false); err != nil {
+			if err := mayChange(next, u, false); err != nil {
 				return nil, "", err
 			}
 			b, err := readSame(next, fi)
 			if err != nil {
-				return nil, "", explainAccess(err, path, uid)
+				return nil, "", explainAccess(err, path, u.uid)
 			}
-			return b, readers(next, fi, uid, gids), nil
+			return b, readers(next, fi, u), nil
 		}
 		if !fi.IsDir() {
 			return nil, "", fmt.Errorf("%s: %s is not a directory", path, next)
 		}
-		if err := mayChange(next, uid, true); err != nil {
+		if err := mayChange(next, u, true); err != nil {
 			return nil, "", err
 		}
 		cur = next
@@ -89,11 +89,13 @@ func readChecked(path string, uid int, gids []int) ([]byte, string, error) {
 	return nil, "", fmt.Errorf("%s names a directory, not a file", path)
 }
 
-// mayChange refuses p when a user other than root and uid could change
+// mayChange refuses p when a user other than root and u could change
 // what it holds: its owner, or (unless a directory has the sticky bit,
-// which leaves each entry to its owner) anyone its group or other write
-// bits admit. A read-only mount changes for nobody.
-func mayChange(p string, uid int, dir bool) error {
+// which leaves each entry to its owner) anyone its other write bit, or
+// its group write bit for a group other than u's primary one, admits. A
+// read-only mount changes for nobody.
+func mayChange(p string, u serverUser, dir bool) error {
+	uid := u.uid
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return err
@@ -117,7 +119,7 @@ func mayChange(p string, uid int, dir bool) error {
 		// A symlink's own mode means nothing; its directory was checked.
 	case perm&0o002 != 0 && !sticky:
 		who = fmt.Sprintf("%s is writable by every user (mode %#o)", what, perm)
-	case perm&0o020 != 0 && !sticky:
+	case perm&0o020 != 0 && !sticky && int(st.Gid) != u.gid:
 		who = fmt.Sprintf("%s is writable by group %d (mode %#o)", what, st.Gid, perm)
 	}
 	mount := p
@@ -127,18 +129,19 @@ func mayChange(p string, uid int, dir bool) error {
 	if who == "" || readOnlyMount(mount) {
 		return nil
 	}
-	return fmt.Errorf("%s, so another user could have chosen the token: only root or uid %d may own and write the file and the directories and symlinks leading to it (or mount it read-only, as Docker secrets and Kubernetes Secret volumes are)", who, uid)
+	return fmt.Errorf("%s, so another user could have chosen the token: the file and the directories and symlinks leading to it must belong to root or uid %d and be writable by no one else (group write is fine for gid %d), or be on a read-only mount, as Docker secrets and Kubernetes Secret volumes are", who, uid, u.gid)
 }
 
 // readers names who besides the server's user can read the file: others,
 // or a group the server is not in. "" when nobody else can.
-func readers(p string, fi fs.FileInfo, uid int, gids []int) string {
+func readers(p string, fi fs.FileInfo, u serverUser) string {
+	uid := u.uid
 	st := fi.Sys().(*syscall.Stat_t)
 	perm := fi.Mode().Perm()
 	switch {
 	case perm&0o004 != 0:
 		return fmt.Sprintf("every user of this machine can read the token file %s (mode %#o), and whoever reads the token can run commands as uid %d", p, perm, uid)
-	case perm&0o040 != 0 && !slices.Contains(gids, int(st.Gid)):
+	case perm&0o040 != 0 && !slices.Contains(u.groups, int(st.Gid)):
 		return fmt.Sprintf("group %d can read the token file %s (mode %#o), and whoever reads the token can run commands as uid %d", st.Gid, p, perm, uid)
 	case int(st.Uid) != uid && int(st.Uid) != 0:
 		// Accepted only on a read-only mount: its owner reads it too.

@@ -7,7 +7,7 @@ import (
 
 // readChecked reads the token file. Windows guards it by its ACL, which is
 // not checked here: keep the file in the server user's profile.
-func readChecked(path string, _ int, _ []int) ([]byte, string, error) {
+func readChecked(path string, _ serverUser) ([]byte, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", err
