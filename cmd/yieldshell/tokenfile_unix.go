@@ -170,7 +170,7 @@ func readSame(p string, fi fs.FileInfo) ([]byte, error) {
 // explainAccess says how to fix a token file the server may not read.
 func explainAccess(err error, path string, uid int) error {
 	if errors.Is(err, fs.ErrPermission) {
-		return fmt.Errorf("%w: the server runs as uid %d and must be able to read %s (chown %d it, or hand it over as a Docker secret or a Kubernetes Secret volume with fsGroup)", err, uid, path, uid)
+		return fmt.Errorf("%w: the server runs as uid %d and must be able to read %s: chown %d %s, or hand it over as a Docker secret or a Kubernetes Secret volume with fsGroup", err, uid, path, uid, path)
 	}
 	return err
 }
