@@ -28,6 +28,16 @@ type wire struct {
 
 func startWire(t *testing.T) *wire {
 	t.Helper()
+	w := startRawWire(t)
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"0"}}}`)
+	w.next(func(m map[string]any) bool { return m["id"] == 1.0 })
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return w
+}
+
+// startRawWire starts the binary and sends it nothing.
+func startRawWire(t *testing.T) *wire {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +77,6 @@ func startWire(t *testing.T) *wire {
 		<-readerDone
 		_ = cmd.Wait()
 	})
-	w.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"0"}}}`)
-	w.next(func(m map[string]any) bool { return m["id"] == 1.0 })
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return w
 }
 
@@ -128,6 +135,34 @@ func (w *wire) progress(token string) map[string]any {
 		return m["method"] == "notifications/progress" && p["progressToken"] == token
 	})
 	return m["params"].(map[string]any)
+}
+
+// TestCallBeforeInitialize: a call made before initialize (at a protocol
+// that has one) is refused with invalid-request, -32600 (go-sdk v1.8.0
+// answers code 0, which JSON-RPC does not define), runs nothing, and the
+// session can then initialize and work.
+//
+// Spec: MCP lifecycle: the client sends initialize first; JSON-RPC 2.0:
+// error codes are the defined ones or implementation-defined server
+// errors, never 0.
+func TestCallBeforeInitialize(t *testing.T) {
+	w := startRawWire(t)
+	w.callTool(1, "exec", map[string]any{"command": "echo too-early", "side_effects": []string{"NONE"}}, "")
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	for _, id := range []float64{1, 2} {
+		m := w.next(func(m map[string]any) bool { return m["id"] == id })
+		e, _ := m["error"].(map[string]any)
+		if e["code"] != -32600.0 || !strings.Contains(fmt.Sprint(e["message"]), "send initialize first") {
+			t.Errorf("call %v before initialize: %v, want error -32600 saying to initialize", id, m)
+		}
+	}
+	w.send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"0"}}}`)
+	w.next(func(m map[string]any) bool { return m["id"] == 3.0 })
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.callTool(4, "ps", map[string]any{"include_completed": true}, "")
+	if ps, _ := w.answer(4)["processes"].([]any); len(ps) != 0 {
+		t.Errorf("the refused exec ran: ps lists %v", ps)
+	}
 }
 
 // TestCancelLeavesProcessRunning: a cancelled exec or wait returns at once

@@ -13,7 +13,11 @@ set -eu
 [ $# -eq 3 ] || { echo "usage: $0 DIST_DIR OUT_DIR VERSION" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 dist=$1 out=$2 version=${3#v}
-repo='"repository": {"type": "git", "url": "git+https://github.com/yieldshell/yieldshell.git"}'
+# What every package says about where it comes from and under which terms.
+common='"license": "MIT",
+  "homepage": "https://github.com/yieldshell/yieldshell#readme",
+  "bugs": {"url": "https://github.com/yieldshell/yieldshell/issues"},
+  "repository": {"type": "git", "url": "git+https://github.com/yieldshell/yieldshell.git"}'
 mkdir -p "$out"
 
 # Every supported platform, as GOOS-GOARCH=npm-os-npm-cpu.
@@ -30,12 +34,13 @@ for p in $all; do
 	mkdir -p "$dir/bin"
 	cp "$dist/yieldshell-$go" "$dir/bin/yieldshell"
 	chmod 755 "$dir/bin/yieldshell"
+	cp "$root/LICENSE" "$dir/"
 	cat >"$dir/package.json" <<JSON
 {
   "name": "@yieldshell/$npm",
   "version": "$version",
   "description": "The yieldshell binary for ${npm%-*} on ${npm#*-}; install the yieldshell package instead.",
-  $repo,
+  $common,
   "os": ["${npm%-*}"],
   "cpu": ["${npm#*-}"],
   "files": ["bin/yieldshell"],
@@ -48,13 +53,14 @@ dir=$out/yieldshell
 rm -rf "$dir"
 mkdir -p "$dir/bin"
 cp "$root/npm/yieldshell/bin/yieldshell.js" "$dir/bin/"
-cp "$root/npm/yieldshell/README.md" "$dir/"
+cp "$root/npm/yieldshell/README.md" "$root/LICENSE" "$dir/"
 cat >"$dir/package.json" <<JSON
 {
   "name": "yieldshell",
   "version": "$version",
   "description": "MCP server that runs shell commands for agents, each under its own pseudo-terminal.",
-  $repo,
+  $common,
+  "keywords": ["mcp", "mcp-server", "model-context-protocol", "shell", "terminal", "pty", "repl", "ai", "agent", "llm"],
   "mcpName": "io.github.yieldshell/yieldshell",
   "bin": {"yieldshell": "bin/yieldshell.js"},
   "files": ["bin/yieldshell.js"],

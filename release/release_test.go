@@ -2,6 +2,7 @@ package release
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -172,5 +173,58 @@ func TestNPM(t *testing.T) {
 	}
 	if out, _ := res.StructuredContent.(map[string]any); out["stdout"] != "through-npx\n" {
 		t.Errorf("exec answered %v", res.StructuredContent)
+	}
+}
+
+// TestNPMPackageJSON: every package npm.sh makes says it is MIT, ships
+// the LICENSE, and names its home and repository; the main one also says
+// what it is for (keywords) and which Node runs its launcher (engines).
+// Stand-ins for the binaries are enough: npm.sh only copies them.
+func TestNPMPackageJSON(t *testing.T) {
+	dist, out := t.TempDir(), t.TempDir()
+	for _, p := range []string{"linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64"} {
+		if err := os.WriteFile(filepath.Join(dist, "yieldshell-"+p), []byte("stand-in"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := exec.Command("sh", filepath.Join(root, "release", "npm.sh"), dist, out, "1.2.3").CombinedOutput(); err != nil {
+		t.Fatalf("npm.sh: %v\n%s", err, b)
+	}
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(license, []byte("MIT License\n")) || !bytes.Contains(license, []byte("The yieldshell authors")) {
+		t.Errorf("LICENSE is not the MIT license of the yieldshell authors:\n%.200s", license)
+	}
+	pkgs, _ := filepath.Glob(filepath.Join(out, "*", "package.json"))
+	if len(pkgs) != 5 {
+		t.Fatalf("npm.sh made %d packages, want the main one and four platforms'", len(pkgs))
+	}
+	for _, p := range pkgs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pkg struct {
+			Name, Version, License, Homepage string
+			Keywords                         []string
+			Engines                          map[string]string
+			Repository                       struct{ Type, URL string }
+			Bugs                             struct{ URL string }
+		}
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, b)
+		}
+		if pkg.License != "MIT" || pkg.Version != "1.2.3" || !strings.HasPrefix(pkg.Homepage, "https://github.com/yieldshell/yieldshell") ||
+			pkg.Repository.Type != "git" || !strings.Contains(pkg.Repository.URL, "github.com/yieldshell/yieldshell") || pkg.Bugs.URL == "" {
+			t.Errorf("%s: %+v", pkg.Name, pkg)
+		}
+		if pkg.Name == "yieldshell" && (len(pkg.Keywords) == 0 || pkg.Engines["node"] == "") {
+			t.Errorf("%s: keywords %v, engines %v", pkg.Name, pkg.Keywords, pkg.Engines)
+		}
+		if got, err := os.ReadFile(filepath.Join(filepath.Dir(p), "LICENSE")); err != nil || !bytes.Equal(got, license) {
+			t.Errorf("%s: no LICENSE beside package.json (%v)", pkg.Name, err)
+		}
 	}
 }

@@ -36,6 +36,10 @@ const (
 	defaultMaxSessions = 64
 )
 
+// sessionlessProtocol is the first protocol version without sessions
+// (versions are dates, so they compare as strings).
+const sessionlessProtocol = "2026-07-28"
+
 // httpPath is where the MCP endpoint is served.
 const httpPath = "/mcp"
 
@@ -44,6 +48,9 @@ type httpConfig struct {
 	addr      string // host:port to listen on
 	token     string
 	generated bool // no token was configured: one was made for this run
+	// tokenWarning says why the token file may not be secret (see
+	// readTokenFile); logged once the server's log is up.
+	tokenWarning string
 
 	maxConns    int // connections open at once; more wait to be accepted
 	maxSessions int // MCP sessions at once; more are refused with 503
@@ -80,14 +87,11 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	}
 	switch {
 	case tokenFile != "":
-		b, err := readPrivate(tokenFile)
+		tf, err := readTokenFile(tokenFile, currentUser())
 		if err != nil {
-			return nil, fmt.Errorf("reading the bearer token: %w", err)
+			return nil, err
 		}
-		hc.token = strings.TrimSpace(string(b))
-		if hc.token == "" {
-			return nil, fmt.Errorf("reading the bearer token: %s is empty", tokenFile)
-		}
+		hc.token, hc.tokenWarning = tf.token, tf.warning
 	case getenv(tokenEnv) != "":
 		hc.token = strings.TrimSpace(getenv(tokenEnv))
 	case !isLoopback(host):
@@ -101,22 +105,10 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	return hc, nil
 }
 
-// readPrivate reads a file that only its owner may read: a token others
-// can read is no secret.
-func readPrivate(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s has mode %#o: others can read it; chmod 600 %s", path, perm, path)
-	}
-	return io.ReadAll(f)
+// currentUser is who this process runs as.
+func currentUser() serverUser {
+	gids, _ := os.Getgroups()
+	return serverUser{uid: os.Geteuid(), gid: os.Getegid(), groups: append(gids, os.Getegid())}
 }
 
 // positiveInt reads a variable holding a number above zero (blank: def).
@@ -154,8 +146,20 @@ func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler
 		// as the server.
 		return &auth.TokenInfo{Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	getServer := func(*http.Request) *mcp.Server { return srv }
+	// go-sdk v1.8.0 serves the sessionless protocol (2026-07-28 on) only
+	// from a stateless handler, and sessions only from a stateful one: a
+	// request goes to the one its Mcp-Protocol-Version header asks for
+	// (that protocol requires the header on every request).
+	sessions := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	sessionless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= sessionlessProtocol {
+			sessionless.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
+	})
 	bearer := auth.RequireBearerToken(verify, nil)
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, http.NewCrossOriginProtection().Handler(bearer(h)))
@@ -186,6 +190,9 @@ func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) er
 	url := "http://" + ln.Addr().String() + httpPath
 	if hc.generated {
 		fmt.Fprintf(stderr, "yieldshell: no %s set; this run's bearer token is %s\n", tokenEnv, hc.token)
+	}
+	if hc.tokenWarning != "" {
+		a.log.Warn("the bearer token may not be secret: " + hc.tokenWarning)
 	}
 	a.log.Info("serving MCP over streamable HTTP", "url", url)
 	hs := httpServer(a.srv, a.metrics, hc)

@@ -54,7 +54,7 @@ func TestLoadHTTPConfig(t *testing.T) {
 		{addr: "0.0.0.0:9", file: file, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
 		{addr: "0.0.0.0:9", env: map[string]string{tokenFileEnv: file, tokenEnv: "ignored-env-token-0123"}, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
 		{addr: "9", file: empty, wantErr: "is empty"},
-		{addr: "9", file: readable, wantErr: "others can read it"},
+		{addr: "0.0.0.0:9", file: readable, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"}, // with a warning: see TestTokenFileModes
 		{addr: "9", file: filepath.Join(dir, "missing"), wantErr: "reading the bearer token"},
 		{addr: "9", env: map[string]string{tokenEnv: "short"}, wantErr: "too short"},
 		{addr: "a:b:c", wantErr: "invalid --http address"},
@@ -421,5 +421,97 @@ func TestHTTPOps(t *testing.T) {
 		after[`yieldshell_output_bytes_total`] < series[`yieldshell_output_bytes_total`] {
 		t.Errorf("after cleanup: %v completed processes, %v bytes logged (before: %v)",
 			after[`yieldshell_processes{status="completed"}`], after[`yieldshell_output_bytes_total`], series[`yieldshell_output_bytes_total`])
+	}
+}
+
+// TestHealthcheck: the healthcheck command asks /healthz on the address
+// it is given or on YIELDSHELL_HTTP_ADDR, reaching an every-interface
+// address over loopback, so the image's HEALTHCHECK follows the port.
+func TestHealthcheck(t *testing.T) {
+	_, ts := serveTestHTTP(t, "right-token-0123456789")
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want int
+	}{
+		{name: "argument", args: []string{"127.0.0.1:" + port}, want: 0},
+		{name: "bare_port", args: []string{port}, want: 0},
+		{name: "variable_every_interface", env: "0.0.0.0:" + port, want: 0},
+		{name: "argument_wins", args: []string{port}, env: closedAddr, want: 0},
+		{name: "nobody_listens", env: closedAddr, want: 1},
+		{name: "no_address", want: 2},
+		{name: "bad_address", args: []string{"a:b:c"}, want: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			c := &cli{stdout: io.Discard, stderr: &stderr,
+				getenv: func(k string) string { return map[string]string{httpAddrEnv: tc.env}[k] }}
+			if got := healthCmd(t.Context(), c, tc.args); got != tc.want {
+				t.Errorf("exit %d, want %d (%s)", got, tc.want, stderr.String())
+			}
+		})
+	}
+}
+
+// TestHTTPAddrVariable: YIELDSHELL_HTTP_ADDR serves HTTP as --http does
+// (here refused before anything starts: off loopback it needs a token).
+func TestHTTPAddrVariable(t *testing.T) {
+	var stderr strings.Builder
+	c := &cli{stdout: io.Discard, stderr: &stderr,
+		getenv: func(k string) string { return map[string]string{httpAddrEnv: "0.0.0.0:9"}[k] }}
+	if code := serveCmd(t.Context(), c, nil); code != 2 || !strings.Contains(stderr.String(), "--http 0.0.0.0:9 listens beyond this machine") {
+		t.Errorf("exit %d, %q; want 2 and the token refusal", code, stderr.String())
+	}
+}
+
+// TestHTTPProtocols: over HTTP a client gets the protocol it asks for,
+// the sessionless 2026-07-28 (the Go SDK's default) as well as the
+// session-based ones, and every client drives the same processes.
+func TestHTTPProtocols(t *testing.T) {
+	const token = "right-token-0123456789"
+	_, ts := serveTestHTTP(t, token)
+	var ids []string
+	for _, version := range []string{"2025-06-18", "2025-11-25", ""} {
+		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath, HTTPClient: &http.Client{Transport: bearer{token}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr,
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("protocol %q: %v", version, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		want := version
+		if want == "" {
+			want = sessionlessProtocol
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != want {
+			t.Errorf("asked for %q, got protocol %q, want %q", version, got, want)
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "exec",
+			Arguments: map[string]any{"command": "echo " + want, "side_effects": []string{"NONE"}, "name": "p" + strconv.Itoa(len(ids))}})
+		if err != nil || res.IsError {
+			t.Fatalf("exec at %s: %v %+v", want, err, res)
+		}
+		ids = append(ids, res.StructuredContent.(map[string]any)["process_id"].(string))
+		// What the earlier clients started is here too.
+		res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ps", Arguments: map[string]any{"include_completed": true}})
+		if err != nil || res.IsError {
+			t.Fatalf("ps at %s: %v %+v", want, err, res)
+		}
+		for _, id := range ids {
+			if !strings.Contains(fmt.Sprint(res.StructuredContent), id) {
+				t.Errorf("ps at %s lacks %s: %v", want, id, res.StructuredContent)
+			}
+		}
 	}
 }

@@ -8,17 +8,24 @@
 // is refused the same way and skipped without being kept in memory. Only
 // well-formed messages reach the SDK.
 //
+// On the way out, an error response the SDK made from a plain Go error
+// carries code 0, which JSON-RPC does not define: it leaves with
+// invalid-request (-32600) when the SDK refused a call made before
+// initialize, and internal-error (-32603) otherwise.
+//
 // A Transport's connection is used by one reading goroutine (the SDK's)
 // and any number of writers.
 package linerpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -61,9 +68,47 @@ type lockedWriter struct {
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	out := p
+	if bytes.Contains(p, codeZero) {
+		out = validCode(p)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// codeZero is how an error response without a code starts on the wire.
+var codeZero = []byte(`"error":{"code":0,`)
+
+// beforeInitialize is the SDK's refusal of a call made before initialize.
+const beforeInitialize = "is invalid during session initialization"
+
+// validCode gives an error response with code 0 a code JSON-RPC defines;
+// any other line is returned as it is.
+func validCode(line []byte) []byte {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+	if err != nil {
+		return line
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	var werr *jsonrpc.Error
+	if !ok || !errors.As(resp.Error, &werr) || werr.Code != 0 {
+		return line
+	}
+	fixed := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: werr.Message, Data: werr.Data}
+	if strings.Contains(werr.Message, beforeInitialize) {
+		fixed.Code = jsonrpc.CodeInvalidRequest
+		fixed.Message = "invalid request: " + werr.Message + ": send initialize first"
+	}
+	resp.Error = fixed
+	b, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return line
+	}
+	return append(b, '\n')
 }
 
 func (l *lockedWriter) Close() error { return l.w.Close() }

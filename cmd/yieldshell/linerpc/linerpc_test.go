@@ -175,3 +175,45 @@ func FuzzFrames(f *testing.F) {
 		}
 	})
 }
+
+// TestValidErrorCodes: an error response the SDK makes from a plain error
+// (code 0) leaves with a code JSON-RPC defines: -32600 for a call before
+// initialize, -32603 for anything else; other lines pass unchanged.
+func TestValidErrorCodes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"method \"tools/call\" is invalid during session initialization"}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: method \"tools/call\" is invalid during session initialization: send initialize first"}}`},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":0,"message":"something broke"}}`,
+			`{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"something broke"}}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"error":{"code":0,"x":1}}}}`, ""},
+	} {
+		var out bytes.Buffer
+		w := &lockedWriter{w: nopWriteCloser{&out}}
+		if n, err := w.Write([]byte(tc.in + "\n")); err != nil || n != len(tc.in)+1 {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got := strings.TrimSuffix(out.String(), "\n"); got != want {
+			t.Errorf("%s\nwent out as\n%s\nwant\n%s", tc.in, got, want)
+		}
+	}
+
+	// And through a server: a call before initialize.
+	in, out := serve(t, 0)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+	if !out.Scan() {
+		t.Fatal("no answer")
+	}
+	var m struct{ Error struct{ Code int } }
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil || m.Error.Code != -32600 {
+		t.Errorf("tools/list before initialize: %s, want code -32600", out.Bytes())
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
