@@ -6,6 +6,7 @@ package pty
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strconv"
 )
@@ -21,7 +22,10 @@ type envReader struct{ buf []byte }
 // session (setsid, daemons) are still found: it survives forks and setsid,
 // though not a program that clears its environment. It needs Linux's /proc;
 // elsewhere it finds nothing, and only process groups are signalled.
-func Tagged(key string) map[int]string {
+//
+// The scan costs a read per process on the machine; when ctx is done it
+// stops and returns what it found so far.
+func Tagged(ctx context.Context, key string) map[int]string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -30,6 +34,9 @@ func Tagged(key string) map[int]string {
 	found := make(map[int]string)
 	var env envReader
 	for _, e := range entries {
+		if ctx.Err() != nil {
+			break
+		}
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
 			continue

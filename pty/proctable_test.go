@@ -21,14 +21,14 @@ func TestTaggedFindsEscapedDescendants(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		for pid := range Tagged(tag) {
+		for pid := range Tagged(t.Context(), tag) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		_ = p.Signal(syscall.SIGKILL)
 		p.Close()
 	})
 	waitFor(t, "Tagged to find the shell and its setsid child", func() bool {
-		got := Tagged(tag)
+		got := Tagged(t.Context(), tag)
 		return len(got) >= 2 && got[p.Pid()] == "v1"
 	})
 	st, err := StartTime(p.Pid())
@@ -45,7 +45,7 @@ func TestTaggedFindsEscapedDescendants(t *testing.T) {
 func BenchmarkTagged(b *testing.B) {
 	b.Run("scan", func(b *testing.B) {
 		for b.Loop() {
-			Tagged("YIELDSHELL_TAG")
+			Tagged(b.Context(), "YIELDSHELL_TAG")
 		}
 	})
 	b.Run("baseline_readdir", func(b *testing.B) {

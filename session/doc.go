@@ -50,12 +50,13 @@
 //     shutdown), start.go (prepare, spawn, register; a crash restart is
 //     scheduled there, since it starts a run), restart.go, stopall.go.
 //
-// The Manager owns three kinds of goroutine, all joined by Shutdown: one
+// The Manager owns four kinds of goroutine, all joined by Shutdown: one
 // per pending crash restart (ended early by Shutdown, which waits for them
 // before it ends processes, so none can start one behind its back), the
-// janitor that purges old records, and, with a log directory, one writer
-// per process that copies its clean log to disk and returns once the
-// process has ended and everything is written.
+// janitor that purges old records, the start-up sweep of what dead
+// servers left behind (stopped between two processes), and, with a log
+// directory, one writer per process that copies its clean log to disk and
+// returns once the process has ended and everything is written.
 //
 // Concurrency: Manager and Process are safe for concurrent use. Lock order:
 // Manager.mu before Process.mu; a Process calls back into the Manager (its

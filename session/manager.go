@@ -37,8 +37,10 @@ type Manager struct {
 	startedAt time.Time
 	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
 	quit      chan struct{}
+	life      context.Context // done at shutdown: ends the background sweep
+	endLife   context.CancelFunc
 	restarts  sync.WaitGroup // pending crash restarts (start.go)
-	janitor   sync.WaitGroup // purges old records
+	janitor   sync.WaitGroup // purges old records; the orphan sweep
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
@@ -50,7 +52,7 @@ type Manager struct {
 // NewManager returns a Manager and starts its reaper: from then on it reaps
 // every child of this process, so nothing else in the process may wait for
 // children of its own.
-// Shutdown releases it. A server calls [SweepOrphans] first.
+// Shutdown releases it. A server then calls [Manager.SweepOrphans].
 func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
 	reaper, err := pty.NewReaper()
 	if err != nil {
@@ -77,6 +79,7 @@ func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
 		quit:      make(chan struct{}),
 		reg:       newRegistry(),
 	}
+	m.life, m.endLife = context.WithCancel(context.Background())
 	if cfg.LogDir != "" {
 		m.disk = newDiskLog(cfg.LogDir, cfg.LogMaxBytes, log)
 	}
@@ -159,6 +162,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	if !m.shutdown {
 		m.shutdown = true
 		close(m.quit)
+		m.endLife()
 	}
 	m.mu.Unlock()
 	// No crash restart can start after this, and none is half-way.

@@ -20,9 +20,11 @@ const tagKey = "YIELDSHELL_TAG"
 // endTagged sends SIGTERM to every process whose tag matches, and SIGKILL
 // to those still there after grace.
 func endTagged(ctx context.Context, match func(tag string) bool, grace time.Duration) {
+	// ctx cuts the grace short, never a scan: what is left must be found.
+	scan := context.WithoutCancel(ctx)
 	signal := func(sig syscall.Signal) int {
 		n := 0
-		for pid, v := range pty.Tagged(tagKey) {
+		for pid, v := range pty.Tagged(scan, tagKey) {
 			if match(v) && killPid(pid, sig) == nil {
 				n++
 			}
@@ -41,12 +43,28 @@ func endTagged(ctx context.Context, match func(tag string) bool, grace time.Dura
 	signal(syscall.SIGKILL)
 }
 
-// SweepOrphans kills processes tagged by a server that no longer runs: what
-// a server killed outright (SIGKILL, OOM) left behind, and logs how many
-// there were. A server calls it once, before it starts processes.
-func SweepOrphans(log *slog.Logger) {
+// SweepOrphans starts the sweep of processes tagged by a server that no
+// longer runs: what a server killed outright (SIGKILL, OOM) left behind.
+// It logs how many it ended. A server calls it once, at start-up.
+//
+// The sweep reads the environment of every process on the machine, which
+// takes time in proportion to their number, so it runs in the background,
+// on a goroutine the Manager owns: the server answers initialize without
+// waiting for it. Shutdown stops it (between two processes) and joins it.
+// Running beside this server's own commands is safe: their tag names this
+// server, which is alive, and a process is ended only when the server its
+// tag names is gone.
+func (m *Manager) SweepOrphans() {
+	m.janitor.Go(func() { sweepOrphans(m.life, m.log) })
+}
+
+// sweepOrphans is the sweep itself; it returns early when ctx is done.
+func sweepOrphans(ctx context.Context, log *slog.Logger) int {
 	n := 0
-	for pid, v := range pty.Tagged(tagKey) {
+	for pid, v := range pty.Tagged(ctx, tagKey) {
+		if ctx.Err() != nil {
+			break
+		}
 		if !pty.Owned(pid) {
 			continue // another user's or another PID namespace's: its tag's pid is not ours to judge
 		}
@@ -69,4 +87,5 @@ func SweepOrphans(log *slog.Logger) {
 	if n > 0 {
 		log.Info("ended processes left behind by a server that is gone", "count", n)
 	}
+	return n
 }

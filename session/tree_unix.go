@@ -3,6 +3,7 @@
 package session
 
 import (
+	"context"
 	"syscall"
 
 	"github.com/yieldshell/yieldshell/pty"
@@ -12,7 +13,7 @@ import (
 // left the group (setsid, daemons) but still carries the process's tag.
 func (p *Process) signalTree(sig syscall.Signal) error {
 	err := p.proc.Signal(sig)
-	for pid, v := range pty.Tagged(tagKey) {
+	for pid, v := range pty.Tagged(context.Background(), tagKey) {
 		if v != p.tag {
 			continue
 		}

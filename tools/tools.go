@@ -10,6 +10,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/policy"
 	"github.com/yieldshell/yieldshell/session"
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 	"github.com/yieldshell/yieldshell/tools/shellyeah"
 )
 
@@ -35,14 +36,14 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 		return
 	}
 	h := &handlers{m: m, cfg: cfg, version: version}
-	mcp.AddTool(s, execTool(cfg), h.exec)
-	mcp.AddTool(s, readTool(), h.read)
-	mcp.AddTool(s, writeTool(), h.write)
-	mcp.AddTool(s, waitTool(), h.wait)
-	mcp.AddTool(s, stopTool(), h.stop)
-	mcp.AddTool(s, psTool(), h.ps)
-	mcp.AddTool(s, cleanupTool(), h.cleanup)
-	mcp.AddTool(s, restartTool(), h.restart)
+	mcptool.Add(s, execTool(cfg), h.exec)
+	mcptool.Add(s, readTool(), h.read)
+	mcptool.Add(s, writeTool(), h.write)
+	mcptool.Add(s, waitTool(), h.wait)
+	mcptool.Add(s, stopTool(), h.stop)
+	mcptool.Add(s, psTool(), h.ps)
+	mcptool.Add(s, cleanupTool(), h.cleanup)
+	mcptool.Add(s, restartTool(), h.restart)
 }
 
 func unknownProcess(id string) string {

@@ -1,9 +1,15 @@
-// Package mcptool holds the two things every tool of both toolsets does the
-// same way: declare its hints and answer a mistake the agent can fix. It
-// has no state.
+// Package mcptool holds what every tool of both toolsets does the same way:
+// declare its hints, answer a mistake the agent can fix, and register
+// itself so that the text the model reads is plain JSON. It has no state.
 package mcptool
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // Kind is what a tool does to the world, which decides its hints: one named
 // combination per kind, so no hint is left to the protocol's defaults
@@ -35,4 +41,38 @@ func Annotations(title string, k Kind) *mcp.ToolAnnotations {
 // structured fields and can act on them.
 func Error[Out any](out Out) (*mcp.CallToolResult, Out, error) {
 	return &mcp.CallToolResult{IsError: true}, out, nil
+}
+
+// Add registers a typed tool as mcp.AddTool does, except that the answer's
+// text content is its JSON without HTML escaping: the SDK fills it with
+// json.Marshal, which writes <, > and & as \u003c, \u003e and \u0026, and
+// clients hand that text to the model as it is. A handler that sets its
+// own Content keeps it; an error returned as error is the SDK's.
+func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, out, err := h(ctx, req, in)
+		if err != nil || res != nil && res.Content != nil {
+			return res, out, err
+		}
+		text, err := JSON(out)
+		if err != nil {
+			return res, out, err
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+		return res, out, nil
+	})
+}
+
+// JSON is v's JSON as a model should read it: <, > and & as they are.
+func JSON(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/tools/mcptool"
 )
 
 // Ignored is embedded in every answer of this toolset: the peer's clients
@@ -29,7 +31,7 @@ func addLenient[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 	}
 	schema.AdditionalProperties = nil
 	t.InputSchema = schema
-	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+	mcptool.Add(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
 		if names := unknownArguments(req.Params.Arguments, schema); len(names) > 0 {
 			if i, ok := any(&out).(interface{ ignore([]string) }); ok {

@@ -2,7 +2,6 @@ package shellyeah
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,11 +65,11 @@ func (h *handlers) listShells(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	// The peer's clients parse the text as a bare array; structured content
 	// must be an object.
-	text, err := json.Marshal(out.Shells)
+	text, err := mcptool.JSON(out.Shells)
 	if err != nil {
 		return nil, out, err
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, out, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
 // newestRuns returns the newest run of every label, newest first.
