@@ -3,6 +3,9 @@
 package pty
 
 import (
+	"context"
+	"fmt"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -47,4 +50,48 @@ func (t *terminal) typeahead() bool {
 	// The poll may ask for more than one byte (VMIN); the count does not.
 	n, err := unix.IoctlGetInt(fd, ioctlUnread)
 	return err == nil && n > 0
+}
+
+// discardUntypedLocked discards what the terminal holds unread unless all
+// of it was typed, and writes the typed part of it again, in order, so
+// that only the replies nobody read are gone. Called under the input's
+// write lock, so nothing of the server's is written meanwhile; the line
+// editor it is for is waiting for input, not taking it.
+func (p *Process) discardUntypedLocked(ctx context.Context) error {
+	t, ok := p.io.(*terminal)
+	if !ok || p.closed.Load() {
+		return nil
+	}
+	fd, err := unix.Open(t.inputPath(), unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // gone: the write will say so
+	}
+	defer func() { _ = unix.Close(fd) }() // read-only, nothing to flush
+	tio, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil || tio.Lflag&unix.ICANON != 0 {
+		return nil
+	}
+	// The poll makes the line discipline take in what was written, so
+	// the count below includes it (see typeahead).
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, 0); err != unix.EINTR {
+			break
+		}
+	}
+	n, err := unix.IoctlGetInt(fd, ioctlUnread)
+	if err != nil || n == 0 {
+		return nil
+	}
+	typed, all := p.written.typedTail(n)
+	if all {
+		return nil
+	}
+	if err := flushInput(fd); err != nil {
+		return fmt.Errorf("discarding unread replies: %w", err)
+	}
+	if len(typed) == 0 {
+		return nil
+	}
+	return p.writeLocked(ctx, typed, false)
 }
