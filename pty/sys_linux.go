@@ -16,7 +16,3 @@ const (
 // without cleaning up. It is bound to the forking OS thread, so it is a
 // backstop only; the environment tag and the start-up sweep do the rest.
 func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
-
-// flushInput discards the input a terminal holds unread (tcflush with
-// TCIFLUSH) through fd, a descriptor of its slave side.
-func flushInput(fd int) error { return unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }

@@ -4,7 +4,6 @@ package pty
 
 import (
 	"context"
-	"fmt"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,11 +51,14 @@ func (t *terminal) typeahead() bool {
 	return err == nil && n > 0
 }
 
-// discardUntypedLocked discards what the terminal holds unread unless all
-// of it was typed, and writes the typed part of it again, in order, so
-// that only the replies nobody read are gone. Called under the input's
-// write lock, so nothing of the server's is written meanwhile; the line
-// editor it is for is waiting for input, not taking it.
+// discardUntypedLocked takes what the terminal holds unread out of it and,
+// unless all of it was typed, writes only the typed part of it back, in
+// order, so that only the replies nobody read are gone. The unread bytes
+// are read through a descriptor of the slave side rather than counted: a
+// read, unlike the count (TIOCINQ) or a poll that finds input already
+// there, first lets the line discipline take in everything written. Called
+// under the input's write lock, so nothing of the server's is written
+// meanwhile.
 func (p *Process) discardUntypedLocked(ctx context.Context) error {
 	t, ok := p.io.(*terminal)
 	if !ok || p.closed.Load() {
@@ -71,24 +73,26 @@ func (p *Process) discardUntypedLocked(ctx context.Context) error {
 	if err != nil || tio.Lflag&unix.ICANON != 0 {
 		return nil
 	}
-	// The poll makes the line discipline take in what was written, so
-	// the count below includes it (see typeahead).
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		if _, err := unix.Poll(fds, 0); err != unix.EINTR {
-			break
+	var unread []byte
+	buf := make([]byte, 1024)
+	for len(unread) < 4*histCap {
+		n, err := unix.Read(fd, buf)
+		if n > 0 {
+			unread = append(unread, buf[:n]...)
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			break // EAGAIN: nothing more is unread
 		}
 	}
-	n, err := unix.IoctlGetInt(fd, ioctlUnread)
-	if err != nil || n == 0 {
+	if len(unread) == 0 {
 		return nil
 	}
-	typed, all := p.written.typedTail(n)
+	typed, all := p.written.typedTail(len(unread))
 	if all {
-		return nil
-	}
-	if err := flushInput(fd); err != nil {
-		return fmt.Errorf("discarding unread replies: %w", err)
+		typed = unread
 	}
 	if len(typed) == 0 {
 		return nil
