@@ -62,6 +62,11 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// printing, and asking the kernel now would only add to the load.
 		return InputState{}
 	}
+	if p.out.replies != nil && p.out.replies.outstanding() {
+		// A program reading its terminal right after a query waits for
+		// the reply, which is on its way (deliverReply), not for input.
+		return InputState{}
+	}
 	pr := p.in.kernel.inspect()
 	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel

@@ -39,8 +39,11 @@ type replyQueue struct {
 	size    int  // bytes in pending
 	dropped int  // replies dropped because the queue was full
 	gone    bool // the input is closed: nothing is queued any more
-	wake    chan struct{}
-	done    chan struct{} // closed when the writer returns
+	// delivering: the writer holds a batch it has not written or dropped
+	// yet.
+	delivering bool
+	wake       chan struct{}
+	done       chan struct{} // closed when the writer returns
 }
 
 func newReplyQueue() *replyQueue {
@@ -87,6 +90,14 @@ func (q *replyQueue) Dropped() int {
 	return q.dropped
 }
 
+// outstanding reports whether replies are queued or being delivered: a
+// program blocked reading its terminal then waits for them, not for input.
+func (q *replyQueue) outstanding() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending) > 0 || q.delivering
+}
+
 // discard counts the replies in b as dropped.
 func (q *replyQueue) discard(b []byte) {
 	q.mu.Lock()
@@ -103,6 +114,7 @@ func (q *replyQueue) take() (batch replyBatch, ok bool) {
 		return replyBatch{}, false
 	}
 	batch = q.pending[0]
+	q.delivering = true
 	q.pending[0] = replyBatch{}
 	q.pending = q.pending[1:]
 	q.size -= len(batch.b)
@@ -128,6 +140,9 @@ func (q *replyQueue) run(ctx context.Context, deliver func(context.Context, repl
 				break
 			}
 			wrote, err := deliver(ctx, batch)
+			q.mu.Lock()
+			q.delivering = false
+			q.mu.Unlock()
 			if err != nil {
 				if ctx.Err() != nil {
 					return

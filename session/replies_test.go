@@ -127,3 +127,44 @@ func takeAll(q *replyQueue) []byte {
 		all = append(all, b.b...)
 	}
 }
+
+// Replies keep their origin in the queue: a batch per origin, in order,
+// and a batch the writer does not deliver (its program left the
+// foreground or never read) is counted as dropped, the others written.
+func TestReplyQueueDeliversByOrigin(t *testing.T) {
+	q := newReplyQueue()
+	mine, gone := replyOrigin{pgrp: 10}, replyOrigin{pgrp: 11}
+	q.push([]byte("\x1b[0n"), mine)
+	q.push([]byte("\x1b[1;1R"), mine)
+	q.push([]byte("\x1b[?62;22c\x1b[>1;10;0c"), gone)
+	q.push([]byte("\x1b[2;2R"), mine)
+	var written []byte
+	var batches int
+	done := make(chan struct{})
+	deliver := func(ctx context.Context, b replyBatch) (bool, error) {
+		batches++
+		if b.from == gone {
+			return false, nil
+		}
+		written = append(written, b.b...)
+		if string(written) == "\x1b[0n\x1b[1;1R\x1b[2;2R" {
+			close(done)
+		}
+		return true, nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	go q.run(ctx, deliver)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not deliver the replies")
+	}
+	cancel()
+	q.wait()
+	if batches != 3 {
+		t.Errorf("%d batches delivered, want 3 (one per run of an origin)", batches)
+	}
+	if d := q.Dropped(); d != 2 {
+		t.Errorf("Dropped = %d, want the 2 replies of the group that left", d)
+	}
+}

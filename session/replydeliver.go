@@ -15,8 +15,8 @@ const replyHold = 5 * time.Second
 // The checks of a waiting reply start at once and back off to
 // replyPollMax between them.
 const (
-	replyPollMin = 200 * time.Microsecond
-	replyPollMax = 20 * time.Millisecond
+	replyPollMin = 100 * time.Microsecond
+	replyPollMax = 10 * time.Millisecond
 )
 
 // deliverReply writes a batch of replies to the program that asked, and
