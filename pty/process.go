@@ -72,6 +72,9 @@ type Process struct {
 	// lineOpen: the last byte written did not end a line, so in canonical
 	// mode the terminal holds an unfinished line (guarded by wsem).
 	lineOpen bool
+	// written is the newest input written, each byte with its author
+	// (guarded by wsem): what the terminal holds unread is its tail.
+	written inputHistory
 
 	done   chan struct{}
 	status ExitStatus // written by the reaper before done is closed
@@ -126,15 +129,79 @@ func (p *Process) WriteInput(ctx context.Context, b []byte) error {
 }
 
 func (p *Process) writeInput(ctx context.Context, b []byte) error {
+	unlock, err := p.lockInput(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return p.writeLocked(ctx, b, false)
+}
+
+// WriteReply writes b, the terminal's reply to a query, to the terminal's
+// input if pgrp is still its foreground process group, and reports whether
+// it did. pgrp is the foreground group when the query was read (0: not
+// known, as on Windows, and the reply is written whatever the group). The
+// group is asked under the same lock as every other write, so no write of
+// the agent's comes between the question and the reply.
+func (p *Process) WriteReply(ctx context.Context, pgrp int, b []byte) (bool, error) {
+	unlock, err := p.lockInput(ctx)
+	if err != nil {
+		return false, fmt.Errorf("writing reply: %w", err)
+	}
+	defer unlock()
+	if pgrp != 0 {
+		if fg, err := p.ForegroundPgrp(); err != nil || fg != pgrp {
+			return false, nil
+		}
+	}
+	if err := p.writeLocked(ctx, b, true); err != nil {
+		return false, fmt.Errorf("writing reply: %w", err)
+	}
+	return true, nil
+}
+
+// WriteCommand writes b as [Process.WriteInput] does, first discarding
+// what the terminal holds unread that was not typed: replies to queries
+// nobody read (see [Process.WriteReply]). Input written with WriteInput or
+// WriteCommand that is still unread stays, in order, ahead of b. It is for
+// typing into a line editor waiting for a command (a shell at its prompt),
+// which would take a stale reply for keys.
+//
+// Only a terminal in non-canonical mode is cleaned, the mode line editors
+// read in: in canonical mode the kernel does not count a partial line, so
+// what is unread cannot be told. Windows keeps no input queue to clean.
+func (p *Process) WriteCommand(ctx context.Context, b []byte) error {
+	unlock, err := p.lockInput(ctx)
+	if err != nil {
+		return fmt.Errorf("writing input: %w", err)
+	}
+	defer unlock()
+	if err := p.discardUntypedLocked(ctx); err != nil {
+		return fmt.Errorf("writing input: %w", err)
+	}
+	if err := p.writeLocked(ctx, b, false); err != nil {
+		return fmt.Errorf("writing input: %w", err)
+	}
+	return nil
+}
+
+// lockInput takes the input's write lock, giving up when ctx is done.
+func (p *Process) lockInput(ctx context.Context) (unlock func(), err error) {
 	select {
 	case p.wsem <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	defer func() { <-p.wsem }()
 	if err := ctx.Err(); err != nil {
-		return err
+		<-p.wsem
+		return nil, err
 	}
+	return func() { <-p.wsem }, nil
+}
+
+// writeLocked writes b under the input's write lock and records it with
+// its author: reply, or typed (by the agent or a person).
+func (p *Process) writeLocked(ctx context.Context, b []byte, reply bool) error {
 	if err := p.io.checkInput(); err != nil {
 		return p.mapWriteErr(err)
 	}
@@ -157,6 +224,7 @@ func (p *Process) writeInput(ctx context.Context, b []byte) error {
 	}()
 	n, err := f.Write(b)
 	if n > 0 {
+		p.written.add(b[:n], reply)
 		p.lineOpen = !strings.ContainsRune("\n\r\x03\x04\x15", rune(b[n-1]))
 	}
 	if err == nil {

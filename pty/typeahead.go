@@ -3,6 +3,8 @@
 package pty
 
 import (
+	"context"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -47,4 +49,53 @@ func (t *terminal) typeahead() bool {
 	// The poll may ask for more than one byte (VMIN); the count does not.
 	n, err := unix.IoctlGetInt(fd, ioctlUnread)
 	return err == nil && n > 0
+}
+
+// discardUntypedLocked takes what the terminal holds unread out of it and,
+// unless all of it was typed, writes only the typed part of it back, in
+// order, so that only the replies nobody read are gone. The unread bytes
+// are read through a descriptor of the slave side rather than counted: a
+// read, unlike the count (TIOCINQ) or a poll that finds input already
+// there, first lets the line discipline take in everything written. Called
+// under the input's write lock, so nothing of the server's is written
+// meanwhile.
+func (p *Process) discardUntypedLocked(ctx context.Context) error {
+	t, ok := p.io.(*terminal)
+	if !ok || p.closed.Load() {
+		return nil
+	}
+	fd, err := unix.Open(t.inputPath(), unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil // gone: the write will say so
+	}
+	defer func() { _ = unix.Close(fd) }() // read-only, nothing to flush
+	tio, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil || tio.Lflag&unix.ICANON != 0 {
+		return nil
+	}
+	var unread []byte
+	buf := make([]byte, 1024)
+	for len(unread) < 4*histCap {
+		n, err := unix.Read(fd, buf)
+		if n > 0 {
+			unread = append(unread, buf[:n]...)
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			break // EAGAIN: nothing more is unread
+		}
+	}
+	if len(unread) == 0 {
+		return nil
+	}
+	typed, all := p.written.typedTail(len(unread))
+	if all {
+		typed = unread
+	}
+	if len(typed) == 0 {
+		return nil
+	}
+	return p.writeLocked(ctx, typed, false)
 }

@@ -5,8 +5,9 @@
 // sequence-numbered output log, and the goroutines that feed and reap it
 // (one reader per output stream and one waiter), which it stops and joins
 // in Close. In PTY mode it also owns the reply writer, which writes the
-// terminal's replies to the program's queries to its input; it stops when
-// the process ends and is joined then.
+// terminal's replies to the program's queries to its input, only to the
+// process group that asked while it is in the foreground and reading
+// (replydeliver.go); it stops when the process ends and is joined then.
 //
 // In PTY mode the log follows the screen ([screen.NewTerminal]): a row that
 // can still change is committed to the log when it scrolls off the top of

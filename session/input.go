@@ -62,6 +62,11 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// printing, and asking the kernel now would only add to the load.
 		return InputState{}
 	}
+	if p.out.replies != nil && p.out.replies.outstanding() {
+		// A program reading its terminal right after a query waits for
+		// the reply, which is on its way (deliverReply), not for input.
+		return InputState{}
+	}
 	pr := p.in.kernel.inspect()
 	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel
@@ -218,7 +223,7 @@ func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) erro
 	}
 	p.beforeWrite()
 	if len(input) > 0 {
-		if err := p.proc.WriteInput(ctx, input); err != nil {
+		if err := p.writeInput(ctx, input); err != nil {
 			return err
 		}
 	}
@@ -226,6 +231,21 @@ func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) erro
 		return p.proc.CloseInput()
 	}
 	return nil
+}
+
+// writeInput writes typed input. An integrated shell at its prompt gets
+// it through pty.Process.WriteCommand, which first discards replies to
+// queries that nobody read and that its line editor would otherwise take
+// for keys typed ahead of the command (issue 30 item 1); what was typed and
+// is still unread stays.
+func (p *Process) writeInput(ctx context.Context, input []byte) error {
+	p.mu.Lock()
+	atPrompt := p.TTY && p.in.integrated && p.in.marks.atPrompt
+	p.mu.Unlock()
+	if atPrompt {
+		return p.proc.WriteCommand(ctx, input)
+	}
+	return p.proc.WriteInput(ctx, input)
 }
 
 // shellReady reports whether an integrated shell waits at its prompt for a

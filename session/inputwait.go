@@ -22,6 +22,10 @@ type markState struct {
 	prompts  uint64 // B marks so far
 	exits    uint64 // D marks with a code after a C
 	prompt   string // the line when the newest B arrived
+	// returns counts the marks of a shell coming back to its prompt (D,
+	// A, B): a reply to a query read before one of them is not the line
+	// editor's (deliverReply).
+	returns uint64
 }
 
 // wrote is what a write changed, so that a wait after it does not take the
@@ -39,6 +43,9 @@ type wrote struct {
 // cursor is on, which a prompt-end mark records as the prompt.
 func (t *inputTracker) mark(m prompt.Mark, line func() (string, bool)) {
 	ms := &t.marks
+	if m.Kind == 'A' || m.Kind == 'B' || m.Kind == 'D' {
+		ms.returns++
+	}
 	switch m.Kind {
 	case 'A':
 		ms.atPrompt = false

@@ -44,6 +44,7 @@ func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
 // reused from read to read so that a busy reader allocates nothing.
 type scratch struct {
 	clean, redacted, replies []byte
+	from                     replyOrigin // who asked the queries in the output appended
 }
 
 // append adds redacted output of stream s to l, through the cleaner in PTY
@@ -57,7 +58,7 @@ func (o *pipeline) append(l *outputLog, s Stream, b []byte, sc *scratch, last bo
 	o.view.add(b)
 	sc.clean = o.cleaner.Write(sc.clean[:0], b)
 	sc.replies = o.cleaner.TakeReplies(sc.replies[:0])
-	o.replies.push(sc.replies)
+	o.replies.push(sc.replies, sc.from)
 	if last {
 		sc.clean = o.cleaner.Close(sc.clean)
 	}

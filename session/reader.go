@@ -32,6 +32,9 @@ type streamReader struct {
 	redacted, text, stripped []byte
 	marks                    []prompt.Mark
 	sc                       scratch
+	// fg is the terminal's foreground process group when the newest
+	// output was read: who asked the queries in it (0: not known).
+	fg int
 }
 
 func newStreamReader(s Stream, tty bool, secrets []policy.Secret) *streamReader {
@@ -79,6 +82,11 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			if p.TTY {
+				// As close to the read as can be: a program that queries
+				// and exits may be gone from the foreground soon after.
+				sr.fg, _ = p.proc.ForegroundPgrp()
+			}
 			p.pass(sr, buf[:n])
 		}
 		if err != nil {
@@ -128,10 +136,12 @@ func (p *Process) pass(sr *streamReader, batch []byte) {
 func (p *Process) appendLocked(sr *streamReader, last bool) {
 	prev := 0
 	for _, m := range sr.marks {
+		sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
 		p.out.append(p.log, sr.s, sr.clean(sr.text[prev:m.Pos], false), &sr.sc, false)
 		p.in.mark(m, p.out.line)
 		prev = m.Pos
 	}
+	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
 	p.out.append(p.log, sr.s, sr.clean(sr.text[prev:], last), &sr.sc, last)
 }
 

@@ -21,7 +21,7 @@ func TestPipelineQueuesReplies(t *testing.T) {
 	o.append(l, Stdout, []byte("ab\x1b[6n\r\nc\x1b[c"), &sc, false)
 	o.append(l, Stdout, []byte("\x1b]11;?\x07d\n"), &sc, false)
 	want := "\x1b[1;3R" + "\x1b[?62;22c" + "\x1b]11;" + screen.ColourBackground + "\x07"
-	if got := string(o.replies.take(nil)); got != want {
+	if got := string(takeAll(o.replies)); got != want {
 		t.Errorf("queued replies = %q, want %q", got, want)
 	}
 	o.flush(l)
@@ -47,7 +47,7 @@ func TestReplyQueueIsBounded(t *testing.T) {
 	for range queries / 100 {
 		o.append(l, Stdout, flood, &sc, false)
 	}
-	got := o.replies.take(nil)
+	got := takeAll(o.replies)
 	if len(got) > screen.ReplyCap {
 		t.Errorf("queue holds %d bytes, more than ReplyCap %d", len(got), screen.ReplyCap)
 	}
@@ -83,26 +83,26 @@ func TestReplyWriter(t *testing.T) {
 	var mu sync.Mutex
 	var written []byte
 	first := make(chan struct{}, 1) // buffered: the writer may get there before the test waits
-	write := func(ctx context.Context, b []byte) error {
+	write := func(ctx context.Context, batch replyBatch) (bool, error) {
 		mu.Lock()
-		written = append(written, b...)
+		written = append(written, batch.b...)
 		mu.Unlock()
 		select {
 		case first <- struct{}{}:
 		default:
 		}
 		<-ctx.Done() // a program that never reads its input
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	go q.run(ctx, write)
-	q.push([]byte("\x1b[0n"))
+	q.push([]byte("\x1b[0n"), replyOrigin{})
 	select {
 	case <-first:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the writer did not write the first reply")
 	}
 	for range 10000 { // the writer is stuck: these pile up, then drop
-		q.push([]byte("\x1b[2;2R"))
+		q.push([]byte("\x1b[2;2R"), replyOrigin{})
 	}
 	if q.Dropped() == 0 {
 		t.Errorf("nothing dropped behind a stuck writer")
@@ -113,5 +113,58 @@ func TestReplyWriter(t *testing.T) {
 	defer mu.Unlock()
 	if string(written) != "\x1b[0n" {
 		t.Errorf("written = %q", written)
+	}
+}
+
+// takeAll drains q and returns the replies queued, in order.
+func takeAll(q *replyQueue) []byte {
+	var all []byte
+	for {
+		b, ok := q.take()
+		if !ok {
+			return all
+		}
+		all = append(all, b.b...)
+	}
+}
+
+// Replies keep their origin in the queue: a batch per origin, in order,
+// and a batch the writer does not deliver (its program left the
+// foreground or never read) is counted as dropped, the others written.
+func TestReplyQueueDeliversByOrigin(t *testing.T) {
+	q := newReplyQueue()
+	mine, gone := replyOrigin{pgrp: 10}, replyOrigin{pgrp: 11}
+	q.push([]byte("\x1b[0n"), mine)
+	q.push([]byte("\x1b[1;1R"), mine)
+	q.push([]byte("\x1b[?62;22c\x1b[>1;10;0c"), gone)
+	q.push([]byte("\x1b[2;2R"), mine)
+	var written []byte
+	var batches int
+	done := make(chan struct{})
+	deliver := func(ctx context.Context, b replyBatch) (bool, error) {
+		batches++
+		if b.from == gone {
+			return false, nil
+		}
+		written = append(written, b.b...)
+		if string(written) == "\x1b[0n\x1b[1;1R\x1b[2;2R" {
+			close(done)
+		}
+		return true, nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	go q.run(ctx, deliver)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not deliver the replies")
+	}
+	cancel()
+	q.wait()
+	if batches != 3 {
+		t.Errorf("%d batches delivered, want 3 (one per run of an origin)", batches)
+	}
+	if d := q.Dropped(); d != 2 {
+		t.Errorf("Dropped = %d, want the 2 replies of the group that left", d)
 	}
 }

@@ -36,7 +36,7 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 	if p.TTY {
 		cols, rows := proc.Size()
 		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
-		go p.out.replies.run(p.life, p.proc.WriteInput)
+		go p.out.replies.run(p.life, p.deliverReply)
 	}
 	stderr := proc.Stderr()
 	if stderr != nil {
