@@ -457,7 +457,7 @@ func (p *Pages) events(w http.ResponseWriter, r *http.Request, pg *Page) {
 		return rc.Flush() == nil
 	}
 	last := "\x00" // differs from every screen: the first is always sent
-	pause := time.NewTimer(0)
+	pause := time.NewTimer(minFrame)
 	defer pause.Stop()
 	for {
 		text, changed := pg.req.Terminal.Screen()
@@ -466,20 +466,22 @@ func (p *Pages) events(w http.ResponseWriter, r *http.Request, pg *Page) {
 				return
 			}
 			last = text
+			// Changes during the pause are folded into the next frame.
+			pause.Reset(minFrame)
+			select {
+			case <-pause.C:
+				continue
+			case <-r.Context().Done():
+				return
+			case <-p.ctx.Done():
+				return
+			}
 		}
 		select {
 		case <-changed:
 		case <-pg.done:
 			send(frame{Screen: text, Ended: pg.Outcome()})
 			return
-		case <-r.Context().Done():
-			return
-		case <-p.ctx.Done():
-			return
-		}
-		pause.Reset(minFrame)
-		select {
-		case <-pause.C:
 		case <-r.Context().Done():
 			return
 		case <-p.ctx.Done():

@@ -407,3 +407,39 @@ func TestOpenValidates(t *testing.T) {
 		}
 	}
 }
+
+func TestProvenance(t *testing.T) {
+	const origin = "http://127.0.0.1:8080"
+	tests := []struct {
+		site, origin, referer string
+		ok                    bool
+	}{
+		{"same-origin", "", "", true},
+		{"same-origin", "null", "", true}, // Chromium under no-referrer
+		{"same-origin", origin, "", true},
+		{"same-origin", "http://127.0.0.1:8081", "", false},
+		{"same-site", origin, "", false},
+		{"cross-site", origin, origin + "/human/x", false},
+		{"none", "", "", false},
+		{"", origin, "", true},
+		{"", "HTTP://127.0.0.1:8080", "", true},
+		{"", "http://localhost:8080", "", false},
+		{"", "", origin + "/human/tok", true},
+		{"", "null", origin + "/human/tok", true},
+		{"", "", "http://127.0.0.1:8080.evil.example/", false},
+		{"", "", "not a url\x7f", false},
+		{"", "null", "", false},
+		{"", "", "", false},
+	}
+	for _, tc := range tests {
+		r, _ := http.NewRequest("POST", origin+"/human/tok", nil)
+		for k, v := range map[string]string{"Sec-Fetch-Site": tc.site, "Origin": tc.origin, "Referer": tc.referer} {
+			if v != "" {
+				r.Header.Set(k, v)
+			}
+		}
+		if why := provenance(r, origin); (why == "") != tc.ok {
+			t.Errorf("site %q origin %q referer %q: %q, want ok=%v", tc.site, tc.origin, tc.referer, why, tc.ok)
+		}
+	}
+}
