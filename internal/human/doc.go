@@ -46,8 +46,9 @@
 // submit or watch. The URL is only given to the agent's client to show to
 // its user; do not log it. On a non-loopback --http listener without TLS the
 // page and the secret cross the network in clear text, and browsers send
-// neither Sec-Fetch-Site nor a usable Origin (the page's no-referrer policy
-// makes it "null"), so such a POST is refused: serve it over HTTPS.
+// neither Sec-Fetch-Site (only sent to https and loopback) nor a usable
+// Origin (a form's POST from a no-referrer page carries "Origin: null"), so
+// such a POST is refused: serve it over HTTPS.
 //
 // # Concurrency
 //

@@ -134,7 +134,7 @@ func mounted(t *testing.T, cfg Config) (*Pages, *httptest.Server, *syncBuffer) {
 	ts := httptest.NewUnstartedServer(nil)
 	logs := &syncBuffer{}
 	cfg.BaseURL = "http://" + ts.Listener.Addr().String() + "/human/"
-	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg.Logger = newTestLogger(logs)
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -244,3 +244,8 @@ func submitForm(s string) string {
 }
 
 var errNotWaiting = errors.New("the program is no longer waiting for a password")
+
+// newTestLogger logs everything, debug included, to w.
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

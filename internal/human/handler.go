@@ -28,12 +28,12 @@ const (
 // serveHTTP routes a request: BaseURL path + token, then "" (the page:
 // GET views it, POST acts on it), "result", "events" or "keys".
 func (p *Pages) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	setHeaders(w.Header(), cspPlain)
 	if !p.enter() {
 		http.Error(w, "these pages are closed", http.StatusServiceUnavailable)
 		return
 	}
 	defer p.handlers.Done()
-	setHeaders(w.Header(), cspPlain)
 
 	p.mu.Lock()
 	base, prefix, origin := p.base, p.prefix, p.origin

@@ -104,6 +104,8 @@ type Pages struct {
 	mu     sync.Mutex
 	closed bool
 	self   bool // serves itself; srv and base are set by the first Open
+	// base, prefix and origin are set once, by New or by the first Open,
+	// before any page exists, and never change.
 	base   *url.URL
 	prefix string // base's path, ending in "/"
 	origin string // scheme://host of base
