@@ -1,0 +1,167 @@
+package human
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"html/template"
+)
+
+// The pages are self-contained: this style and script are inline, allowed
+// by their hashes in the Content-Security-Policy, and nothing is loaded
+// from anywhere.
+
+const css = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.4}
+body{margin:0;padding:1rem;max-width:40rem;margin-inline:auto}
+h1{font-size:1.3rem;margin:.2rem 0 .8rem}
+dl{display:grid;grid-template-columns:auto 1fr;gap:.2rem .8rem;margin:0 0 1rem}
+dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace}
+.msg{border-left:4px solid #4a7bd0;padding:.4rem .7rem;margin:0 0 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.prompt{padding:.4rem .6rem;border:1px solid #8886;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 1rem}
+label{display:block;font-weight:600;margin-bottom:.3rem}
+input{box-sizing:border-box;width:100%;font-size:1.1rem;padding:.6rem;border:1px solid #888;border-radius:6px}
+button{font-size:1rem;padding:.6rem 1rem;border-radius:6px;border:1px solid #888;margin:.5rem .4rem 0 0;cursor:pointer}
+button.go{background:#2f6fde;color:#fff;border-color:#2f6fde;font-weight:600}
+form{margin:0}
+.row{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
+.row button{margin:0}
+.gap{margin-top:.5rem}.gap2{margin-top:1rem}
+.note{font-size:.85rem;opacity:.75;margin-top:1.2rem}
+#screen{background:#111;color:#ddd;padding:.5rem;border-radius:6px;overflow:auto;font-size:.8rem;line-height:1.2;white-space:pre;min-height:8rem;margin:0 0 .6rem}
+#screen:focus{outline:3px solid #4a7bd0}
+#status{min-height:1.2rem;font-size:.9rem}
+.ok{color:#1a7f37}.bad{color:#c62828}
+`
+
+// script drives a handover page: the live screen from the event stream,
+// keys to the key endpoint, one request at a time in order.
+const script = `(function(){
+"use strict";
+var base=document.body.getAttribute("data-base");
+var scr=document.getElementById("screen"),st=document.getElementById("status");
+var K={enter:"\r",tab:"\t",esc:"\x1b",up:"\x1b[A",down:"\x1b[B",right:"\x1b[C",left:"\x1b[D",
+ ctrlc:"\x03",ctrld:"\x04",bs:"\x7f"};
+var q=Promise.resolve(),ended=false;
+function say(t,c){st.textContent=t;st.className=c||"";}
+function send(s){
+ if(ended||!s)return;
+ q=q.then(function(){
+  return fetch(base+"/keys",{method:"POST",body:s,cache:"no-store",credentials:"omit",
+   headers:{"Content-Type":"application/octet-stream"}}).then(function(r){
+   if(!r.ok){return r.text().then(function(t){say("Not sent ("+r.status+"): "+t.trim(),"bad");});}
+  });
+ }).catch(function(e){say("Not sent: "+e,"bad");});
+}
+document.getElementById("line").addEventListener("submit",function(e){
+ e.preventDefault();var t=document.getElementById("text");send(t.value+"\r");t.value="";});
+document.getElementById("type").addEventListener("click",function(){
+ var t=document.getElementById("text");send(t.value);t.value="";t.focus();});
+Array.prototype.forEach.call(document.querySelectorAll("button[data-k]"),function(b){
+ b.addEventListener("click",function(){send(K[b.getAttribute("data-k")]);});});
+var M={Enter:"\r",Tab:"\t",Escape:"\x1b",ArrowUp:"\x1b[A",ArrowDown:"\x1b[B",ArrowRight:"\x1b[C",
+ ArrowLeft:"\x1b[D",Backspace:"\x7f",Delete:"\x1b[3~",Home:"\x1b[H",End:"\x1b[F",PageUp:"\x1b[5~",PageDown:"\x1b[6~"};
+scr.addEventListener("keydown",function(e){
+ var s=null;
+ if(e.ctrlKey&&!e.altKey&&!e.metaKey&&e.key.length===1){var c=e.key.toUpperCase().charCodeAt(0);
+  if(c>=64&&c<96)s=String.fromCharCode(c-64);}
+ else if(!e.ctrlKey&&!e.metaKey&&e.key.length===1)s=(e.altKey?"\x1b":"")+e.key;
+ else if(M[e.key])s=M[e.key];
+ if(s!==null){e.preventDefault();send(s);}
+});
+var es=new EventSource(base+"/events");
+es.onopen=function(){if(!ended)say("Live. Type into the terminal, then press Done.","ok");};
+es.onmessage=function(e){var m=JSON.parse(e.data);scr.textContent=m.screen;
+ if(m.ended){ended=true;es.close();say("This page has ended ("+m.ended+"). You can close it.");}};
+es.onerror=function(){if(!ended)say("Connection lost; reconnecting…","bad");};
+})();`
+
+// hashSource is a CSP source allowing exactly s.
+func hashSource(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+}
+
+// The policies: nothing from anywhere but the inline style (and, on a
+// handover page, the inline script and its own event stream and key
+// endpoint); forms post only to the page itself; no framing.
+var (
+	cspPlain    = "default-src 'none'; style-src " + hashSource(css) + "; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	cspHandover = "default-src 'none'; style-src " + hashSource(css) + "; script-src " + hashSource(script) +
+		"; connect-src 'self'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+// view is what the page templates show.
+type view struct {
+	CSS      template.CSS
+	Script   template.JS
+	Title    string
+	Program  Program
+	Message  string
+	Prompt   string
+	Action   string // the page's path: forms post there
+	Expires  string // "in 10 minutes"
+	Screen   string
+	Text     string // result and error pages
+	Class    string // result and error pages: ok or bad
+	BackHref string // error pages: back to the page, which is still open
+}
+
+var pageTemplates = template.Must(template.New("").Parse(`
+{{define "head"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>{{.Title}} · yieldshell</title>
+<style>{{.CSS}}</style></head>{{end}}
+
+{{define "program"}}<dl>
+<dt>Program</dt><dd><code>{{.Program.Command}}</code></dd>
+{{if .Program.PID}}<dt>Process</dt><dd>{{if .Program.Name}}{{.Program.Name}}, {{end}}pid {{.Program.PID}}</dd>{{end}}
+</dl>
+{{if .Message}}<p class="msg">{{.Message}}</p>{{end}}{{end}}
+
+{{define "secret"}}{{template "head" .}}<body><main>
+<h1>{{.Title}}</h1>
+{{template "program" .}}
+{{if .Prompt}}<pre class="prompt">{{.Prompt}}</pre>{{end}}
+<form method="post" action="{{.Action}}" autocomplete="off">
+<label for="secret">Password</label>
+<input id="secret" name="secret" type="password" autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false" autofocus>
+<button class="go" type="submit" name="action" value="submit">Send to the program</button>
+</form>
+<form method="post" action="{{.Action}}"><input type="hidden" name="action" value="decline"><button type="submit">Decline</button></form>
+<p class="note">What you type goes once, straight into the program's terminal, and only if the program is still asking. The agent never sees it. This page works once and expires {{.Expires}}.</p>
+</main></body></html>{{end}}
+
+{{define "handover"}}{{template "head" .}}<body data-base="{{.Action}}"><main>
+<h1>{{.Title}}</h1>
+{{template "program" .}}
+<pre id="screen" tabindex="0" aria-label="terminal screen; focus it to type">{{.Screen}}</pre>
+<p id="status">Connecting…</p>
+<form id="line" class="row" autocomplete="off">
+<input id="text" type="text" autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false" aria-label="text to type" placeholder="text to type">
+<button class="go" type="submit">Send ⏎</button><button id="type" type="button">Type</button>
+</form>
+<div class="row gap">
+<button type="button" data-k="enter">Enter</button><button type="button" data-k="tab">Tab</button>
+<button type="button" data-k="esc">Esc</button><button type="button" data-k="ctrlc">Ctrl-C</button>
+<button type="button" data-k="ctrld">Ctrl-D</button><button type="button" data-k="bs">⌫</button>
+<button type="button" data-k="left">←</button><button type="button" data-k="up">↑</button>
+<button type="button" data-k="down">↓</button><button type="button" data-k="right">→</button>
+</div>
+<div class="row gap2">
+<form method="post" action="{{.Action}}"><input type="hidden" name="action" value="done"><button class="go" type="submit">Done: give it back</button></form>
+<form method="post" action="{{.Action}}"><input type="hidden" name="action" value="decline"><button type="submit">Decline</button></form>
+</div>
+<p class="note">The agent waits while you hold this terminal; it gets it back when you press Done (or close this page). This page expires {{.Expires}}.</p>
+</main><script>{{.Script}}</script></body></html>{{end}}
+
+{{define "message"}}{{template "head" .}}<body><main>
+<h1 class="{{.Class}}">{{.Title}}</h1>
+<p>{{.Text}}</p>
+{{if .BackHref}}<p><a href="{{.BackHref}}">Back to the page</a></p>{{end}}
+<p class="note">You can close this page.</p>
+</main></body></html>{{end}}
+`))
