@@ -16,21 +16,21 @@ import (
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
-		"pty":                    {},
-		"screen":                 {},
-		"policy":                 {},
-		"prompt":                 {"screen"},
-		"session":                {"pty", "screen", "prompt", "policy"},
-		"tools":                  {"session", "policy", "tools/shellyeah", "tools/mcptool"},
-		"tools/shellyeah":        {"session", "policy", "tools/mcptool"},
-		"tools/mcptool":          {},
-		"metrics":                {"session"},
-		"conformance":            {},
-		"cmd/yieldshell/daemon":  {"session", "policy", "cmd/yieldshell/linerpc"},
-		"cmd/yieldshell/linerpc": {},
-		"internal/poll":          {},
-		"internal/testdir":       {},
-		"cmd/yieldshell":         {"cmd/yieldshell/daemon", "cmd/yieldshell/linerpc", "tools", "metrics", "session", "pty", "policy"},
+		"internal/pty":             {},
+		"internal/screen":          {},
+		"internal/policy":          {},
+		"internal/prompt":          {"internal/screen"},
+		"internal/session":         {"internal/pty", "internal/screen", "internal/prompt", "internal/policy"},
+		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool"},
+		"internal/tools/shellyeah": {"internal/session", "internal/policy", "internal/tools/mcptool"},
+		"internal/tools/mcptool":   {},
+		"internal/metrics":         {"internal/session"},
+		"conformance":              {},
+		"internal/daemon":          {"internal/session", "internal/policy", "internal/linerpc"},
+		"internal/linerpc":         {},
+		"internal/poll":            {},
+		"internal/testdir":         {},
+		"cmd/yieldshell":           {"internal/daemon", "internal/linerpc", "internal/tools", "internal/metrics", "internal/session", "internal/pty", "internal/policy"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

@@ -19,12 +19,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
-	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
-	"github.com/yieldshell/yieldshell/metrics"
-	"github.com/yieldshell/yieldshell/policy"
-	"github.com/yieldshell/yieldshell/pty"
-	"github.com/yieldshell/yieldshell/session"
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/linerpc"
+	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools"
 )
 
 // shutdownTimeout bounds the whole shutdown: every process is sent SIGTERM,

@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/daemon"
+	"github.com/yieldshell/yieldshell/internal/tools"
 )
 
 // psCmd, logsCmd and attachCmd are views for a person at a terminal of

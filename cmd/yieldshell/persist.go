@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
-	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/internal/daemon"
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
 // persistEnv turns a stdio yieldshell into a bridge to the persistent
