@@ -46,7 +46,7 @@ func (p *Process) wait() {
 		case <-timeoutC:
 			timeoutC = nil
 			if p.beginEnding(EndedByTimeout, p.timing.timeoutGrace) {
-				_ = p.signalTree(syscall.SIGTERM) // ESRCH: it is exiting anyway
+				_ = p.proc.SignalTree(syscall.SIGTERM, tagKey, p.tag) // ESRCH: it is exiting anyway
 			}
 		case <-p.w.kick:
 			e.rearm()
@@ -208,7 +208,7 @@ func (e *endWatch) killTree() {
 	p.mu.Lock()
 	p.lc.killed = true
 	p.mu.Unlock()
-	_ = p.signalTree(syscall.SIGKILL) // ESRCH: the group is already gone
+	_ = p.proc.SignalTree(syscall.SIGKILL, tagKey, p.tag) // ESRCH: the group is already gone
 }
 
 // watchTree closes gone once no member of the process's group and no

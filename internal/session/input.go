@@ -2,9 +2,11 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
 // inputView is what evaluating the input state needs, taken under p.mu.
@@ -288,4 +290,46 @@ func (k procKernel) shellBusy() bool {
 	}
 	in := prompt.Input{Session: p.Pid, Only: p.Pid, Path: p.proc.InputPath()}
 	return in.Path != "" && p.in.prober.Inspect(in).Activity == prompt.Busy
+}
+
+// Type sends text, then keys, then Enter if newline, then end of input if
+// closeInput: what a person types. In pipe mode there is no terminal to
+// turn keys into signals, so Ctrl-C, Ctrl-Z and Ctrl-\ signal the process
+// group and Ctrl-D closes stdin; other keys are written as their bytes.
+func (p *Process) Type(ctx context.Context, text string, keys []string, newline, closeInput bool) error {
+	p.mu.Lock()
+	appCursor := p.out.appCursor()
+	p.mu.Unlock()
+	data := []byte(text)
+	for _, k := range keys {
+		b, err := pty.KeyBytes(k, appCursor)
+		if err != nil {
+			return err
+		}
+		if !p.TTY && len(b) == 1 {
+			if sig, ok := pty.PipeSignal(b[0]); ok {
+				if err := p.Write(ctx, data, false); err != nil {
+					return err
+				}
+				data = data[:0]
+				if err := p.proc.Signal(sig); err != nil {
+					return fmt.Errorf("sending %s: %w", SignalName(sig), err)
+				}
+				continue
+			}
+			if b[0] == 0x04 {
+				closeInput = true
+				continue
+			}
+		}
+		data = append(data, b...)
+	}
+	if newline {
+		if p.TTY {
+			data = append(data, '\r')
+		} else {
+			data = append(data, '\n')
+		}
+	}
+	return p.Write(ctx, data, closeInput)
 }

@@ -12,45 +12,6 @@ import (
 	"github.com/yieldshell/yieldshell/internal/prompt"
 )
 
-func TestKeyBytes(t *testing.T) {
-	tests := []struct {
-		key       string
-		appCursor bool
-		want      string
-	}{
-		{"Enter", false, "\r"},
-		{"enter", false, "\r"},
-		{" Tab ", false, "\t"},
-		{"Esc", false, "\x1b"},
-		{"Up", false, "\x1b[A"},
-		{"Up", true, "\x1bOA"},
-		{"Left", true, "\x1bOD"},
-		{"PageUp", true, "\x1b[5~"},
-		{"Backspace", false, "\x7f"},
-		{"F1", false, "\x1bOP"},
-		{"F12", false, "\x1b[24~"},
-		{"C-c", false, "\x03"},
-		{"Ctrl-D", false, "\x04"},
-		{"ctrl+z", false, "\x1a"},
-		{"^L", false, "\x0c"},
-		{"C-[", false, "\x1b"},
-		{"C-\\", false, "\x1c"},
-		{"C-@", false, "\x00"},
-		{"C-?", false, "\x7f"},
-	}
-	for _, tt := range tests {
-		got, err := keyBytes(tt.key, tt.appCursor)
-		if err != nil || string(got) != tt.want {
-			t.Errorf("keyBytes(%q, %v) = %q, %v; want %q", tt.key, tt.appCursor, got, err, tt.want)
-		}
-	}
-	for _, bad := range []string{"", "C-", "C-cc", "Hyper-x", "F13", "enterr"} {
-		if _, err := keyBytes(bad, false); err == nil || !strings.Contains(err.Error(), "unknown key") {
-			t.Errorf("keyBytes(%q) = %v, want an unknown-key error", bad, err)
-		}
-	}
-}
-
 func TestIsShellCommand(t *testing.T) {
 	tests := map[string]bool{
 		"bash": true, " bash ": true, "/bin/bash -i": true, "bash -l": true, "bash --login -i": true, "bash -il": true,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"syscall"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
 // StopResult is the outcome of Stop.
@@ -23,10 +25,10 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if !p.beginEnding(by, grace) {
 		return StopResult{}, p.notRunning()
 	}
-	if err := p.signalTree(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := p.proc.SignalTree(sig, tagKey, p.tag); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
-	p.hangUpIgnorers(sig) // an interactive shell ignores SIGTERM (signal.go)
+	p.proc.HangUpIgnorers(sig) // an interactive shell ignores SIGTERM
 	o := p.awaitEnd(ctx, sig, time.Now().Add(max(grace, 0)+p.timing.killWait))
 	if o.Reason == ReasonCancelled {
 		return StopResult{}, ctx.Err()
@@ -50,8 +52,16 @@ func (p *Process) awaitEnd(ctx context.Context, sig syscall.Signal, deadline tim
 			if o := p.Await(ctx, retry, Until{}); o.Reason != ReasonDeadline {
 				return o
 			}
-			p.hangUpIgnorers(sig)
+			p.proc.HangUpIgnorers(sig)
 		}
 	}
 	return p.Await(ctx, deadline, Until{})
 }
+
+// ParseSignal accepts a signal name in any case, with or without the SIG
+// prefix, or its number ([pty.ParseSignal]).
+func ParseSignal(name string) (syscall.Signal, error) { return pty.ParseSignal(name) }
+
+// SignalName returns the conventional name of s, "SIG<n>" if it has none
+// ([pty.SignalName]).
+func SignalName(s syscall.Signal) string { return pty.SignalName(s) }

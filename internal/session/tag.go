@@ -25,7 +25,7 @@ func endTagged(ctx context.Context, match func(tag string) bool, grace time.Dura
 	signal := func(sig syscall.Signal) int {
 		n := 0
 		for pid, v := range pty.Tagged(scan, tagKey) {
-			if match(v) && killPid(pid, sig) == nil {
+			if match(v) && pty.KillPid(pid, sig) == nil {
 				n++
 			}
 		}
@@ -80,7 +80,7 @@ func sweepOrphans(ctx context.Context, log *slog.Logger) int {
 		if st, err := strconv.ParseUint(start, 10, 64); err == nil && pty.Alive(serverPid, st) {
 			continue // its server is alive (not a zombie) and owns it
 		}
-		if killPid(pid, syscall.SIGKILL) == nil {
+		if pty.KillPid(pid, syscall.SIGKILL) == nil {
 			n++
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package session
+package pty
 
 import (
 	"os"
@@ -15,20 +15,20 @@ func signalName(s syscall.Signal) string { return unix.SignalName(s) }
 
 func signalNum(name string) syscall.Signal { return unix.SignalNum(name) }
 
-// killPid sends sig to one process.
-func killPid(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
+// KillPid sends sig to one process.
+func KillPid(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
 
-// hangUpIgnorers ends, the way closing a terminal does, the shells of a
+// HangUpIgnorers ends, the way closing a terminal does, the shells of a
 // PTY-mode process's terminal session that ignore sig: an interactive
 // shell ignores SIGTERM but leaves on SIGHUP (hanging up its own jobs), so
 // it gets SIGHUP and SIGCONT instead of sitting out the grace period until
 // SIGKILL. Other programs that ignore sig, and shells that ignore SIGHUP
 // too, still get SIGKILL after the grace.
-func (p *Process) hangUpIgnorers(sig syscall.Signal) {
-	if !p.TTY || sig == syscall.SIGHUP || sig == syscall.SIGKILL {
+func (p *Process) HangUpIgnorers(sig syscall.Signal) {
+	if !p.TTY() || sig == syscall.SIGHUP || sig == syscall.SIGKILL {
 		return
 	}
-	for _, pid := range sessionMembers(p.Pid) {
+	for _, pid := range sessionMembers(p.pid) {
 		if isShell(pid) && ignores(pid, sig) {
 			_ = syscall.Kill(pid, syscall.SIGHUP)  // ESRCH: gone meanwhile
 			_ = syscall.Kill(pid, syscall.SIGCONT) // a stopped shell must see it

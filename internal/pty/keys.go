@@ -1,10 +1,10 @@
-package session
+package pty
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // namedKeys are the bytes a terminal sends for each key (xterm, normal
@@ -19,7 +19,7 @@ var namedKeys = map[string]string{
 	"f9": "\x1b[20~", "f10": "\x1b[21~", "f11": "\x1b[23~", "f12": "\x1b[24~",
 }
 
-// KeyNames lists the key names Keys accepts, for messages and schemas.
+// KeyNames lists the key names KeyBytes accepts, for messages and schemas.
 func KeyNames() []string {
 	names := make([]string, 0, len(namedKeys)+1)
 	for k := range namedKeys {
@@ -29,9 +29,9 @@ func KeyNames() []string {
 	return append(names, "C-a … C-z (Ctrl), C-@, C-[, C-\\, C-], C-^, C-_")
 }
 
-// keyBytes returns what the terminal sends for key: a name from namedKeys
+// KeyBytes returns what the terminal sends for key: a name from namedKeys
 // or a Ctrl chord written C-x, Ctrl-x, Ctrl+x or ^x.
-func keyBytes(key string, appCursor bool) ([]byte, error) {
+func KeyBytes(key string, appCursor bool) ([]byte, error) {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if s, ok := namedKeys[k]; ok {
 		if appCursor && len(s) == 3 && s[1] == '[' && strings.IndexByte("ABCDHF", s[2]) >= 0 {
@@ -57,44 +57,9 @@ func keyBytes(key string, appCursor bool) ([]byte, error) {
 	return nil, fmt.Errorf("unknown key %q; use one of: %s", key, strings.Join(KeyNames(), ", "))
 }
 
-// Type sends text, then keys, then Enter if newline, then end of input if
-// closeInput: what a person types. In pipe mode there is no terminal to
-// turn keys into signals, so Ctrl-C, Ctrl-Z and Ctrl-\ signal the process
-// group and Ctrl-D closes stdin; other keys are written as their bytes.
-func (p *Process) Type(ctx context.Context, text string, keys []string, newline, closeInput bool) error {
-	p.mu.Lock()
-	appCursor := p.out.appCursor()
-	p.mu.Unlock()
-	data := []byte(text)
-	for _, k := range keys {
-		b, err := keyBytes(k, appCursor)
-		if err != nil {
-			return err
-		}
-		if !p.TTY && len(b) == 1 {
-			if sig, ok := pipeKeys[b[0]]; ok {
-				if err := p.Write(ctx, data, false); err != nil {
-					return err
-				}
-				data = data[:0]
-				if err := p.proc.Signal(sig); err != nil {
-					return fmt.Errorf("sending %s: %w", SignalName(sig), err)
-				}
-				continue
-			}
-			if b[0] == 0x04 {
-				closeInput = true
-				continue
-			}
-		}
-		data = append(data, b...)
-	}
-	if newline {
-		if p.TTY {
-			data = append(data, '\r')
-		} else {
-			data = append(data, '\n')
-		}
-	}
-	return p.Write(ctx, data, closeInput)
+// PipeSignal returns the signal key b stands for when there is no terminal
+// to turn it into one (pipe mode): what its line discipline would do.
+func PipeSignal(b byte) (syscall.Signal, bool) {
+	sig, ok := pipeKeys[b]
+	return sig, ok
 }

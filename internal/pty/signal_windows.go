@@ -1,4 +1,4 @@
-package session
+package pty
 
 import (
 	"syscall"
@@ -26,9 +26,9 @@ func signalNum(name string) syscall.Signal {
 	return 0
 }
 
-// killPid ends one process (on Windows every signal that reaches a single
+// KillPid ends one process (on Windows every signal that reaches a single
 // pid ends it: there is nothing else to deliver).
-func killPid(pid int, sig syscall.Signal) error {
+func KillPid(pid int, sig syscall.Signal) error {
 	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
 		return err
@@ -37,6 +37,6 @@ func killPid(pid int, sig syscall.Signal) error {
 	return windows.TerminateProcess(h, 1)
 }
 
-// hangUpIgnorers does nothing on Windows: a pseudo console's shells get
+// HangUpIgnorers does nothing on Windows: a pseudo console's shells get
 // CTRL_CLOSE_EVENT when the console closes, and the job ends the rest.
-func (p *Process) hangUpIgnorers(sig syscall.Signal) {}
+func (p *Process) HangUpIgnorers(sig syscall.Signal) {}
