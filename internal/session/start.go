@@ -15,6 +15,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/shellinit"
 )
 
 // startOpts says how a run comes about.
@@ -194,12 +195,12 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 }
 
 // integrateShell sets up shell integration when command starts an
-// interactive shell we can integrate (see integrateShell in shellinit.go).
+// interactive shell we can integrate (see package shellinit).
 func (m *Manager) integrateShell(command string) (string, []string, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.shellDir == "" {
-		if !isShellCommand(command) {
+		if !shellinit.IsShellCommand(command) {
 			return "", nil, false, nil
 		}
 		dir, err := os.MkdirTemp("", "yieldshell-")
@@ -208,7 +209,7 @@ func (m *Manager) integrateShell(command string) (string, []string, bool, error)
 		}
 		m.shellDir = dir
 	}
-	return integrateShell(command, m.shellDir)
+	return shellinit.Integrate(command, m.shellDir)
 }
 
 // reserve takes a slot under the process limit, so that concurrent starts can

@@ -1,4 +1,8 @@
-package session
+// Package shellinit integrates an interactive bash, zsh or fish that a
+// command starts: it writes start-up files that load the user's own, then
+// report prompts, command starts and exit codes as OSC 133 marks, which
+// package prompt reads.
+package shellinit
 
 import (
 	"fmt"
@@ -47,13 +51,13 @@ PROMPT_COMMAND=__yieldshell_hook
 PS0=$'\033]133;C\007'"$PS0"
 `
 
-// integrateShell returns the command line that runs command, an interactive
+// Integrate returns the command line that runs command, an interactive
 // shell invocation, with shell integration, and the environment it needs;
 // ok is false when command is not one we integrate (bash, zsh or fish with
 // no arguments but -i, -l and --login). The files it needs are written to
 // dir once.
-func integrateShell(command, dir string) (line string, env []string, ok bool, err error) {
-	if !isShellCommand(command) {
+func Integrate(command, dir string) (line string, env []string, ok bool, err error) {
+	if !IsShellCommand(command) {
 		return "", nil, false, nil
 	}
 	f := strings.Fields(command)
@@ -88,9 +92,9 @@ func integrateBash(bash string, login bool, dir string) (string, []string, error
 	return "exec " + shellQuote(bash) + " --rcfile " + shellQuote(rc) + " -i", env, nil
 }
 
-// isShellCommand reports whether command starts an interactive shell we
+// IsShellCommand reports whether command starts an interactive shell we
 // integrate: bash, zsh or fish with no arguments but -i, -l, --login.
-func isShellCommand(command string) bool {
+func IsShellCommand(command string) bool {
 	f := strings.Fields(command)
 	if len(f) == 0 || !slices.Contains([]string{"bash", "zsh", "fish"}, filepath.Base(f[0])) {
 		return false
