@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/outlog"
 )
 
 // Until says what, besides the end of the process, ends a wait.
@@ -92,14 +94,14 @@ type awaiting struct {
 	seen                     uint64        // output reads when the schedule last restarted
 	outputs                  uint64        // output reads at the newest check
 	lastOutput               time.Time     // the newest output at the newest check
-	scan                     lineScan
+	scan                     outlog.LineScan
 	base                     uint64 // output reads when the wait began
 	based                    bool   // base is set
 	matched, line            string
 }
 
 func newAwaiting(p *Process, deadline time.Time, u Until) *awaiting {
-	a := &awaiting{p: p, u: u, backoff: p.timing.firstProbe, scan: lineScan{pos: u.From, unfinished: true}}
+	a := &awaiting{p: p, u: u, backoff: p.timing.firstProbe, scan: outlog.LineScan{Pos: u.From, Unfinished: true}}
 	if !deadline.IsZero() {
 		a.deadline = time.NewTimer(time.Until(deadline))
 		a.deadlineC = a.deadline.C
@@ -129,17 +131,17 @@ func (a *awaiting) stop() {
 func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	p := a.p
 	p.mu.Lock()
-	matched := a.u.Pattern != nil && a.scan.scan(p.log, a.match)
+	matched := a.u.Pattern != nil && a.scan.Scan(p.log, a.match)
 	if !matched && a.u.Pattern != nil && p.out.pendingMatch(a.u.Pattern) {
 		p.out.flush(p.log) // on the screen, not in the log yet: commit it
-		matched = a.scan.scan(p.log, a.match)
+		matched = a.scan.Scan(p.log, a.match)
 	}
 	ended := p.lc.ended()
 	detached := a.u.Detached && p.lc.detached
 	if !a.based {
 		a.base, a.based = p.in.outputs, true
 	}
-	output := a.u.Output && p.log.end > a.u.From || a.u.Next && p.in.outputs > a.base
+	output := a.u.Output && p.log.End() > a.u.From || a.u.Next && p.in.outputs > a.base
 	changed := p.changed
 	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
 	p.mu.Unlock()

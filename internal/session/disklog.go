@@ -260,7 +260,7 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 		}
 		p.mu.Lock()
 		p.out.flush(p.log)
-		grew := p.log.end > pos
+		grew := p.log.End() > pos
 		p.mu.Unlock()
 		if grew {
 			break
@@ -272,16 +272,16 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var lost int64
-	if pos < p.log.start {
-		lost = p.log.start - pos
-		pos = p.log.start
+	if pos < p.log.Start() {
+		lost = p.log.Start() - pos
+		pos = p.log.Start()
 	}
-	for c := range p.log.chunks(pos) {
-		end := c.pos + int64(len(c.data))
+	for c := range p.log.Chunks(pos) {
+		end := c.Pos + int64(len(c.Data))
 		if end <= pos {
 			continue
 		}
-		buf = append(buf, c.data[pos-c.pos:]...)
+		buf = append(buf, c.Data[pos-c.Pos:]...)
 		pos = end
 	}
 	return buf, pos, lost, p.lc.ended()

@@ -20,7 +20,7 @@ func (p *Process) looksLikePrompt(line string) (prompt.Kind, bool) {
 	p.mu.Lock()
 	// What a read would show: the log, then what is on the screen but not
 	// in the log yet. It ends with the cursor's own line.
-	text := append([]byte(nil), p.log.readTail(editorTail, Stdout).stdout...)
+	text := append([]byte(nil), p.log.ReadTail(editorTail, Stdout).Stdout...)
 	text = p.out.pending(text)
 	p.mu.Unlock()
 	above := strings.Split(string(text), "\n")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
@@ -23,7 +24,7 @@ func newFuzzProcess(capacity, cols, rows int) *Process {
 		ID:      "proc_fuzz",
 		TTY:     true,
 		changed: make(chan struct{}),
-		log:     newOutputLog(capacity),
+		log:     outlog.New(capacity),
 	}
 	p.out = newTerminalPipeline(cols, rows, fuzzSecrets)
 	return p
@@ -64,8 +65,8 @@ func FuzzOutputPath(f *testing.F) {
 			if q.Screen && out.Screen == nil {
 				t.Fatalf("%s: no screen in PTY mode", what)
 			}
-			if p.log.start > 0 && q.Since != nil && *q.Since < p.log.start && !out.Evicted {
-				t.Fatalf("%s: since %d < start %d but not evicted", what, *q.Since, p.log.start)
+			if p.log.Start() > 0 && q.Since != nil && *q.Since < p.log.Start() && !out.Evicted {
+				t.Fatalf("%s: since %d < start %d but not evicted", what, *q.Since, p.log.Start())
 			}
 			return out
 		}
@@ -121,9 +122,9 @@ func FuzzOutputPath(f *testing.F) {
 		if whole.Capped || len(whole.Stderr) > 0 {
 			t.Fatalf("whole read: capped %v, stderr %q", whole.Capped, whole.Stderr)
 		}
-		if p.log.start > 0 { // evicted: the pages cannot be compared
+		if p.log.Start() > 0 { // evicted: the pages cannot be compared
 			if !whole.Evicted {
-				t.Fatalf("start %d > 0 but not evicted", p.log.start)
+				t.Fatalf("start %d > 0 but not evicted", p.log.Start())
 			}
 			return
 		}

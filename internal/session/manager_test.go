@@ -150,8 +150,8 @@ func TestPromptVisible(t *testing.T) {
 	}
 	ok, err := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool {
 		p.out.flush(p.log)
-		r := p.log.readFrom(0, 100, Both)
-		return string(r.stdout) == "Name: "
+		r := p.log.ReadFrom(0, 100, Both)
+		return string(r.Stdout) == "Name: "
 	})
 	if !ok || err != nil {
 		t.Fatalf("prompt never became visible: %v", err)
@@ -240,7 +240,7 @@ func TestEndingReachesEscapedDescendants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { p.out.flush(p.log); return p.log.end > 0 }); !ok {
+			if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { p.out.flush(p.log); return p.log.End() > 0 }); !ok {
 				t.Fatal("the escaped grandchild never started")
 			}
 			b, _ := os.ReadFile(pidFile)
@@ -295,7 +295,7 @@ func TestWriteToANonReaderIsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { p.out.flush(p.log); return p.log.end > 0 }); !ok {
+		if ok, _ := p.await(t.Context(), time.Now().Add(10*time.Second), func() bool { p.out.flush(p.log); return p.log.End() > 0 }); !ok {
 			t.Fatal("no output")
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/screen"
 )
@@ -44,7 +45,7 @@ func TestOracleThroughThePipeline(t *testing.T) {
 
 		for _, chunk := range []int{4096, 7} {
 			o := newTerminalPipeline(120, 40, secrets)
-			l := newOutputLog(64 << 20)
+			l := outlog.New(64 << 20)
 			var sc scratch
 			for rest := raw; ; {
 				n := min(chunk, len(rest))
@@ -54,7 +55,7 @@ func TestOracleThroughThePipeline(t *testing.T) {
 					break
 				}
 			}
-			gotLog := trimBlank(strings.ReplaceAll(string(l.readFrom(0, 64<<20, Both).stdout), screen.AltScreenNotice, ""))
+			gotLog := trimBlank(strings.ReplaceAll(string(l.ReadFrom(0, 64<<20, Both).Stdout), screen.AltScreenNotice, ""))
 			gotScreen := trimBlank(strings.Join(o.view.snapshot().Lines, "\n"))
 			if gotLog != model {
 				t.Errorf("%s (reads of %d): the session's log differs from the screen package's\n%s", name, chunk, diffLine(gotLog, model))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/screen"
 )
@@ -49,9 +50,9 @@ type scratch struct {
 
 // append adds redacted output of stream s to l, through the cleaner in PTY
 // mode. last marks the end of the stream.
-func (o *pipeline) append(l *outputLog, s Stream, b []byte, sc *scratch, last bool) {
+func (o *pipeline) append(l *outlog.Log, s Stream, b []byte, sc *scratch, last bool) {
 	if o.cleaner == nil {
-		l.append(s, b)
+		l.Append(s, b)
 		o.trackLine(b)
 		return
 	}
@@ -66,7 +67,7 @@ func (o *pipeline) append(l *outputLog, s Stream, b []byte, sc *scratch, last bo
 	if last {
 		sc.redacted = o.redactor.Flush(sc.redacted)
 	}
-	l.append(s, sc.redacted)
+	l.Append(s, sc.redacted)
 }
 
 // droppedReplies is how many replies to the program's queries were
@@ -88,12 +89,12 @@ func (o *pipeline) stopReplies() {
 
 // resize applies a new terminal size to the cleaner and the screen; rows
 // that no longer fit go to l.
-func (o *pipeline) resize(l *outputLog, cols, rows int) {
+func (o *pipeline) resize(l *outlog.Log, cols, rows int) {
 	if o.cleaner == nil {
 		return
 	}
 	if b := o.cleaner.Resize(nil, cols, rows); len(b) > 0 {
-		l.append(Stdout, o.redactor.Write(nil, b))
+		l.Append(Stdout, o.redactor.Write(nil, b))
 	}
 	o.view.resize(cols, rows)
 }
@@ -131,14 +132,14 @@ func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
 
 // flush commits what is on the screen to l (screen.Cleaner.Commit): the
 // rows not yet in the log, and the line being written (a prompt).
-func (o *pipeline) flush(l *outputLog) {
+func (o *pipeline) flush(l *outlog.Log) {
 	if o.cleaner == nil {
 		return
 	}
 	// What the redactor holds back (a possible start of a secret) stays
 	// back until the line goes on.
 	if b := o.cleaner.Flush(nil); len(b) > 0 {
-		l.append(Stdout, o.redactor.Write(nil, b))
+		l.Append(Stdout, o.redactor.Write(nil, b))
 	}
 }
 

@@ -8,8 +8,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/pty"
 	"github.com/yieldshell/yieldshell/internal/screen"
+)
+
+// Stream names one output stream of a process ([outlog.Stream]).
+type Stream = outlog.Stream
+
+// The streams, as the output log names them.
+const (
+	Stdout = outlog.Stdout
+	Stderr = outlog.Stderr
+	Both   = outlog.Both
 )
 
 // ErrNotRunning is returned for operations that need a running process.
@@ -38,7 +49,7 @@ type Process struct {
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
-	log     *outputLog
+	log     *outlog.Log
 	out     pipeline
 	lc      lifecycle
 	in      inputTracker
@@ -159,8 +170,8 @@ func (p *Process) infoLocked() Info {
 		ID: p.ID, Name: p.Name, Command: p.Command, Cwd: p.Cwd, Pid: p.Pid, TTY: p.TTY,
 		Status:         p.lc.status(),
 		StartedAt:      p.StartedAt,
-		StdoutBytes:    p.log.total[0],
-		StderrBytes:    p.log.total[1],
+		StdoutBytes:    p.log.Total(Stdout),
+		StderrBytes:    p.log.Total(Stderr),
 		OutputLeftOpen: p.lc.leftOpen,
 		DroppedReplies: p.out.droppedReplies(),
 	}
@@ -209,16 +220,16 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.out.flush(p.log)
-	var r readResult
+	var r outlog.Result
 	if q.Since == nil {
-		r = p.log.readTail(q.MaxBytes, q.Streams)
+		r = p.log.ReadTail(q.MaxBytes, q.Streams)
 	} else {
-		r = p.log.readFrom(*q.Since, q.MaxBytes, q.Streams)
+		r = p.log.ReadFrom(*q.Since, q.MaxBytes, q.Streams)
 	}
 	out := Output{
-		Stdout: r.stdout, Stderr: r.stderr,
-		StartSeq: r.start, NextSeq: r.next,
-		Evicted: r.evicted, Capped: r.capped,
+		Stdout: r.Stdout, Stderr: r.Stderr,
+		StartSeq: r.Start, NextSeq: r.Next,
+		Evicted: r.Evicted, Capped: r.Capped,
 	}
 	out.Screen = p.out.screen(q.Screen)
 	return p.infoLocked(), out
@@ -230,7 +241,7 @@ func (p *Process) LogEnd() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.out.flush(p.log)
-	return p.log.end
+	return p.log.End()
 }
 
 // URLs returns the http(s) URLs the process has printed so far, deduplicated,
@@ -240,8 +251,8 @@ func (p *Process) URLs() []string {
 	defer p.mu.Unlock()
 	p.out.flush(p.log) // a URL still on the screen counts
 	u := &p.out.urls
-	u.scan.needle = urlMark
-	u.scan.scan(p.log, func(b []byte) bool {
+	u.scan.Needle = urlMark
+	u.scan.Scan(p.log, func(b []byte) bool {
 		if len(u.list) >= maxURLs || !bytes.Contains(b, urlMark) {
 			return len(u.list) >= maxURLs
 		}
@@ -270,5 +281,5 @@ func (p *Process) URLs() []string {
 func (p *Process) EvictedBytes() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.start
+	return p.log.Start()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/screen"
 )
 
@@ -16,7 +17,7 @@ import (
 // the pipe pipeline answers nothing.
 func TestPipelineQueuesReplies(t *testing.T) {
 	o := newTerminalPipeline(80, 24, nil)
-	l := newOutputLog(1 << 20)
+	l := outlog.New(1 << 20)
 	var sc scratch
 	o.append(l, Stdout, []byte("ab\x1b[6n\r\nc\x1b[c"), &sc, false)
 	o.append(l, Stdout, []byte("\x1b]11;?\x07d\n"), &sc, false)
@@ -25,7 +26,7 @@ func TestPipelineQueuesReplies(t *testing.T) {
 		t.Errorf("queued replies = %q, want %q", got, want)
 	}
 	o.flush(l)
-	if got := string(l.readFrom(0, 1<<20, Both).stdout); got != "ab\ncd\n" {
+	if got := string(l.ReadFrom(0, 1<<20, Both).Stdout); got != "ab\ncd\n" {
 		t.Errorf("log = %q, want the text without queries or replies", got)
 	}
 
@@ -40,7 +41,7 @@ func TestPipelineQueuesReplies(t *testing.T) {
 // are dropped and counted, by the cleaner or by the queue.
 func TestReplyQueueIsBounded(t *testing.T) {
 	o := newTerminalPipeline(80, 24, nil)
-	l := newOutputLog(1 << 20)
+	l := outlog.New(1 << 20)
 	var sc scratch
 	const queries = 10000
 	flood := bytes.Repeat([]byte("\x1b[6n"), 100)

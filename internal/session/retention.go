@@ -102,7 +102,7 @@ func (r *registry) fitEndedOutput(limit int64) {
 func (p *Process) held() (Info, int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := len(p.log.buf) + cap(p.out.urls.scan.partial[0]) + cap(p.out.urls.scan.partial[1])
+	n := p.log.Held() + cap(p.out.urls.scan.Partial[0]) + cap(p.out.urls.scan.Partial[1])
 	if v := p.out.view; v != nil {
 		n += cap(v.pending)
 	}
@@ -115,12 +115,8 @@ func (p *Process) held() (Info, int64) {
 func (p *Process) dropOutput() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.log
-	if l.end > l.start {
-		l.evict(l.end)
-	}
-	l.buf = nil
-	p.out.urls.scan.partial = [2][]byte{}
+	p.log.Drop()
+	p.out.urls.scan.Partial = [2][]byte{}
 	if v := p.out.view; v != nil {
 		v.pending, v.lost, v.scr = nil, false, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 )
@@ -50,7 +51,7 @@ func bareProcess(k kernel) *Process {
 	return &Process{
 		timing:  defaultTiming(&policy.Config{}),
 		changed: make(chan struct{}),
-		log:     newOutputLog(1 << 16),
+		log:     outlog.New(1 << 16),
 		in:      inputTracker{kernel: k, lastOutput: time.Now()},
 	}
 }

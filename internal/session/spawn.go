@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
 )
@@ -28,7 +29,7 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 		w:         newWaiter(spec.timeout),
 		streams:   streams{eof: make(chan struct{}), open: 1},
 		changed:   make(chan struct{}),
-		log:       newOutputLog(capacity),
+		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
 	p.in.kernel = procKernel{p}

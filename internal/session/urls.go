@@ -3,6 +3,8 @@ package session
 import (
 	"regexp"
 	"strings"
+
+	"github.com/yieldshell/yieldshell/internal/outlog"
 )
 
 // maxURLs bounds the URLs kept per process.
@@ -17,7 +19,7 @@ var urlRE = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `]+`)
 // appearance, without duplicates. It looks at each complete line of the log
 // once (a URL at the end of a line still being written may be unfinished).
 type urlSet struct {
-	scan lineScan
+	scan outlog.LineScan
 	list []string
 	seen map[string]bool
 }

@@ -1,50 +1,50 @@
-package session
+package outlog
 
 import "bytes"
 
-// maxLine bounds the unfinished line a lineScan keeps: a longer line is
+// MaxLine bounds the unfinished line a lineScan keeps: a longer line is
 // looked at in pieces of this size.
-const maxLine = 64 << 10
+const MaxLine = 64 << 10
 
-// lineScan walks a process's log line by line, incrementally: each call to
+// LineScan walks a process's log line by line, incrementally: each call to
 // scan looks only at bytes appended since the previous one. Lines are kept
 // per stream, so that in pipe mode stdout and stderr lines are never mixed,
 // and a line split across chunks (or reads) is seen whole.
-type lineScan struct {
-	pos     int64     // the next log position to look at
-	partial [2][]byte // per stream, the line begun but not yet ended
-	// needle, when set, lets scan skip chunks in which it cannot occur, so
+type LineScan struct {
+	Pos     int64     // the next log position to look at
+	Partial [2][]byte // per stream, the line begun but not yet ended
+	// Needle, when set, lets scan skip chunks in which it cannot occur, so
 	// the lines of those chunks are not passed to line (others without it
 	// may be). A busy process's output is then looked at about as fast as
 	// memory is read.
-	needle []byte
-	// unfinished: after the complete lines, scan also passes the line
+	Needle []byte
+	// Unfinished: after the complete lines, scan also passes the line
 	// still being written, of each stream that received bytes.
-	unfinished bool
+	Unfinished bool
 }
 
-// scan feeds the log's new bytes to line, one complete line (without its
+// Scan feeds the log's new bytes to line, one complete line (without its
 // newline) at a time, and then, with unfinished, the unfinished line of
 // each stream that received bytes. It stops early when line returns true
 // and reports whether it did. Called with the owner's lock held.
-func (s *lineScan) scan(l *outputLog, line func(b []byte) bool) bool {
-	if s.pos < l.start { // evicted before it was looked at
-		s.pos = l.start
-		s.partial = [2][]byte{}
+func (s *LineScan) Scan(l *Log, line func(b []byte) bool) bool {
+	if s.Pos < l.start { // evicted before it was looked at
+		s.Pos = l.start
+		s.Partial = [2][]byte{}
 	}
 	var touched [2]bool
-	for c := range l.chunks(s.pos) {
-		end := c.pos + int64(len(c.data))
-		if end <= s.pos {
+	for c := range l.Chunks(s.Pos) {
+		end := c.Pos + int64(len(c.Data))
+		if end <= s.Pos {
 			continue
 		}
-		data := c.data[s.pos-c.pos:]
-		s.pos = end
-		i := streamIndex(c.stream)
+		data := c.Data[s.Pos-c.Pos:]
+		s.Pos = end
+		i := streamIndex(c.Stream)
 		touched[i] = true
-		if s.needle != nil && !mayHold(s.partial[i], data, s.needle) {
+		if s.Needle != nil && !mayHold(s.Partial[i], data, s.Needle) {
 			if nl := bytes.LastIndexByte(data, '\n'); nl >= 0 {
-				s.partial[i] = s.partial[i][:0]
+				s.Partial[i] = s.Partial[i][:0]
 				data = data[nl+1:]
 			}
 			s.extend(i, data)
@@ -57,20 +57,20 @@ func (s *lineScan) scan(l *outputLog, line func(b []byte) bool) bool {
 				break
 			}
 			b := data[:nl]
-			if len(s.partial[i]) > 0 {
-				b = append(s.partial[i], b...)
-				s.partial[i] = s.partial[i][:0]
+			if len(s.Partial[i]) > 0 {
+				b = append(s.Partial[i], b...)
+				s.Partial[i] = s.Partial[i][:0]
 			}
 			data = data[nl+1:]
 			if line(b) {
-				s.pos -= int64(len(data)) // the next scan starts after this line
+				s.Pos -= int64(len(data)) // the next scan starts after this line
 				return true
 			}
 		}
 	}
-	if s.unfinished {
+	if s.Unfinished {
 		for i, t := range touched {
-			if t && len(s.partial[i]) > 0 && line(s.partial[i]) {
+			if t && len(s.Partial[i]) > 0 && line(s.Partial[i]) {
 				return true
 			}
 		}
@@ -81,16 +81,16 @@ func (s *lineScan) scan(l *outputLog, line func(b []byte) bool) bool {
 // extend adds b to stream i's unfinished line and keeps only its last
 // maxLine bytes, without ever holding more than that: a line that never
 // ends costs maxLine, however long it grows.
-func (s *lineScan) extend(i int, b []byte) {
-	if len(b) >= maxLine {
-		s.partial[i] = append(s.partial[i][:0], b[len(b)-maxLine:]...)
+func (s *LineScan) extend(i int, b []byte) {
+	if len(b) >= MaxLine {
+		s.Partial[i] = append(s.Partial[i][:0], b[len(b)-MaxLine:]...)
 		return
 	}
-	if over := len(s.partial[i]) + len(b) - maxLine; over > 0 {
-		n := copy(s.partial[i], s.partial[i][over:])
-		s.partial[i] = s.partial[i][:n]
+	if over := len(s.Partial[i]) + len(b) - MaxLine; over > 0 {
+		n := copy(s.Partial[i], s.Partial[i][over:])
+		s.Partial[i] = s.Partial[i][:n]
 	}
-	s.partial[i] = append(s.partial[i], b...)
+	s.Partial[i] = append(s.Partial[i], b...)
 }
 
 // mayHold reports whether needle can occur in a line made of the

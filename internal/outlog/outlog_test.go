@@ -1,4 +1,4 @@
-package session
+package outlog
 
 import (
 	"fmt"
@@ -73,15 +73,15 @@ func TestOutputLogReadFrom(t *testing.T) {
 			from: 7, max: 2, streams: Both, stdout: "€", next: 10, capped: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newOutputLog(tc.capacity)
+			l := New(tc.capacity)
 			for _, w := range tc.writes {
-				l.append(w.s, []byte(w.data))
+				l.Append(w.s, []byte(w.data))
 			}
-			r := l.readFrom(tc.from, tc.max, tc.streams)
-			if string(r.stdout) != tc.stdout || string(r.stderr) != tc.stderr || r.next != tc.next ||
-				r.evicted != tc.evicted || r.capped != tc.capped {
+			r := l.ReadFrom(tc.from, tc.max, tc.streams)
+			if string(r.Stdout) != tc.stdout || string(r.Stderr) != tc.stderr || r.Next != tc.next ||
+				r.Evicted != tc.evicted || r.Capped != tc.capped {
 				t.Errorf("readFrom(%d, %d) = stdout %q stderr %q next %d evicted %v capped %v; want %q %q %d %v %v",
-					tc.from, tc.max, r.stdout, r.stderr, r.next, r.evicted, r.capped,
+					tc.from, tc.max, r.Stdout, r.Stderr, r.Next, r.Evicted, r.Capped,
 					tc.stdout, tc.stderr, tc.next, tc.evicted, tc.capped)
 			}
 		})
@@ -89,48 +89,48 @@ func TestOutputLogReadFrom(t *testing.T) {
 }
 
 func TestOutputLogReadTail(t *testing.T) {
-	l := newOutputLog(1000)
-	l.append(Stdout, []byte("line1\n"))
-	l.append(Stderr, []byte("err\n"))
-	l.append(Stdout, []byte("line2\n"))
-	r := l.readTail(8, Both)
-	if string(r.stderr) != "r\n" || string(r.stdout) != "line2\n" || r.next != 16 || !r.capped {
-		t.Errorf("readTail(8) = %q %q next %d capped %v", r.stdout, r.stderr, r.next, r.capped)
+	l := New(1000)
+	l.Append(Stdout, []byte("line1\n"))
+	l.Append(Stderr, []byte("err\n"))
+	l.Append(Stdout, []byte("line2\n"))
+	r := l.ReadTail(8, Both)
+	if string(r.Stderr) != "r\n" || string(r.Stdout) != "line2\n" || r.Next != 16 || !r.Capped {
+		t.Errorf("readTail(8) = %q %q next %d capped %v", r.Stdout, r.Stderr, r.Next, r.Capped)
 	}
-	r = l.readTail(100, Both)
-	if string(r.stdout) != "line1\nline2\n" || string(r.stderr) != "err\n" || r.capped || r.evicted {
-		t.Errorf("readTail(100) = %q %q capped %v evicted %v", r.stdout, r.stderr, r.capped, r.evicted)
+	r = l.ReadTail(100, Both)
+	if string(r.Stdout) != "line1\nline2\n" || string(r.Stderr) != "err\n" || r.Capped || r.Evicted {
+		t.Errorf("readTail(100) = %q %q capped %v evicted %v", r.Stdout, r.Stderr, r.Capped, r.Evicted)
 	}
-	r = l.readTail(4, Stderr)
-	if string(r.stderr) != "err\n" || r.capped {
-		t.Errorf("readTail(4, Stderr) = %q capped %v", r.stderr, r.capped)
+	r = l.ReadTail(4, Stderr)
+	if string(r.Stderr) != "err\n" || r.Capped {
+		t.Errorf("readTail(4, Stderr) = %q capped %v", r.Stderr, r.Capped)
 	}
 }
 
 // Paging with next_seq reassembles the output exactly, whatever the cap.
 func TestOutputLogPaging(t *testing.T) {
-	l := newOutputLog(1 << 20)
+	l := New(1 << 20)
 	want := strings.Repeat("héllo wörld € 😀 ", 200)
 	for i := 0; i < len(want); i += 37 {
 		s := Stdout
 		if i%2 == 1 {
 			s = Stderr
 		}
-		l.append(s, []byte(want[i:min(i+37, len(want))]))
+		l.Append(s, []byte(want[i:min(i+37, len(want))]))
 	}
 	for _, max := range []int{1, 3, 7, 100, 5000} {
 		var got []byte
 		var pos int64
 		for pos < l.end {
-			r := l.readFrom(pos, max, Both)
-			if r.next <= pos {
+			r := l.ReadFrom(pos, max, Both)
+			if r.Next <= pos {
 				t.Fatalf("max %d: no progress at %d", max, pos)
 			}
-			if n := len(r.stdout) + len(r.stderr); int64(n) != r.next-pos || n > max && n > 4 {
-				t.Fatalf("max %d: page [%d, %d) returned %d bytes", max, pos, r.next, n)
+			if n := len(r.Stdout) + len(r.Stderr); int64(n) != r.Next-pos || n > max && n > 4 {
+				t.Fatalf("max %d: page [%d, %d) returned %d bytes", max, pos, r.Next, n)
 			}
-			got = append(got, l.merged(pos, r.next)...)
-			pos = r.next
+			got = append(got, l.merged(pos, r.Next)...)
+			pos = r.Next
 		}
 		if string(got) != want {
 			t.Errorf("max %d: paging lost or duplicated bytes", max)
@@ -139,13 +139,13 @@ func TestOutputLogPaging(t *testing.T) {
 }
 
 // merged returns the log bytes in [from, to) in position order.
-func (l *outputLog) merged(from, to int64) []byte {
+func (l *Log) merged(from, to int64) []byte {
 	var out []byte
-	for c := range l.chunks(from) {
-		if c.pos >= to {
+	for c := range l.Chunks(from) {
+		if c.Pos >= to {
 			break
 		}
-		out = append(out, c.data[:min(int64(len(c.data)), to-c.pos)]...)
+		out = append(out, c.Data[:min(int64(len(c.Data)), to-c.Pos)]...)
 	}
 	return out
 }
@@ -199,7 +199,7 @@ func TestOutputLogModel(t *testing.T) {
 	alphabet := []string{"a", "b", "\n", "é", "€", "😀"}
 	for trial := range 200 {
 		capacity := 4 + rng.IntN(60)
-		l := newOutputLog(capacity)
+		l := New(capacity)
 		m := &logModel{capacity: capacity}
 		for step := range 40 {
 			var piece strings.Builder
@@ -210,7 +210,7 @@ func TestOutputLogModel(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				s = Stderr
 			}
-			l.append(s, []byte(piece.String()))
+			l.Append(s, []byte(piece.String()))
 			m.append(s, []byte(piece.String()))
 			where := func() string { return fmt.Sprintf("trial %d step %d (capacity %d)", trial, step, capacity) }
 			if l.start != int64(m.start) || l.end != int64(len(m.data)) {
@@ -220,16 +220,16 @@ func TestOutputLogModel(t *testing.T) {
 			// stream, from any position on.
 			from := rng.IntN(len(m.data) + 2)
 			next := int64(max(from, m.start))
-			for c := range l.chunks(int64(from)) {
-				if c.pos != next || len(c.data) == 0 {
-					t.Fatalf("%s: chunk at %d (%d bytes), want one at %d", where(), c.pos, len(c.data), next)
+			for c := range l.Chunks(int64(from)) {
+				if c.Pos != next || len(c.Data) == 0 {
+					t.Fatalf("%s: chunk at %d (%d bytes), want one at %d", where(), c.Pos, len(c.Data), next)
 				}
-				for k, b := range c.data {
-					if p := int(c.pos) + k; b != m.data[p] || c.stream != m.streams[p] {
-						t.Fatalf("%s: chunk byte at %d is %q of %d, model %q of %d", where(), p, b, c.stream, m.data[p], m.streams[p])
+				for k, b := range c.Data {
+					if p := int(c.Pos) + k; b != m.data[p] || c.Stream != m.streams[p] {
+						t.Fatalf("%s: chunk byte at %d is %q of %d, model %q of %d", where(), p, b, c.Stream, m.data[p], m.streams[p])
 					}
 				}
-				next += int64(len(c.data))
+				next += int64(len(c.Data))
 			}
 			if next < l.end {
 				t.Fatalf("%s: chunks stopped at %d, log ends at %d", where(), next, l.end)
@@ -237,29 +237,29 @@ func TestOutputLogModel(t *testing.T) {
 			for _, streams := range []Stream{Both, Stdout, Stderr} {
 				from := rng.IntN(len(m.data) + 2)
 				_, wantOut, wantErr := m.selected(from, streams)
-				r := l.readFrom(int64(from), 1<<20, streams)
-				if string(r.stdout) != string(wantOut) || string(r.stderr) != string(wantErr) || r.capped ||
-					r.evicted != (from < m.start) || r.next != l.end {
+				r := l.ReadFrom(int64(from), 1<<20, streams)
+				if string(r.Stdout) != string(wantOut) || string(r.Stderr) != string(wantErr) || r.Capped ||
+					r.Evicted != (from < m.start) || r.Next != l.end {
 					t.Fatalf("%s: readFrom(%d, all, %d) = %q %q next %d evicted %v capped %v; want %q %q",
-						where(), from, streams, r.stdout, r.stderr, r.next, r.evicted, r.capped, wantOut, wantErr)
+						where(), from, streams, r.Stdout, r.Stderr, r.Next, r.Evicted, r.Capped, wantOut, wantErr)
 				}
 				// Paging from the first retained byte reassembles the same
 				// bytes, cut only at character boundaries.
 				limit := 1 + rng.IntN(12)
 				var gotOut, gotErr []byte
 				for pos := l.start; pos < l.end; {
-					r := l.readFrom(pos, limit, streams)
-					if r.next <= pos && r.next < l.end {
+					r := l.ReadFrom(pos, limit, streams)
+					if r.Next <= pos && r.Next < l.end {
 						t.Fatalf("%s: paging with cap %d stuck at %d", where(), limit, pos)
 					}
-					if n := len(r.stdout) + len(r.stderr); n > limit && n > utf8.UTFMax {
+					if n := len(r.Stdout) + len(r.Stderr); n > limit && n > utf8.UTFMax {
 						t.Fatalf("%s: page of cap %d has %d bytes", where(), limit, n)
 					}
-					if !utf8.Valid(r.stdout) || !utf8.Valid(r.stderr) {
-						t.Fatalf("%s: page [%d, %d) splits a character: %q %q", where(), pos, r.next, r.stdout, r.stderr)
+					if !utf8.Valid(r.Stdout) || !utf8.Valid(r.Stderr) {
+						t.Fatalf("%s: page [%d, %d) splits a character: %q %q", where(), pos, r.Next, r.Stdout, r.Stderr)
 					}
-					gotOut, gotErr = append(gotOut, r.stdout...), append(gotErr, r.stderr...)
-					pos = r.next
+					gotOut, gotErr = append(gotOut, r.Stdout...), append(gotErr, r.Stderr...)
+					pos = r.Next
 				}
 				_, wantOut, wantErr = m.selected(m.start, streams)
 				if string(gotOut) != string(wantOut) || string(gotErr) != string(wantErr) {
@@ -267,16 +267,16 @@ func TestOutputLogModel(t *testing.T) {
 				}
 				// The tail is the newest selected bytes, whole characters.
 				merged, _, _ := m.selected(m.start, streams)
-				r = l.readTail(limit, streams)
-				n := len(r.stdout) + len(r.stderr)
+				r = l.ReadTail(limit, streams)
+				n := len(r.Stdout) + len(r.Stderr)
 				tail := merged[len(merged)-n:]
 				if n > limit || !utf8.Valid(tail) || len(merged)-n >= utf8.UTFMax && n+utf8.UTFMax <= limit ||
-					r.capped != (n < len(merged)) || r.next != l.end {
-					t.Fatalf("%s: readTail(%d, %d) = %q %q capped %v; selected %q", where(), limit, streams, r.stdout, r.stderr, r.capped, merged)
+					r.Capped != (n < len(merged)) || r.Next != l.end {
+					t.Fatalf("%s: readTail(%d, %d) = %q %q capped %v; selected %q", where(), limit, streams, r.Stdout, r.Stderr, r.Capped, merged)
 				}
 				_, tailOut, tailErr := m.selected(int(l.end)-countFrom(m, streams, n), streams)
-				if string(r.stdout) != string(tailOut) || string(r.stderr) != string(tailErr) {
-					t.Fatalf("%s: readTail(%d, %d) = %q %q; want %q %q", where(), limit, streams, r.stdout, r.stderr, tailOut, tailErr)
+				if string(r.Stdout) != string(tailOut) || string(r.Stderr) != string(tailErr) {
+					t.Fatalf("%s: readTail(%d, %d) = %q %q; want %q %q", where(), limit, streams, r.Stdout, r.Stderr, tailOut, tailErr)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package session
+package outlog
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ func TestLineScanSeesWholeLinesOnce(t *testing.T) {
 	want := []string{"first line", "second, a bit longer line", "", "http://x/ fourth"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 500 {
-		l := newOutputLog(1 << 20)
-		var s lineScan
+		l := New(1 << 20)
+		var s LineScan
 		var got []string
 		scan := func() {
-			s.scan(l, func(b []byte) bool {
+			s.Scan(l, func(b []byte) bool {
 				if string(b) != "e" { // stderr's lines
 					got = append(got, string(b))
 				}
@@ -30,8 +30,8 @@ func TestLineScanSeesWholeLinesOnce(t *testing.T) {
 		for rest != "" {
 			n := min(1+rng.IntN(12), len(rest))
 			// Interleave stderr noise: it must not mix into stdout lines.
-			l.append(Stdout, []byte(rest[:n]))
-			l.append(Stderr, []byte("e\n"))
+			l.Append(Stdout, []byte(rest[:n]))
+			l.Append(Stderr, []byte("e\n"))
 			rest = rest[n:]
 			if rng.IntN(3) == 0 {
 				scan()
@@ -41,8 +41,8 @@ func TestLineScanSeesWholeLinesOnce(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("lines %q, want %q", got, want)
 		}
-		if string(s.partial[0]) != "last without newline" {
-			t.Fatalf("partial %q", s.partial[0])
+		if string(s.Partial[0]) != "last without newline" {
+			t.Fatalf("partial %q", s.Partial[0])
 		}
 	}
 }
@@ -50,14 +50,14 @@ func TestLineScanSeesWholeLinesOnce(t *testing.T) {
 // A match stops the scan after the matching line; the next scan goes on
 // from there.
 func TestLineScanResumesAfterMatch(t *testing.T) {
-	l := newOutputLog(1 << 20)
-	l.append(Stdout, []byte("a\nmatch\nb\nc\n"))
-	var s lineScan
+	l := New(1 << 20)
+	l.Append(Stdout, []byte("a\nmatch\nb\nc\n"))
+	var s LineScan
 	var seen []string
-	if !s.scan(l, func(b []byte) bool { seen = append(seen, string(b)); return string(b) == "match" }) {
+	if !s.Scan(l, func(b []byte) bool { seen = append(seen, string(b)); return string(b) == "match" }) {
 		t.Fatal("no match")
 	}
-	s.scan(l, func(b []byte) bool { seen = append(seen, string(b)); return false })
+	s.Scan(l, func(b []byte) bool { seen = append(seen, string(b)); return false })
 	if strings.Join(seen, ",") != "a,match,b,c" {
 		t.Errorf("seen %q", seen)
 	}
@@ -65,11 +65,11 @@ func TestLineScanResumesAfterMatch(t *testing.T) {
 
 // Output evicted before it was scanned is skipped, not misread.
 func TestLineScanAfterEviction(t *testing.T) {
-	l := newOutputLog(16)
-	var s lineScan
-	l.append(Stdout, []byte("0123456789abcdef\nkept line\n"))
+	l := New(16)
+	var s LineScan
+	l.Append(Stdout, []byte("0123456789abcdef\nkept line\n"))
 	var seen []string
-	s.scan(l, func(b []byte) bool { seen = append(seen, string(b)); return false })
+	s.Scan(l, func(b []byte) bool { seen = append(seen, string(b)); return false })
 	if len(seen) == 0 || seen[len(seen)-1] != "kept line" {
 		t.Errorf("seen %q", seen)
 	}
@@ -82,12 +82,12 @@ func TestLineScanNeedle(t *testing.T) {
 	want := []string{"see http://a.example/x now", "then https://b.example/ and more"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 500 {
-		l := newOutputLog(1 << 20)
-		s := lineScan{needle: []byte("://")}
+		l := New(1 << 20)
+		s := LineScan{Needle: []byte("://")}
 		var got []string
 		scan := func() {
-			s.scan(l, func(b []byte) bool {
-				if bytes.Contains(b, s.needle) {
+			s.Scan(l, func(b []byte) bool {
+				if bytes.Contains(b, s.Needle) {
 					got = append(got, string(b))
 				}
 				return false
@@ -95,7 +95,7 @@ func TestLineScanNeedle(t *testing.T) {
 		}
 		for rest := text; rest != ""; {
 			n := min(1+rng.IntN(5), len(rest))
-			l.append(Stdout, []byte(rest[:n]))
+			l.Append(Stdout, []byte(rest[:n]))
 			rest = rest[n:]
 			if rng.IntN(2) == 0 {
 				scan()
@@ -111,19 +111,19 @@ func TestLineScanNeedle(t *testing.T) {
 // A line that never ends costs a lineScan at most about maxLine, whether
 // the scan looks at every chunk or skips those without its needle.
 func TestLineScanLongLineMemory(t *testing.T) {
-	for _, needle := range [][]byte{nil, urlMark} {
-		l := newOutputLog(1 << 20)
-		s := lineScan{needle: needle}
+	for _, needle := range [][]byte{nil, []byte("://")} {
+		l := New(1 << 20)
+		s := LineScan{Needle: needle}
 		chunk := []byte(strings.Repeat("x", 300<<10))
 		for range 20 {
-			l.append(Stdout, chunk)
-			s.scan(l, func([]byte) bool { return false })
-			if c := cap(s.partial[0]); c > 2*maxLine {
-				t.Fatalf("needle %q: the unfinished line holds %d bytes, want at most %d", needle, c, 2*maxLine)
+			l.Append(Stdout, chunk)
+			s.Scan(l, func([]byte) bool { return false })
+			if c := cap(s.Partial[0]); c > 2*MaxLine {
+				t.Fatalf("needle %q: the unfinished line holds %d bytes, want at most %d", needle, c, 2*MaxLine)
 			}
 		}
-		if len(s.partial[0]) != maxLine {
-			t.Errorf("needle %q: kept %d bytes of the line, want the last %d", needle, len(s.partial[0]), maxLine)
+		if len(s.Partial[0]) != MaxLine {
+			t.Errorf("needle %q: kept %d bytes of the line, want the last %d", needle, len(s.Partial[0]), MaxLine)
 		}
 	}
 }

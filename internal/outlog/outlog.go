@@ -1,4 +1,8 @@
-package session
+// Package outlog is a process's output log: a byte-capped ring of the
+// clean output of both streams, with positions counted in bytes appended
+// over the process's life, and line scans over it. It is not safe for
+// concurrent use: the owning session.Process locks around it.
+package outlog
 
 import (
 	"iter"
@@ -26,7 +30,7 @@ type streamRun struct {
 // little, and a finished process's log is kept until cleanup.
 const minRing = 1 << 10
 
-// outputLog is a byte-capped log of a process's output. Positions count bytes
+// Log is a byte-capped log of a process's output. Positions count bytes
 // appended over the process's life; both streams share one position space, so
 // a position is a cursor into the merged output. Old bytes are evicted from
 // the front once more than capacity are retained.
@@ -38,7 +42,7 @@ const minRing = 1 << 10
 // there is one per retained byte).
 //
 // Not safe for concurrent use: the owning Process locks around it.
-type outputLog struct {
+type Log struct {
 	capacity int
 	buf      []byte
 	runs     []streamRun // in position order; runs[0].pos <= start
@@ -47,8 +51,29 @@ type outputLog struct {
 	total    [2]int64
 }
 
-func newOutputLog(capacity int) *outputLog {
-	return &outputLog{capacity: capacity}
+func New(capacity int) *Log {
+	return &Log{capacity: capacity}
+}
+
+// Start returns the position of the first retained byte.
+func (l *Log) Start() int64 { return l.start }
+
+// End returns the position the next byte will get.
+func (l *Log) End() int64 { return l.end }
+
+// Total returns how many bytes of stream s were ever appended.
+func (l *Log) Total(s Stream) int64 { return l.total[streamIndex(s)] }
+
+// Held returns the size of the ring: the memory the log holds.
+func (l *Log) Held() int { return len(l.buf) }
+
+// Drop evicts every retained byte and releases the ring, as a full log
+// evicts its oldest bytes: reads report them evicted.
+func (l *Log) Drop() {
+	if l.end > l.start {
+		l.evict(l.end)
+	}
+	l.buf = nil
 }
 
 func streamIndex(s Stream) int {
@@ -58,8 +83,8 @@ func streamIndex(s Stream) int {
 	return 0
 }
 
-// append adds b to the log as output of stream s.
-func (l *outputLog) append(s Stream, b []byte) {
+// Append adds b to the log as output of stream s.
+func (l *Log) Append(s Stream, b []byte) {
 	if len(b) == 0 || l.capacity <= 0 {
 		return
 	}
@@ -88,7 +113,7 @@ func (l *outputLog) append(s Stream, b []byte) {
 }
 
 // grow moves the retained bytes to a ring of at least need bytes.
-func (l *outputLog) grow(need int) {
+func (l *Log) grow(need int) {
 	size := min(max(need, 2*len(l.buf), minRing), l.capacity)
 	old := l.buf
 	l.buf = make([]byte, size)
@@ -102,7 +127,7 @@ func (l *outputLog) grow(need int) {
 // evict drops the bytes before position to. The new first byte is moved
 // forward to a character boundary so that no reader ever starts inside a
 // UTF-8 sequence.
-func (l *outputLog) evict(to int64) {
+func (l *Log) evict(to int64) {
 	for i := 0; i < utf8.UTFMax-1 && to < l.end && !utf8.RuneStart(l.at(to)); i++ {
 		to++
 	}
@@ -117,7 +142,7 @@ func (l *outputLog) evict(to int64) {
 }
 
 // at returns the byte at a retained position.
-func (l *outputLog) at(p int64) byte {
+func (l *Log) at(p int64) byte {
 	return l.buf[p%int64(len(l.buf))]
 }
 
@@ -129,7 +154,7 @@ func segment(buf []byte, p, to int64) []byte {
 }
 
 // copyTo appends the bytes in [from, to) to dst.
-func (l *outputLog) copyTo(dst []byte, from, to int64) []byte {
+func (l *Log) copyTo(dst []byte, from, to int64) []byte {
 	for from < to {
 		seg := segment(l.buf, from, to)
 		dst = append(dst, seg...)
@@ -138,26 +163,26 @@ func (l *outputLog) copyTo(dst []byte, from, to int64) []byte {
 	return dst
 }
 
-// chunk is a run of retained bytes of one stream, contiguous in the ring,
+// Chunk is a run of retained bytes of one stream, contiguous in the ring,
 // starting at log position pos.
-type chunk struct {
-	pos    int64
-	stream Stream
-	data   []byte
+type Chunk struct {
+	Pos    int64
+	Stream Stream
+	Data   []byte
 }
 
-// chunks returns the retained bytes from position from on (or from the
-// first retained byte, if from was evicted), in position order, as chunks of
+// Chunks returns the retained bytes from position from on (or from the
+// first retained byte, if from was evicted), in position order, as Chunks of
 // one stream each. The data points into the log: use it before the log
 // changes.
-func (l *outputLog) chunks(from int64) iter.Seq[chunk] {
-	return func(yield func(chunk) bool) {
+func (l *Log) Chunks(from int64) iter.Seq[Chunk] {
+	return func(yield func(Chunk) bool) {
 		from := max(from, l.start)
 		for i := l.runAt(from); i < len(l.runs); i++ {
 			rs, re := l.runBounds(i)
 			for p := max(rs, from); p < re; {
 				seg := segment(l.buf, p, re)
-				if !yield(chunk{pos: p, stream: l.runs[i].stream, data: seg}) {
+				if !yield(Chunk{Pos: p, Stream: l.runs[i].stream, Data: seg}) {
 					return
 				}
 				p += int64(len(seg))
@@ -168,12 +193,12 @@ func (l *outputLog) chunks(from int64) iter.Seq[chunk] {
 
 // runAt returns the index of the run holding position p: the last one that
 // begins at or before it.
-func (l *outputLog) runAt(p int64) int {
+func (l *Log) runAt(p int64) int {
 	return max(sort.Search(len(l.runs), func(i int) bool { return l.runs[i].pos > p })-1, 0)
 }
 
 // runBounds returns the retained part [from, to) of run i.
-func (l *outputLog) runBounds(i int) (from, to int64) {
+func (l *Log) runBounds(i int) (from, to int64) {
 	from, to = max(l.runs[i].pos, l.start), l.end
 	if i+1 < len(l.runs) {
 		to = l.runs[i+1].pos
@@ -181,30 +206,30 @@ func (l *outputLog) runBounds(i int) (from, to int64) {
 	return from, to
 }
 
-// readResult is a slice of the log as one response carries it.
-type readResult struct {
-	stdout, stderr []byte
-	start          int64 // position of the first byte considered
-	next           int64 // position of the first byte not returned
-	evicted        bool  // bytes the reader asked for were evicted
-	capped         bool  // the byte budget cut the answer; more from next
+// Result is a slice of the log as one response carries it.
+type Result struct {
+	Stdout, Stderr []byte
+	Start          int64 // position of the first byte considered
+	Next           int64 // position of the first byte not returned
+	Evicted        bool  // bytes the reader asked for were evicted
+	Capped         bool  // the byte budget cut the answer; more from next
 }
 
-// readFrom returns the bytes of the selected streams from position from on,
+// ReadFrom returns the bytes of the selected streams from position from on,
 // at most limit bytes in all. A cut lands on a character boundary (a single
 // character longer than limit is returned whole so a reader always advances),
 // and next is the first position not returned, so an incremental reader that
 // passes next back loses nothing still retained.
-func (l *outputLog) readFrom(from int64, limit int, streams Stream) readResult {
-	r := readResult{start: from, next: l.end}
+func (l *Log) ReadFrom(from int64, limit int, streams Stream) Result {
+	r := Result{Start: from, Next: l.end}
 	if from < l.start {
-		r.evicted = true
+		r.Evicted = true
 		from = l.start
-		r.start = from
+		r.Start = from
 	}
 	if from > l.end {
 		from = l.end
-		r.start = from
+		r.Start = from
 	}
 	budget := limit
 	for i := l.runAt(from); i < len(l.runs); i++ {
@@ -217,8 +242,8 @@ func (l *outputLog) readFrom(from int64, limit int, streams Stream) readResult {
 		if re-rs > int64(budget) {
 			cut := l.cutPoint(rs, re, budget, budget == limit)
 			r.appendTo(s, l, rs, rs+int64(cut))
-			r.next = rs + int64(cut)
-			r.capped = true
+			r.Next = rs + int64(cut)
+			r.Capped = true
 			return r
 		}
 		r.appendTo(s, l, rs, re)
@@ -227,10 +252,10 @@ func (l *outputLog) readFrom(from int64, limit int, streams Stream) readResult {
 	return r
 }
 
-// readTail returns the newest bytes of the selected streams, at most limit,
+// ReadTail returns the newest bytes of the selected streams, at most limit,
 // with next at the end of the log. It serves answers that carry no cursor:
 // what matters then is the latest output, as with a terminal's last screen.
-func (l *outputLog) readTail(limit int, streams Stream) readResult {
+func (l *Log) ReadTail(limit int, streams Stream) Result {
 	// Walk back to find where the last limit selected bytes begin.
 	from := l.end
 	budget := int64(limit)
@@ -250,28 +275,28 @@ func (l *outputLog) readTail(limit int, streams Stream) readResult {
 		}
 		break
 	}
-	r := l.readFrom(from, limit, streams)
+	r := l.ReadFrom(from, limit, streams)
 	// Anything before from that belongs to the selected streams was left out.
-	r.capped = false
-	r.evicted = l.start > 0
+	r.Capped = false
+	r.Evicted = l.start > 0
 	for i := range l.runs {
 		rs, re := l.runBounds(i)
 		if rs >= from {
 			break
 		}
 		if re > rs && l.runs[i].stream&streams != 0 {
-			r.capped = true
+			r.Capped = true
 			break
 		}
 	}
 	return r
 }
 
-func (r *readResult) appendTo(s Stream, l *outputLog, from, to int64) {
+func (r *Result) appendTo(s Stream, l *Log, from, to int64) {
 	if s == Stderr {
-		r.stderr = l.copyTo(r.stderr, from, to)
+		r.Stderr = l.copyTo(r.Stderr, from, to)
 	} else {
-		r.stdout = l.copyTo(r.stdout, from, to)
+		r.Stdout = l.copyTo(r.Stdout, from, to)
 	}
 }
 
@@ -279,7 +304,7 @@ func (r *readResult) appendTo(s Stream, l *outputLog, from, to int64) {
 // splitting a character; budget is less than to-from. When first is true
 // and not even one character fits, the first character is returned whole so
 // that the reader makes progress.
-func (l *outputLog) cutPoint(from, to int64, budget int, first bool) int {
+func (l *Log) cutPoint(from, to int64, budget int, first bool) int {
 	cut := budget
 	for cut > 0 && !utf8.RuneStart(l.at(from+int64(cut))) {
 		cut--
