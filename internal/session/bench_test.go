@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/disklog"
 	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
@@ -104,9 +105,9 @@ func BenchmarkDrain(b *testing.B) {
 		{"log+pattern", viaLog(Until{Pattern: regexp.MustCompile(`Local:\s+https?://\S+`)})},
 		{"log+disk", func(b *testing.B, command string, n int64) {
 			// The same Manager: a second one's reaper would steal its children.
-			m.disk = newDiskLog(b.TempDir(), 10<<20, m.log)
+			m.disk = disklog.New(b.TempDir(), 10<<20, m.log)
 			defer func() {
-				m.disk.writers.Wait() // the copy is finished before the next way
+				m.disk.Wait() // the copy is finished before the next way
 				m.disk = nil
 			}()
 			viaLog(Until{})(b, command, n)

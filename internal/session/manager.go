@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/disklog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/pty"
@@ -35,7 +36,7 @@ type Manager struct {
 	keep    retention
 
 	startedAt time.Time
-	disk      *diskLog // nil unless YIELDSHELL_LOG_DIR is set
+	disk      *disklog.Dir // nil unless YIELDSHELL_LOG_DIR is set
 	quit      chan struct{}
 	life      context.Context // done at shutdown: ends the background sweep
 	endLife   context.CancelFunc
@@ -81,7 +82,7 @@ func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	if cfg.LogDir != "" {
-		m.disk = newDiskLog(cfg.LogDir, cfg.LogMaxBytes, log)
+		m.disk = disklog.New(cfg.LogDir, cfg.LogMaxBytes, log)
 	}
 	// The janitor forgets finished processes once they ended longer ago
 	// than YIELDSHELL_PURGE_AFTER_MS, so that a long-lived server's memory
@@ -182,7 +183,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	}
 	wg.Wait()
 	if m.disk != nil {
-		m.disk.writers.Wait() // every process ended, so every writer finishes
+		m.disk.Wait() // every process ended, so every writer finishes
 	}
 	// Descendants that escaped processes which had already ended.
 	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, m.timing.shutdownGrace)
@@ -219,7 +220,7 @@ func (m *Manager) LogPath(p *Process) string {
 	if m.disk == nil {
 		return ""
 	}
-	return m.disk.path(p)
+	return m.disk.Path(p.ID, p.Name)
 }
 
 // TailCommand returns a shell command that follows p's log file as it
@@ -229,5 +230,5 @@ func (m *Manager) TailCommand(p *Process) string {
 	if path == "" {
 		return ""
 	}
-	return tailCommand(path)
+	return disklog.TailCommand(path)
 }

@@ -161,7 +161,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 		m.reg.order = append(m.reg.order, p)
 		m.reg.runs[p.ID] = &runRecord{spec: l.spec, attempt: o.attempt, settled: make(chan struct{})}
 		if m.disk != nil {
-			m.disk.follow(p)
+			m.disk.Follow(p.diskRun())
 		}
 	}
 	switch {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package session
+package disklog
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func renameIn(dir *os.File, from, to string) error {
 	return unix.Renameat(int(dir.Fd()), from, int(dir.Fd()), to)
 }
 
-// tailCommand follows the log file at path, across rotations.
-func tailCommand(path string) string {
+// TailCommand follows the log file at path, across rotations.
+func TailCommand(path string) string {
 	return "tail -n 100 -F '" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

@@ -1,4 +1,4 @@
-package session
+package disklog
 
 import (
 	"log/slog"
@@ -20,7 +20,7 @@ func TestDiskLogRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	testdir.Symlink(t, victim, filepath.Join(dir, "web.log"))
-	d := newDiskLog(dir, 1<<20, slog.New(slog.DiscardHandler))
+	d := New(dir, 1<<20, slog.New(slog.DiscardHandler))
 	if lf, err := d.open(filepath.Join(dir, "web.log")); err == nil {
 		_ = d.write(filepath.Join(dir, "web.log"), lf, []byte("output\n"))
 		t.Error("a symlinked log file was opened")
@@ -38,17 +38,17 @@ func TestDiskLogRefusesSharedDirectory(t *testing.T) {
 		if err := os.Chmod(shared, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := newDiskLog(shared, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(shared, "a.log")); err == nil || !strings.Contains(err.Error(), "others can write") {
+		if _, err := New(shared, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(shared, "a.log")); err == nil || !strings.Contains(err.Error(), "others can write") {
 			t.Errorf("a world-writable directory: %v", err)
 		}
 	}
 	link := filepath.Join(testdir.New(t), "logs")
 	testdir.Symlink(t, testdir.New(t), link)
-	if _, err := newDiskLog(link, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(link, "a.log")); err == nil {
+	if _, err := New(link, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(link, "a.log")); err == nil {
 		t.Error("a symlinked log directory was used")
 	}
 	private := filepath.Join(testdir.New(t), "new")
-	d := newDiskLog(private, 1<<20, slog.New(slog.DiscardHandler))
+	d := New(private, 1<<20, slog.New(slog.DiscardHandler))
 	lf, err := d.open(filepath.Join(private, "a.log"))
 	if err != nil {
 		t.Fatalf("a directory of its own: %v", err)
@@ -84,10 +84,10 @@ func TestDiskLogRotation(t *testing.T) {
 }
 
 // openTestLog opens web.log in dir, capped at max bytes, until the test ends.
-func openTestLog(t *testing.T, dir string, max int64) (*diskLog, string, *logFile) {
+func openTestLog(t *testing.T, dir string, max int64) (*Dir, string, *logFile) {
 	t.Helper()
 	path := filepath.Join(dir, "web.log")
-	d := newDiskLog(dir, max, slog.New(slog.DiscardHandler))
+	d := New(dir, max, slog.New(slog.DiscardHandler))
 	lf, err := d.open(path)
 	if err != nil {
 		t.Fatal(err)

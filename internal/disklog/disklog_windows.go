@@ -1,4 +1,4 @@
-package session
+package disklog
 
 import (
 	"errors"
@@ -97,9 +97,9 @@ func renameIn(dir *os.File, from, to string) error {
 	return err
 }
 
-// tailCommand follows the log file at path in PowerShell (Windows has no
+// TailCommand follows the log file at path in PowerShell (Windows has no
 // tail). Get-Content -Wait holds the file without sharing delete access,
 // so while it runs the file is not rotated away from it (see rotate).
-func tailCommand(path string) string {
+func TailCommand(path string) string {
 	return "powershell -NoProfile -Command \"Get-Content -Tail 100 -Wait -LiteralPath '" + strings.ReplaceAll(path, "'", "''") + "'\""
 }

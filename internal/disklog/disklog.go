@@ -1,7 +1,8 @@
-package session
+// Package disklog appends processes' clean, redacted logs to files in one
+// directory, for people to follow with tail -F (YIELDSHELL_LOG_DIR).
+package disklog
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -15,7 +16,7 @@ import (
 	"time"
 )
 
-// diskLog appends processes' clean, redacted logs to files in one
+// Dir appends processes' clean, redacted logs to files in one
 // directory: one file per name (so a name's runs, restarts included, follow
 // each other in one file) or per process id. A file that would grow past
 // max is rotated: the previous one is kept as <file>.1. The directory is
@@ -27,7 +28,7 @@ import (
 // must be a regular file of this user, and rotation renames within it and
 // creates the new file exclusively, so a planted link or file is refused
 // rather than written through.
-type diskLog struct {
+type Dir struct {
 	dir     string
 	max     int64
 	log     *slog.Logger
@@ -44,18 +45,40 @@ type logFile struct {
 	err   error // the first write error; later writes are skipped
 }
 
-func newDiskLog(dir string, max int64, log *slog.Logger) *diskLog {
+// New returns the log directory dir, whose files are rotated past max
+// bytes (0: never).
+func New(dir string, max int64, log *slog.Logger) *Dir {
 	if max <= 0 {
 		max = math.MaxInt64 // no cap
 	}
-	return &diskLog{dir: dir, max: max, log: log, files: make(map[string]*logFile)}
+	return &Dir{dir: dir, max: max, log: log, files: make(map[string]*logFile)}
 }
 
-// path is where p's log goes.
-func (d *diskLog) path(p *Process) string {
-	base := p.ID
-	if p.Name != "" {
-		base = sanitizeFileName(p.Name)
+// Run is the run of a process a log file follows.
+type Run struct {
+	ID, Name, Cwd, Command string
+	StartedAt              time.Time
+	// Since waits until the run's log has bytes past pos or the run has
+	// ended, and appends the bytes from pos on to buf. It returns the
+	// position after them, how many bytes from pos on were evicted before
+	// they could be read, and whether the run had ended.
+	Since func(buf []byte, pos int64) (out []byte, next, lost int64, ended bool)
+	// End says how the run ended, once Since reported that it had.
+	End func() End
+}
+
+// End is how a run ended, as its file's last line says.
+type End struct {
+	Status          string
+	ExitCode        *int
+	Signal, EndedBy string
+}
+
+// Path is where the log of the process with id and name (may be "") goes.
+func (d *Dir) Path(id, name string) string {
+	base := id
+	if name != "" {
+		base = sanitizeFileName(name)
 	}
 	return filepath.Join(d.dir, base+".log")
 }
@@ -85,7 +108,7 @@ func sanitizeFileName(name string) string {
 }
 
 // open returns the file at path, opened for appending, with one more user.
-func (d *diskLog) open(path string) (*logFile, error) {
+func (d *Dir) open(path string) (*logFile, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if lf := d.files[path]; lf != nil {
@@ -112,7 +135,7 @@ func (d *diskLog) open(path string) (*logFile, error) {
 }
 
 // close gives up one use of the file at path, closing it after the last.
-func (d *diskLog) close(path string, lf *logFile) {
+func (d *Dir) close(path string, lf *logFile) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	lf.users--
@@ -124,7 +147,7 @@ func (d *diskLog) close(path string, lf *logFile) {
 
 // write appends b, rotating whenever the file would grow past the cap: a
 // write larger than the cap is split across files.
-func (d *diskLog) write(path string, lf *logFile, b []byte) error {
+func (d *Dir) write(path string, lf *logFile, b []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for len(b) > 0 && lf.err == nil {
@@ -150,7 +173,7 @@ var errInUse = errors.New("the file is in use")
 
 // rotate renames the file to <file>.1 within the directory and creates a
 // new one in its place, refusing one that appeared meanwhile.
-func (d *diskLog) rotate(path string, lf *logFile) error {
+func (d *Dir) rotate(path string, lf *logFile) error {
 	_ = lf.f.Close()
 	dir, err := openDir(d.dir)
 	if err != nil {
@@ -175,18 +198,22 @@ func (d *diskLog) rotate(path string, lf *logFile) error {
 	return nil
 }
 
-// follow starts the writer that copies p's log to disk.
-func (d *diskLog) follow(p *Process) {
-	d.writers.Go(func() { d.copy(p) })
+// Follow starts the writer that copies r's log to disk; Wait joins it.
+func (d *Dir) Follow(r Run) {
+	d.writers.Go(func() { d.copy(r) })
 }
+
+// Wait waits for every writer to finish: each does once its run has
+// ended and everything is written.
+func (d *Dir) Wait() { d.writers.Wait() }
 
 // copy follows p's log from its first byte and appends it to p's
 // file until p has ended and everything is written. It reads the log the
 // way a reader does, outside the output path, so a slow disk never holds up
 // the program; if it falls behind by more than the log retains, the file
 // says how much is missing.
-func (d *diskLog) copy(p *Process) {
-	path := d.path(p)
+func (d *Dir) copy(p Run) {
+	path := d.Path(p.ID, p.Name)
 	lf, err := d.open(path)
 	if err != nil {
 		d.log.Warn("log file", "process_id", p.ID, "error", err)
@@ -212,7 +239,7 @@ func (d *diskLog) copy(p *Process) {
 	)
 	for !ended {
 		var lost int64
-		buf, pos, lost, ended = p.logSince(buf[:0], pos)
+		buf, pos, lost, ended = p.Since(buf[:0], pos)
 		if lost > 0 && !write(fmt.Appendf(nil, "\n--- yieldshell: %d bytes of output not written (evicted before they reached the disk) ---\n", lost)) {
 			return
 		}
@@ -223,7 +250,7 @@ func (d *diskLog) copy(p *Process) {
 			}
 		}
 	}
-	in := p.Info()
+	in := p.End()
 	end := fmt.Sprintf("--- yieldshell: %s %s", p.ID, in.Status)
 	if in.ExitCode != nil {
 		end += fmt.Sprintf(", exit code %d", *in.ExitCode)
@@ -232,57 +259,11 @@ func (d *diskLog) copy(p *Process) {
 		end += ", signal " + in.Signal
 	}
 	if in.EndedBy != "" {
-		end += ", ended by " + string(in.EndedBy)
+		end += ", ended by " + in.EndedBy
 	}
 	end += " ---\n"
 	if last != '\n' {
 		end = "\n" + end
 	}
 	write([]byte(end))
-}
-
-// logSince waits until p's log has bytes past pos or p has ended, and
-// appends the bytes from pos on, both streams in log order, to buf. It
-// returns the position after them, how many bytes from pos on were evicted
-// before they could be read, and whether p had ended (then everything it
-// will ever log is included).
-//
-// In PTY mode the rows still on the screen are not in the log until
-// something commits them (see screen.Cleaner); so that a file followed
-// with tail -F does not lag behind a program that printed and went quiet,
-// logSince commits them once the output has been quiet for timing.diskCommit.
-func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
-	ctx := context.Background()
-	for {
-		o := p.Await(ctx, time.Time{}, Until{Output: true, From: pos, Quiet: p.timing.diskCommit})
-		if o.Reason != ReasonQuiet {
-			break
-		}
-		p.mu.Lock()
-		p.out.flush(p.log)
-		grew := p.log.End() > pos
-		p.mu.Unlock()
-		if grew {
-			break
-		}
-		// Nothing was waiting on the screen: quiet counts again only
-		// after the next output.
-		p.Await(ctx, time.Time{}, Until{Output: true, From: pos, Next: true})
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var lost int64
-	if pos < p.log.Start() {
-		lost = p.log.Start() - pos
-		pos = p.log.Start()
-	}
-	for c := range p.log.Chunks(pos) {
-		end := c.Pos + int64(len(c.Data))
-		if end <= pos {
-			continue
-		}
-		buf = append(buf, c.Data[pos-c.Pos:]...)
-		pos = end
-	}
-	return buf, pos, lost, p.lc.ended()
 }
