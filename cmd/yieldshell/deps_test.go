@@ -33,7 +33,9 @@ func TestImportDirection(t *testing.T) {
 		"internal/linerpc":         {},
 		"internal/poll":            {},
 		"internal/testdir":         {},
-		"cmd/yieldshell":           {"internal/daemon", "internal/linerpc", "internal/tools", "internal/metrics", "internal/session", "internal/pty", "internal/policy"},
+		"internal/console":         {"internal/tools"},
+		"internal/mcplog":          {},
+		"cmd/yieldshell":           {"internal/daemon", "internal/linerpc", "internal/tools", "internal/metrics", "internal/session", "internal/pty", "internal/policy", "internal/console", "internal/mcplog"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

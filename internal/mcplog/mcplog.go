@@ -1,4 +1,6 @@
-package main
+// Package mcplog is the server's slog handler: records go to stderr and,
+// as MCP logging notifications, to the clients that asked for them.
+package mcplog
 
 import (
 	"bytes"
@@ -23,7 +25,9 @@ type teeHandler struct {
 	json slog.Handler
 }
 
-func newTeeHandler(stderr slog.Handler, srv *mcp.Server) *teeHandler {
+// NewHandler returns a handler that sends records to stderr and to srv's
+// clients (see teeHandler).
+func NewHandler(stderr slog.Handler, srv *mcp.Server) *teeHandler {
 	buf := new(bytes.Buffer)
 	return &teeHandler{
 		stderr: stderr, srv: srv, mu: new(sync.Mutex), buf: buf,

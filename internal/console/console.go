@@ -1,6 +1,9 @@
 //go:build unix
 
-package main
+// Package console holds the commands for a person at a terminal: ps, logs
+// and attach, views of what the persistent server runs, through an MCP
+// session to it, the way an agent sees it.
+package console
 
 import (
 	"context"
@@ -8,31 +11,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/internal/daemon"
 	"github.com/yieldshell/yieldshell/internal/tools"
 )
 
-// psCmd, logsCmd and attachCmd are views for a person at a terminal of
-// what the persistent server runs, through an MCP session to it, the way
-// an agent sees it.
-
-// psCmd is `yieldshell ps`.
-func psCmd(ctx context.Context, c *cli, args []string) int {
-	if len(args) != 0 {
-		fmt.Fprintln(c.stderr, "usage: yieldshell ps")
-		return 2
-	}
-	return c.withSession(ctx, func(cs *mcp.ClientSession) error { return printPs(ctx, cs, c.stdout) })
+// Terminal is what a command gets: the person's terminal, and a way to
+// reach the persistent server.
+type Terminal struct {
+	Stdin          *os.File
+	Stdout, Stderr io.Writer
+	// Dial opens an MCP client session to the running persistent server.
+	Dial func(context.Context) (*mcp.ClientSession, error)
 }
 
-// logsCmd is `yieldshell logs ID|NAME [-f]`.
-func logsCmd(ctx context.Context, c *cli, args []string) int {
+// Ps is `yieldshell ps`.
+func Ps(ctx context.Context, c *Terminal, args []string) int {
+	if len(args) != 0 {
+		fmt.Fprintln(c.Stderr, "usage: yieldshell ps")
+		return 2
+	}
+	return c.withSession(ctx, func(cs *mcp.ClientSession) error { return printPs(ctx, cs, c.Stdout) })
+}
+
+// Logs is `yieldshell logs ID|NAME [-f]`.
+func Logs(ctx context.Context, c *Terminal, args []string) int {
 	mode := printOnce
 	setFollow := func() { mode = follow }
 	id, ok := c.oneArg("logs", args, map[string]func(){"-f": setFollow, "--follow": setFollow})
@@ -40,12 +48,12 @@ func logsCmd(ctx context.Context, c *cli, args []string) int {
 		return 2
 	}
 	return c.withSession(ctx, func(cs *mcp.ClientSession) error {
-		return printLogs(ctx, cs, id, mode, c.stdout, c.stderr)
+		return printLogs(ctx, cs, id, mode, c.Stdout, c.Stderr)
 	})
 }
 
-// attachCmd is `yieldshell attach ID|NAME [--watch]`.
-func attachCmd(ctx context.Context, c *cli, args []string) int {
+// Attach is `yieldshell attach ID|NAME [--watch]`.
+func Attach(ctx context.Context, c *Terminal, args []string) int {
 	mode := typing
 	setWatch := func() { mode = watching }
 	id, ok := c.oneArg("attach", args, map[string]func(){"--watch": setWatch, "-watch": setWatch})
@@ -53,13 +61,13 @@ func attachCmd(ctx context.Context, c *cli, args []string) int {
 		return 2
 	}
 	return c.withSession(ctx, func(cs *mcp.ClientSession) error {
-		return attach(ctx, cs, id, mode, c.stdin, c.stdout)
+		return attach(ctx, cs, id, mode, c.Stdin, c.Stdout)
 	})
 }
 
 // oneArg reads the one ID|NAME argument of cmd among the flags it knows,
 // calling each flag's func; it prints the usage when args do not fit.
-func (c *cli) oneArg(cmd string, args []string, flags map[string]func()) (string, bool) {
+func (c *Terminal) oneArg(cmd string, args []string, flags map[string]func()) (string, bool) {
 	usage := map[string]string{
 		"logs":   "usage: yieldshell logs ID|NAME [-f]",
 		"attach": "usage: yieldshell attach ID|NAME [--watch]",
@@ -69,14 +77,14 @@ func (c *cli) oneArg(cmd string, args []string, flags map[string]func()) (string
 		if set, ok := flags[a]; ok {
 			set()
 		} else if strings.HasPrefix(a, "-") {
-			fmt.Fprintf(c.stderr, "yieldshell %s: unknown flag %s\n%s\n", cmd, a, usage)
+			fmt.Fprintf(c.Stderr, "yieldshell %s: unknown flag %s\n%s\n", cmd, a, usage)
 			return "", false
 		} else {
 			pos = append(pos, a)
 		}
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(c.stderr, usage)
+		fmt.Fprintln(c.Stderr, usage)
 		return "", false
 	}
 	return pos[0], true
@@ -84,38 +92,17 @@ func (c *cli) oneArg(cmd string, args []string, flags map[string]func()) (string
 
 // withSession runs fn in an MCP client session to the running persistent
 // server (never starting one: there would be nothing to see).
-func (c *cli) withSession(ctx context.Context, fn func(*mcp.ClientSession) error) int {
-	cs, err := c.dialSession(ctx)
+func (c *Terminal) withSession(ctx context.Context, fn func(*mcp.ClientSession) error) int {
+	cs, err := c.Dial(ctx)
 	if err == nil {
 		err = fn(cs)
 		cs.Close()
 	}
 	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		fmt.Fprintln(c.Stderr, "yieldshell:", err)
 		return 1
 	}
 	return 0
-}
-
-func (c *cli) dialSession(ctx context.Context) (*mcp.ClientSession, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	conn, err := cl.Connect()
-	if errors.Is(err, daemon.ErrNotRunning) {
-		return nil, fmt.Errorf("%w: it starts when an MCP client runs yieldshell with --persist or %s=1", err, persistEnv)
-	}
-	if err != nil {
-		return nil, err
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "yieldshell-cli", Version: buildVersion()}, nil).
-		Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("connecting to the yieldshell server: %w", err)
-	}
-	return cs, nil
 }
 
 // callInto calls a tool with its typed input and decodes its structured

@@ -1,4 +1,4 @@
-package main
+package mcplog
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 func TestLogsReachClients(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
 	var stderr bytes.Buffer
-	log := slog.New(newTeeHandler(slog.NewTextHandler(&stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), srv))
+	log := slog.New(NewHandler(slog.NewTextHandler(&stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), srv))
 
 	var mu sync.Mutex
 	var got []*mcp.LoggingMessageParams
