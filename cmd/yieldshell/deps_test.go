@@ -16,16 +16,17 @@ import (
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
-		"internal/pty":             {},
+		"internal/pty":             {"internal/proc"},
+		"internal/proc":            {},
 		"internal/screen":          {},
 		"internal/policy":          {},
-		"internal/prompt":          {"internal/screen"},
+		"internal/prompt":          {"internal/screen", "internal/proc"},
 		"internal/session":         {"internal/pty", "internal/screen", "internal/prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog"},
 		"internal/disklog":         {},
 		"internal/outlog":          {},
 		"internal/shellinit":       {},
 		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool"},
-		"internal/tools/shellyeah": {"internal/session", "internal/policy", "internal/tools/mcptool"},
+		"internal/tools/shellyeah": {"internal/session", "internal/policy", "internal/tools/mcptool", "internal/proc"},
 		"internal/tools/mcptool":   {},
 		"internal/metrics":         {"internal/session"},
 		"conformance":              {},

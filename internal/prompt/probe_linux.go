@@ -1,9 +1,8 @@
 package prompt
 
 import (
-	"bytes"
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 // syscallClass is what a thread blocked in a system call is doing.
@@ -120,19 +121,10 @@ func (pr *Prober) members(in Input, leader int, maxAge time.Duration) []int {
 
 // readTable lists every process with its group and session.
 func readTable(dst []procEntry) []procEntry {
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return dst
-	}
-	names, _ := dir.Readdirnames(-1)
-	_ = dir.Close()
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		if pgrp, sid, ok := groupOf(pid); ok {
-			dst = append(dst, procEntry{pid, pgrp, sid})
+	pids, _ := proc.Pids()
+	for _, pid := range pids {
+		if st, err := proc.ReadStat(pid); err == nil {
+			dst = append(dst, procEntry{pid, st.Pgrp, st.Session})
 		}
 	}
 	return dst
@@ -175,35 +167,30 @@ func (a *probeAcc) result() Probe {
 }
 
 func (a *probeAcc) addProcess(pid int, input string) {
-	base := "/proc/" + strconv.Itoa(pid)
-	tasks, err := os.ReadDir(base + "/task")
+	tids, err := proc.Tasks(pid)
 	if err != nil {
 		return
 	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
-		a.addTask(base, Task{Pid: pid, Tid: tid}, input)
+	for _, tid := range tids {
+		a.addTask(Task{Pid: pid, Tid: tid}, input)
 	}
 }
 
-func (a *probeAcc) addTask(base string, t Task, input string) {
-	task := base + "/task/" + strconv.Itoa(t.Tid)
-	b, err := os.ReadFile(task + "/syscall")
-	if err != nil {
+func (a *probeAcc) addTask(t Task, input string) {
+	sc, err := proc.ReadSyscall(t.Pid, t.Tid)
+	switch {
+	case errors.Is(err, proc.ErrFormat):
+		a.seen, a.other = true, true
+		return
+	case err != nil:
 		// Gone, a zombie, or another user's (a setuid program such as
 		// sudo): only the last leaves the question open.
 		a.denied = a.denied || os.IsPermission(err)
 		return
 	}
 	a.seen = true
-	nr, args, err := parseSyscall(b)
+	nr, args := sc.Nr, sc.Args
 	switch {
-	case err != nil:
-		a.other = true
-		return
 	case nr < 0:
 		// "running" on a CPU, or "-1": preempted in user space. Either
 		// way it computes.
@@ -211,7 +198,7 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 		return
 	}
 	class := classify(nr)
-	if class >= scRead && !sleeping(task) {
+	if class >= scRead && !sleeping(t) {
 		// In the call but not asleep in it: its input is there and it is
 		// about to take it (or the state changed under us).
 		a.running = true
@@ -220,13 +207,13 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 	switch class {
 	case scNeutral:
 	case scRead:
-		if isInput(base, int(args[0]), input) {
+		if isInput(t.Pid, int(args[0]), input) {
 			a.reader = &t
 		} else {
 			a.other = true // a pipe, a file, a socket: not the input
 		}
 	case scSelect, scPoll, scEpoll:
-		w := waitsOn(base, t.Pid, class, args, input)
+		w := waitsOn(t.Pid, class, args, input)
 		switch {
 		case w == waitOnlyInput && class != scEpoll:
 			// One descriptor, and it is ours: readline (select), htop
@@ -247,29 +234,6 @@ func (a *probeAcc) addTask(base string, t Task, input string) {
 	}
 }
 
-// parseSyscall reads a task's syscall file: the number of the call it is
-// in and its first three arguments; -1 when it is in none.
-func parseSyscall(b []byte) (int64, [3]uint64, error) {
-	var args [3]uint64
-	f := strings.Fields(string(bytes.TrimSpace(b)))
-	if len(f) < 2 {
-		return -1, args, nil
-	}
-	nr, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil || nr < 0 {
-		return -1, args, nil
-	}
-	for i := range args {
-		if i+1 >= len(f) {
-			break
-		}
-		if args[i], err = strconv.ParseUint(strings.TrimPrefix(f[i+1], "0x"), 16, 64); err != nil {
-			return 0, args, fmt.Errorf("reading syscall arguments: %w", err)
-		}
-	}
-	return nr, args, nil
-}
-
 // wait says what a poll, epoll or select wait includes.
 type wait int
 
@@ -283,18 +247,18 @@ const (
 // maxWatched bounds the descriptors of one wait that are looked at.
 const maxWatched = 4096
 
-// waitsOn reads which descriptors a thread of the process at base (pid)
+// waitsOn reads which descriptors a thread of process pid
 // waits on for reading: an epoll instance's from /proc (its fdinfo lists
 // them), a poll's pollfd array and a select's read set from the process's
 // memory (ours to read: it is our child, running as us).
-func waitsOn(base string, pid int, class syscallClass, args [3]uint64, input string) wait {
+func waitsOn(pid int, class syscallClass, args [3]uint64, input string) wait {
 	var fds []int
 	switch class {
 	case scEpoll:
-		return epollWaitsOn(base, int(args[0]), input, 0)
+		return epollWaitsOn(pid, int(args[0]), input, 0)
 	case scPoll:
 		n := min(int(args[1]), maxWatched)
-		b, err := readMem(pid, uintptr(args[0]), n*8)
+		b, err := proc.ReadMem(pid, uintptr(args[0]), n*8)
 		if err != nil {
 			return waitUnknown
 		}
@@ -304,20 +268,20 @@ func waitsOn(base string, pid int, class syscallClass, args [3]uint64, input str
 		if args[1] == 0 {
 			return waitNotInput // no read set
 		}
-		b, err := readMem(pid, uintptr(args[1]), (n+63)/64*8)
+		b, err := proc.ReadMem(pid, uintptr(args[1]), (n+63)/64*8)
 		if err != nil {
 			return waitUnknown
 		}
 		fds = selectReadFds(b, n)
 	}
-	return matchInput(base, fds, input)
+	return matchInput(pid, fds, input)
 }
 
 // matchInput says whether fds, the descriptors a wait reads, hold the input.
-func matchInput(base string, fds []int, input string) wait {
+func matchInput(pid int, fds []int, input string) wait {
 	found := false
 	for _, fd := range fds {
-		if isInput(base, fd, input) {
+		if isInput(pid, fd, input) {
 			found = true
 		}
 	}
@@ -332,19 +296,19 @@ func matchInput(base string, fds []int, input string) wait {
 
 // epollWaitsOn reads the descriptors epoll instance epfd watches for
 // reading; an instance inside it (depth 1) counts with its own.
-func epollWaitsOn(base string, epfd int, input string, depth int) wait {
-	b, err := os.ReadFile(base + "/fdinfo/" + strconv.Itoa(epfd))
+func epollWaitsOn(pid int, epfd int, input string, depth int) wait {
+	b, err := proc.ReadFDInfo(pid, epfd)
 	if err != nil {
 		return waitUnknown
 	}
 	fds := epollReadFds(b)
-	w := matchInput(base, fds, input)
+	w := matchInput(pid, fds, input)
 	if w != waitNotInput || depth > 0 {
 		return w
 	}
 	for _, fd := range fds {
-		if link, err := os.Readlink(base + "/fd/" + strconv.Itoa(fd)); err == nil && link == "anon_inode:[eventpoll]" {
-			if epollWaitsOn(base, fd, input, depth+1) != waitNotInput {
+		if link, err := proc.ReadFDLink(pid, fd); err == nil && link == "anon_inode:[eventpoll]" {
+			if epollWaitsOn(pid, fd, input, depth+1) != waitNotInput {
 				return waitWithInput
 			}
 		}
@@ -401,85 +365,24 @@ func selectReadFds(b []byte, nfds int) []int {
 	return fds
 }
 
-// readMem reads n bytes at addr of process pid: with process_vm_readv,
-// else through /proc/pid/mem (both need the right to trace it, which a
-// server has over its own children).
-func readMem(pid int, addr uintptr, n int) ([]byte, error) {
-	if n <= 0 {
-		return nil, nil
-	}
-	b := make([]byte, n)
-	local := []unix.Iovec{{Base: &b[0]}}
-	local[0].SetLen(n)
-	remote := []unix.RemoteIovec{{Base: addr, Len: n}}
-	if m, err := unix.ProcessVMReadv(pid, local, remote, 0); err == nil && m == n {
-		return b, nil
-	}
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/mem")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if _, err := f.ReadAt(b, int64(addr)); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// isInput reports whether descriptor fd of the process at base is the input.
-func isInput(base string, fd int, input string) bool {
-	link, err := os.Readlink(base + "/fd/" + strconv.Itoa(fd))
+// isInput reports whether descriptor fd of process pid is the input.
+func isInput(pid int, fd int, input string) bool {
+	link, err := proc.ReadFDLink(pid, fd)
 	if err != nil {
 		return false
 	}
 	return link == input || link == "/dev/tty" && strings.HasPrefix(input, "/dev/")
 }
 
-// sleeping reports whether the thread at task is in interruptible sleep.
-func sleeping(task string) bool {
-	b, err := os.ReadFile(task + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'S'
-}
-
-// groupOf returns the process group and session of pid from
-// /proc/pid/stat.
-func groupOf(pid int) (pgrp, sid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// The command name (field 2) may hold spaces and parentheses: fields
-	// are counted after its closing parenthesis.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] state, f[1] ppid, f[2] pgrp, f[3] session.
-	if len(f) < 4 {
-		return 0, 0, false
-	}
-	pgrp, err1 := strconv.Atoi(f[2])
-	sid, err2 := strconv.Atoi(f[3])
-	return pgrp, sid, err1 == nil && err2 == nil
+// sleeping reports whether thread t is in interruptible sleep.
+func sleeping(t Task) bool {
+	st, err := proc.ReadTaskStat(t.Pid, t.Tid)
+	return err == nil && st.State == 'S'
 }
 
 // Switches returns how many times a thread has given up the CPU to wait.
 // A reader whose count changed has woken up (taken input) and waited again.
 func Switches(t Task) (uint64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(t.Pid) + "/task/" + strconv.Itoa(t.Tid) + "/status")
-	if err != nil {
-		return 0, false
-	}
-	_, rest, ok := bytes.Cut(b, []byte("\nvoluntary_ctxt_switches:"))
-	if !ok {
-		return 0, false
-	}
-	line, _, _ := bytes.Cut(rest, []byte("\n"))
-	n, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 10, 64)
-	return n, err == nil
+	st, err := proc.ReadTaskStatus(t.Pid, t.Tid)
+	return st.VoluntarySwitches, err == nil
 }

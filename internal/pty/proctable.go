@@ -8,11 +8,9 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"strconv"
-)
 
-// envReader reads processes' environments, reusing its buffer.
-type envReader struct{ buf []byte }
+	"github.com/yieldshell/yieldshell/internal/proc"
+)
 
 // Tagged returns the processes whose environment holds a variable key,
 // mapped to its value. Environments of other users' processes cannot be
@@ -26,22 +24,21 @@ type envReader struct{ buf []byte }
 // The scan costs a read per process on the machine; when ctx is done it
 // stops and returns what it found so far.
 func Tagged(ctx context.Context, key string) map[int]string {
-	entries, err := os.ReadDir("/proc")
+	pids, err := proc.Pids()
 	if err != nil {
 		return nil
 	}
 	prefix := []byte(key + "=")
 	found := make(map[int]string)
-	var env envReader
-	for _, e := range entries {
+	var env proc.EnvReader
+	for _, pid := range pids {
 		if ctx.Err() != nil {
 			break
 		}
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+		if pid == os.Getpid() {
 			continue
 		}
-		for kv := range bytes.SplitSeq(env.read(pid), []byte{0}) {
+		for kv := range bytes.SplitSeq(env.Read(pid), []byte{0}) {
 			if v, ok := bytes.CutPrefix(kv, prefix); ok {
 				found[pid] = string(v)
 				break

@@ -3,12 +3,11 @@
 package pty
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 func signalName(s syscall.Signal) string { return unix.SignalName(s) }
@@ -39,16 +38,12 @@ func (p *Process) HangUpIgnorers(sig syscall.Signal) {
 // sessionMembers lists the processes of session sid (the PTY's session,
 // led by the process's direct child).
 func sessionMembers(sid int) []int {
-	ents, err := os.ReadDir("/proc")
+	all, err := proc.Pids()
 	if err != nil {
 		return nil
 	}
 	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range all {
 		if s, err := unix.Getsid(pid); err == nil && s == sid {
 			pids = append(pids, pid)
 		}
@@ -59,26 +54,17 @@ func sessionMembers(sid int) []int {
 // ignores reports whether process pid ignores sig (SigIgn in
 // /proc/PID/status).
 func ignores(pid int, sig syscall.Signal) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && mask&(1<<(uint(sig)-1)) != 0
-		}
-	}
-	return false
+	st, err := proc.ReadStatus(pid)
+	return err == nil && st.Ignores(int(sig))
 }
 
 // isShell reports whether process pid runs a shell (by its command name).
 func isShell(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	comm, err := proc.ReadComm(pid)
 	if err != nil {
 		return false
 	}
-	switch strings.TrimSpace(string(b)) {
+	switch comm {
 	case "bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "busybox":
 		return true
 	}

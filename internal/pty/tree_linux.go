@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 // TreeAlive reports whether a command's tree still has a live process: a
@@ -31,108 +30,17 @@ func TreeAlive(pgid int, key, value string) bool {
 		return len(Members(pgid, key, value)) > 0
 	}
 	want := []byte(key + "=" + value)
-	var env envReader
-	for _, pid := range children() {
-		st, err := readProcStat(pid)
-		if err != nil || st.gone() {
+	var env proc.EnvReader
+	for _, pid := range proc.Children() {
+		st, err := proc.ReadStat(pid)
+		if err != nil || st.Gone() {
 			continue
 		}
-		if holds(env.read(pid), want) {
+		if holds(env.Read(pid), want) {
 			return true
 		}
 	}
 	return false
-}
-
-// children lists this process's children (every thread's).
-func children() []int {
-	tasks, _ := os.ReadDir("/proc/self/task")
-	var pids []int
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for f := range bytes.FieldsSeq(b) {
-			if pid, err := strconv.Atoi(string(f)); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
-}
-
-// execWindow bounds how long an envReader waits for a process in the
-// middle of execve. The window is a few milliseconds on an idle machine and
-// was seen at 70 ms on two busy cores; a second is far beyond it and still
-// short enough that a process stuck in exec (a binary on a hung network
-// mount) does not hold a command's end for long.
-const execWindow = time.Second
-
-// maxEnviron bounds an environment read: the kernel's own limit on
-// arguments and environment together is a quarter of the stack limit,
-// 2 MiB by default.
-const maxEnviron = 8 << 20
-
-// read returns process pid's environment (NUL-separated), or nil if the
-// process is gone or cannot be read. The result is valid until the next
-// read.
-//
-// An exec replaces the environment under the reader's feet, so:
-//   - it is read in one read(2), which sees one image whole (a read in
-//     parts can end early when the image it began in is gone, dropping
-//     the variables at the end, the tag among them);
-//   - once the new image's memory is in place and until its environment
-//     is laid out, the file reads empty. /proc/PID/stat tells that apart
-//     from a process with no environment at all: the environment's and
-//     the code's addresses are zero until the exec is done. An exec is
-//     waited out, for execWindow at most;
-//   - a process in exit(2) has no memory left to read before it is a
-//     zombie: that is waited out too, so it is not taken for a process
-//     without the tag while it still holds what it had open.
-func (r *envReader) read(pid int) []byte {
-	path := "/proc/" + strconv.Itoa(pid) + "/environ"
-	deadline := time.Now().Add(execWindow)
-	if len(r.buf) == 0 {
-		r.buf = make([]byte, 16<<10)
-	}
-	for pause := 100 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
-		n, err := readOnce(path, r.buf)
-		switch {
-		case errors.Is(err, unix.ESRCH):
-			// No memory to read: a kernel thread, or a process in exit(2)
-			// that released its memory and is not a zombie yet (its
-			// state still reads R); the latter is waited out as an exec is.
-		case err != nil:
-			return nil
-		case n == len(r.buf) && n < maxEnviron:
-			r.buf = make([]byte, 2*len(r.buf)) // there may be more
-			continue
-		case n > 0:
-			return r.buf[:n]
-		}
-		noMemory := err != nil
-		st, err := readProcStat(pid)
-		if err != nil || st.gone() || noMemory && !st.exiting() || st.execDone() && st.envEnd == st.envStart || time.Now().After(deadline) {
-			return nil // gone, a kernel thread, no environment at all, or stuck
-		}
-		// In an exec or an exit, or one ended between the reads: look again.
-		time.Sleep(pause)
-	}
-}
-
-// readOnce opens path and reads it with one read(2).
-func readOnce(path string, buf []byte) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	n, err := f.Read(buf)
-	if err == io.EOF {
-		err = nil
-	}
-	return n, err
 }
 
 // holds reports whether a NUL-separated environment holds kv.
@@ -153,26 +61,25 @@ func holds(env, kv []byte) bool {
 // one of the server's, so only their environments are read: the scan
 // costs one small read per process on the machine.
 func Members(pgid int, key, value string) []int {
-	entries, err := os.ReadDir("/proc")
+	pids, err := proc.Pids()
 	if err != nil {
 		return nil
 	}
 	self := os.Getpid()
 	var found, others []int
-	parent := make(map[int]int, len(entries))
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+	parent := make(map[int]int, len(pids))
+	for _, pid := range pids {
+		if pid == self {
 			continue
 		}
-		st, err := readProcStat(pid)
+		st, err := proc.ReadStat(pid)
 		if err != nil {
 			continue
 		}
-		parent[pid] = st.ppid // a zombie's too: it links its children to us
+		parent[pid] = st.PPid // a zombie's too: it links its children to us
 		switch {
-		case st.gone():
-		case st.pgrp == pgid:
+		case st.Gone():
+		case st.Pgrp == pgid:
 			found = append(found, pid)
 		case key != "":
 			others = append(others, pid)
@@ -186,9 +93,9 @@ func Members(pgid int, key, value string) []int {
 		isOurs = func(pid int) bool { return descends(parent, self, pid) }
 	}
 	want := []byte(key + "=" + value)
-	var env envReader
+	var env proc.EnvReader
 	for _, pid := range others {
-		if isOurs(pid) && holds(env.read(pid), want) {
+		if isOurs(pid) && holds(env.Read(pid), want) {
 			found = append(found, pid)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 // Members finds a group's live members and tagged processes outside it,
@@ -130,7 +132,7 @@ func TestEnvironThroughExec(t *testing.T) {
 	t.Cleanup(func() { stop(); hogs.Wait() })
 
 	kv := []byte("PTY_TREE_TEST=exec")
-	var env envReader
+	var env proc.EnvReader
 	checks := 0
 	for {
 		select {
@@ -141,10 +143,10 @@ func TestEnvironThroughExec(t *testing.T) {
 			t.Logf("%d checks", checks)
 		default:
 			checks++
-			if !holds(env.read(cmd.Process.Pid), kv) {
-				if st, err := readProcStat(cmd.Process.Pid); err == nil && !st.gone() {
+			if !holds(env.Read(cmd.Process.Pid), kv) {
+				if st, err := proc.ReadStat(cmd.Process.Pid); err == nil && !st.Gone() {
 					env, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ")
-					t.Fatalf("check %d: the tag was not seen while the process lives (state %c, %+v, env %d bytes, tag %v)", checks, st.state, st, len(env), bytes.Contains(env, kv))
+					t.Fatalf("check %d: the tag was not seen while the process lives (state %c, %+v, env %d bytes, tag %v)", checks, st.State, st, len(env), bytes.Contains(env, kv))
 				}
 			}
 			continue
@@ -163,10 +165,10 @@ func TestEnvironThroughExec(t *testing.T) {
 		return bytes.HasPrefix(b, []byte("sleep"))
 	})
 	began := time.Now()
-	if holds(env.read(bare.Process.Pid), kv) {
+	if holds(env.Read(bare.Process.Pid), kv) {
 		t.Fatal("a process with no environment holds the tag")
 	}
-	if d := time.Since(began); d > execWindow/2 {
+	if d := time.Since(began); d > time.Second/2 { // half of proc.execWindow
 		t.Errorf("a process with no environment took %v to tell apart", d)
 	}
 }
