@@ -1,3 +1,8 @@
+// The kernel probe is Linux-only: it reads which system call a thread is
+// in, and its arguments, which no other system offers (probe_other.go says
+// what is done without it). It stays beside the heuristics it feeds; the
+// /proc reading itself is package proc.
+
 package prompt
 
 import (

@@ -1,3 +1,6 @@
+// System call numbers differ by architecture: amd64 has select and poll
+// besides pselect6 and ppoll.
+
 package prompt
 
 import "golang.org/x/sys/unix"

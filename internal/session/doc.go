@@ -35,11 +35,12 @@
 //
 //   - Leaves, which know no Process: status.go (every status, ending and
 //     reason), timing.go, spec.go (what to start, restart policies),
-//     lifecycle.go (a process's phase and the waiter's channels), outlog.go
-//     and lines.go (the log and line scans), pipeline.go (what turns output
-//     into the log), termview.go, replies.go, urls.go, inputwait.go (what
-//     input-wait detection follows), keys.go, redact.go, tag.go, signal.go
-//     (signal names).
+//     lifecycle.go (a process's phase and the waiter's channels),
+//     pipeline.go (what turns output into the log), termview.go,
+//     replies.go, urls.go, inputwait.go (what input-wait detection
+//     follows), redact.go, tag.go. The log itself is package outlog,
+//     signals, keys and process trees are package pty, shell integration
+//     is package shellinit (docs/architecture.md).
 //   - The Process: process.go (its fields and what reads them), reader.go
 //     (the output readers), end.go (the waiter: how a process ends),
 //     input.go (whether it waits for input, and writing to it), await.go
@@ -47,7 +48,8 @@
 //     starts its goroutines).
 //   - The Manager: registry.go (ids, names, runs and pending crash
 //     restarts: records, no supervision), retention.go (what is kept of
-//     ended runs), disklog.go, purge.go, manager.go (the Manager, lookups,
+//     ended runs), logfile.go (what package disklog follows), purge.go,
+//     manager.go (the Manager, lookups,
 //     shutdown), start.go (prepare, spawn, register; a crash restart is
 //     scheduled there, since it starts a run), restart.go, stopall.go.
 //

@@ -1,3 +1,6 @@
+// The shell-yeah tools quote a command for the shell it runs in: cmd.exe
+// here, sh elsewhere (quote_other.go).
+
 package shellyeah
 
 import (
