@@ -17,8 +17,8 @@
 // bytes to a background server of the same binary, which owns the
 // processes and outlives its clients: package daemon serves it and is its
 // client. main.go holds the table of subcommands; persist.go the bridge
-// and the server subcommands; people.go and attach.go are ps, logs and
-// attach, MCP clients of that server; cli.go is call and tools.
+// and the server subcommands, and wires ps, logs and attach (package
+// console, MCP clients of that server); cli.go is call and tools.
 //
 // On Windows it only prints that Windows is not supported and exits.
 package main

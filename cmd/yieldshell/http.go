@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/metrics"
+	"github.com/yieldshell/yieldshell/internal/metrics"
 )
 
 // The environment variables that carry the bearer token for --http, and

@@ -19,8 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/metrics"
-	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
 func TestLoadHTTPConfig(t *testing.T) {

@@ -19,12 +19,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
-	"github.com/yieldshell/yieldshell/cmd/yieldshell/linerpc"
-	"github.com/yieldshell/yieldshell/metrics"
-	"github.com/yieldshell/yieldshell/policy"
-	"github.com/yieldshell/yieldshell/pty"
-	"github.com/yieldshell/yieldshell/session"
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/linerpc"
+	"github.com/yieldshell/yieldshell/internal/mcplog"
+	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools"
 )
 
 // shutdownTimeout bounds the whole shutdown: every process is sent SIGTERM,
@@ -318,7 +319,7 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 			// Stated, not inferred from the tools registered so far (see
 			// registerInBackground); the tool set never changes.
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	log := slog.New(newTeeHandler(l.stderr, srv))
+	log := slog.New(mcplog.NewHandler(l.stderr, srv))
 	if r == longRunning {
 		if err := pty.SetChildSubreaper(); err != nil {
 			log.Warn("cannot become child subreaper; escaped descendants will be reaped by init", "error", err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
 // A panicking handler becomes an error answer; the server lives on.

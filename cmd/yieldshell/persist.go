@@ -12,8 +12,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/yieldshell/yieldshell/cmd/yieldshell/daemon"
-	"github.com/yieldshell/yieldshell/policy"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/console"
+	"github.com/yieldshell/yieldshell/internal/daemon"
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
 // persistEnv turns a stdio yieldshell into a bridge to the persistent
@@ -184,4 +187,43 @@ func persistVars() []policy.Var {
 		{Name: daemon.IdleEnv, Default: strconv.Itoa(int(daemon.DefaultIdle.Milliseconds())),
 			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."},
 	}
+}
+
+// psCmd, logsCmd and attachCmd are the commands for a person at a
+// terminal (package console), on this user's persistent server.
+func psCmd(ctx context.Context, c *cli, args []string) int {
+	return console.Ps(ctx, c.terminal(), args)
+}
+
+func logsCmd(ctx context.Context, c *cli, args []string) int {
+	return console.Logs(ctx, c.terminal(), args)
+}
+
+func attachCmd(ctx context.Context, c *cli, args []string) int {
+	return console.Attach(ctx, c.terminal(), args)
+}
+
+func (c *cli) terminal() *console.Terminal {
+	return &console.Terminal{Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Dial: c.dialSession}
+}
+
+func (c *cli) dialSession(ctx context.Context) (*mcp.ClientSession, error) {
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := cl.Connect()
+	if errors.Is(err, daemon.ErrNotRunning) {
+		return nil, fmt.Errorf("%w: it starts when an MCP client runs yieldshell with --persist or %s=1", err, persistEnv)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "yieldshell-cli", Version: buildVersion()}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("connecting to the yieldshell server: %w", err)
+	}
+	return cs, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/yieldshell/yieldshell/policy"
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
 // The persistent per-user server, and the ps, logs and attach commands that

@@ -1,0 +1,67 @@
+// Package session manages the processes the server runs.
+//
+// A [Manager] applies policy, enforces the process limit, names processes
+// and starts them. A [Process] owns one running command: its lifecycle, its
+// sequence-numbered output log, and the goroutines that feed and reap it
+// (one reader per output stream and one waiter), which it stops and joins
+// in Close. In PTY mode it also owns the reply writer, which writes the
+// terminal's replies to the program's queries to its input, only to the
+// process group that asked while it is in the foreground and reading
+// (replydeliver.go); it stops when the process ends and is joined then.
+//
+// In PTY mode the log follows the screen ([screen.NewTerminal]): a row that
+// can still change is committed to the log when it scrolls off the top of
+// the screen, when the program ends, and whenever someone looks: every
+// answer built from a Snapshot (exec, read, wait, write, so also a program
+// waiting for input), LogEnd (a wait's starting point), URLs, and an Await
+// whose pattern matches text on the screen that is not in the log yet.
+// Between those moments a redraw (a progress display moving the cursor up)
+// only changes the screen, so the log keeps the final state, not every
+// frame. Committed text is never retracted and positions stay stable; a
+// committed row drawn again is logged again at the next commit. A read of
+// a running program therefore shows all of its screen (the read commits
+// it). A log file also commits once the output has been quiet for
+// timing.diskCommit, so tail -F of it does not lag.
+//
+// Every state change (output appended, exit, stop) is broadcast through a
+// channel that is closed and replaced; [Process.Await] is the one blocking
+// primitive over it, so exec, wait, write, stop and the disk writer block
+// on it with no polling.
+//
+// # Files
+//
+// Each file has one job, and no file uses a name declared in a file that
+// uses one of its own: the files form layers.
+//
+//   - Leaves, which know no Process: status.go (every status, ending and
+//     reason), timing.go, spec.go (what to start, restart policies),
+//     lifecycle.go (a process's phase and the waiter's channels),
+//     pipeline.go (what turns output into the log), termview.go,
+//     replies.go, urls.go, inputwait.go (what input-wait detection
+//     follows), redact.go, tag.go. The log itself is package outlog,
+//     signals, keys and process trees are package pty, shell integration
+//     is package shellinit (docs/architecture.md).
+//   - The Process: process.go (its fields and what reads them), reader.go
+//     (the output readers), end.go (the waiter: how a process ends),
+//     input.go (whether it waits for input, and writing to it), await.go
+//     (the wait primitive), stop.go, spawn.go (its construction, which
+//     starts its goroutines).
+//   - The Manager: registry.go (ids, names, runs and pending crash
+//     restarts: records, no supervision), retention.go (what is kept of
+//     ended runs), logfile.go (what package disklog follows), purge.go,
+//     manager.go (the Manager, lookups,
+//     shutdown), start.go (prepare, spawn, register; a crash restart is
+//     scheduled there, since it starts a run), restart.go, stopall.go.
+//
+// The Manager owns four kinds of goroutine, all joined by Shutdown: one
+// per pending crash restart (ended early by Shutdown, which waits for them
+// before it ends processes, so none can start one behind its back), the
+// janitor that purges old records, the start-up sweep of what dead
+// servers left behind (stopped between two processes), and, with a log
+// directory, one writer per process that copies its clean log to disk and
+// returns once the process has ended and everything is written.
+//
+// Concurrency: Manager and Process are safe for concurrent use. Lock order:
+// Manager.mu before Process.mu; a Process calls back into the Manager (its
+// end hooks) without its own lock.
+package session

@@ -1,0 +1,335 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/internal/pty"
+)
+
+// inputView is what evaluating the input state needs, taken under p.mu.
+type inputView struct {
+	over    bool // ended, exited, or still being fed exec's stdin
+	marks   markState
+	quiet   time.Duration // since the newest output or write
+	line    string
+	atEnd   bool
+	wrote   wrote
+	outputs uint64
+}
+
+// inputViewLocked takes the view; the line only when the kernel is going to
+// be asked (after probeAfter of quiet), since only then is it looked at.
+func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) inputView {
+	// Quiet since the newest output or write, whichever came last: what
+	// was on the screen before a write says nothing about the answer.
+	since := p.in.lastOutput
+	if p.in.wrote.at.After(since) {
+		since = p.in.wrote.at
+	}
+	v := inputView{
+		over:    p.lc.over() || p.in.feeding,
+		marks:   p.in.marks,
+		quiet:   now.Sub(since),
+		wrote:   p.in.wrote,
+		outputs: p.in.outputs,
+	}
+	if !v.over && v.quiet >= probeAfter {
+		v.line, v.atEnd = p.out.line()
+	}
+	return v
+}
+
+// evalInput decides whether the program waits for input now. The kernel is
+// asked only once the output has been quiet for probeAfter (noProbe: never);
+// the marks always count.
+func (p *Process) evalInput(probeAfter time.Duration) InputState {
+	p.mu.Lock()
+	v := p.inputViewLocked(time.Now(), probeAfter)
+	p.mu.Unlock()
+	if v.over {
+		return InputState{}
+	}
+	if st, decided := p.byMarks(v); decided {
+		return st
+	}
+	if v.quiet < probeAfter {
+		// A program still printing is not waiting.
+		return InputState{}
+	}
+	if p.in.kernel.pending() {
+		// Output not read yet (a busy server): the program is still
+		// printing, and asking the kernel now would only add to the load.
+		return InputState{}
+	}
+	if p.out.replies != nil && p.out.replies.outstanding() {
+		// A program reading its terminal right after a query waits for
+		// the reply, which is on its way (deliverReply), not for input.
+		return InputState{}
+	}
+	pr := p.in.kernel.inspect()
+	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
+		// Output arrived, or is on its way to the log, while the kernel
+		// was asked: it may be the prompt the program now waits at, so
+		// the answer waits for it (its append wakes every waiter).
+		return InputState{}
+	}
+	return p.byKernel(pr, v)
+}
+
+// byMarks is what an integrated shell's marks say, if they decide.
+func (p *Process) byMarks(v inputView) (InputState, bool) {
+	ms := v.marks
+	if p.shellReady(v) {
+		return InputState{Waiting: true, Kind: prompt.KindCommand, Signal: SignalMark, Prompt: ms.prompt}, true
+	}
+	if ms.prompts > 0 && !ms.running {
+		// An integrated shell between a command's end and its next prompt:
+		// the B mark, not the shell's own read, says when it is ready.
+		return InputState{}, true
+	}
+	return InputState{}, false
+}
+
+// byKernel is what the kernel's probe says, with the line the cursor is
+// on.
+func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
+	switch pr.Activity {
+	case prompt.Reading:
+		if p.staleReader(pr.Reader, v) || p.in.kernel.typeahead() {
+			return InputState{}
+		}
+		p.mu.Lock()
+		p.in.reader = pr.Reader
+		p.mu.Unlock()
+		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
+		if p.TTY {
+			if echo, canonical, err := p.proc.Modes(); err == nil && !echo && canonical {
+				st.Kind = prompt.KindPassword
+			}
+		} else {
+			st.Signal = SignalStdin
+			if k, ok := prompt.LooksLikePrompt(v.line); ok && k == prompt.KindPassword {
+				st.Kind = k
+			}
+		}
+		return st
+	case prompt.Polling, prompt.Unknown:
+		if v.quiet < p.timing.quietPeriod || !v.atEnd {
+			return InputState{}
+		}
+		if kind, ok := p.looksLikePrompt(v.line); ok {
+			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
+		}
+	}
+	return InputState{}
+}
+
+// unchangedSince reports whether every byte the program wrote before the
+// kernel was asked is in the log the view v was taken from: none waits in
+// the terminal, none is held by a reader between its read and the log, and
+// none was appended since. Checked after asking the kernel, this leaves no
+// window in which a program is seen waiting while its prompt is not yet
+// visible.
+func (p *Process) unchangedSince(v inputView) bool {
+	if p.in.kernel.pending() {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.in.inFlight.Load() == 0 && p.in.outputs == v.outputs
+}
+
+// staleReader reports whether the thread blocked reading is the one that
+// was blocked when the last write went in and has not woken up since: it
+// has not read the input yet, so its wait is the old one. Once the output
+// has settled it counts anyway: the input was a partial line, and the
+// program still waits for the rest.
+//
+// A reader that woke up and waits again still needs output after the write
+// (the echo, an answer) before it counts, unless the output has settled:
+// the terminal hands input over asynchronously, so a reader may wait again
+// between two pieces of one write.
+func (p *Process) staleReader(t prompt.Task, v inputView) bool {
+	if v.wrote.at.IsZero() || v.quiet >= p.timing.quietPeriod {
+		return false
+	}
+	if v.outputs == v.wrote.outputs {
+		return true
+	}
+	if t != v.wrote.reader {
+		return false
+	}
+	n, ok := prompt.Switches(t)
+	return ok && n == v.wrote.switches
+}
+
+// procKernel asks the kernel about a Process's own program.
+type procKernel struct{ p *Process }
+
+func (k procKernel) pending() bool { return k.p.proc.Pending() }
+
+func (k procKernel) inspect() prompt.Probe { return k.p.inspect() }
+
+// inspect asks the kernel what the program's foreground is doing.
+func (p *Process) inspect() prompt.Probe {
+	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath()}
+	if in.Path == "" {
+		return prompt.Probe{}
+	}
+	if p.TTY {
+		pgrp, err := p.proc.ForegroundPgrp()
+		if err != nil {
+			return prompt.Probe{}
+		}
+		in.Pgrp = pgrp
+	}
+	return p.in.prober.Inspect(in)
+}
+
+// InputState returns whether the program waits for input now.
+func (p *Process) InputState() InputState {
+	return p.evalInput(p.timing.firstProbe)
+}
+
+// SettledInputState is InputState for a program whose output has been
+// quiet for the quiet period; one that printed more recently is reported
+// not waiting. A listing of many processes (ps) uses it to stay cheap while
+// they are busy.
+func (p *Process) SettledInputState() InputState {
+	return p.evalInput(p.timing.quietPeriod)
+}
+
+// beforeWrite records the state a write is about to change.
+func (p *Process) beforeWrite() {
+	p.mu.Lock()
+	w := wrote{at: time.Now(), outputs: p.in.outputs, prompts: p.in.marks.prompts, exits: p.in.marks.exits, reader: p.in.reader}
+	p.mu.Unlock()
+	if w.reader != (prompt.Task{}) {
+		w.switches, _ = prompt.Switches(w.reader)
+	}
+	p.mu.Lock()
+	p.in.wrote = w
+	p.mu.Unlock()
+}
+
+// Write sends input to the process.
+func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
+	p.mu.Lock()
+	over := p.lc.over()
+	p.mu.Unlock()
+	if over {
+		return p.notRunning()
+	}
+	p.beforeWrite()
+	if len(input) > 0 {
+		if err := p.writeInput(ctx, input); err != nil {
+			return err
+		}
+	}
+	if closeInput {
+		return p.proc.CloseInput()
+	}
+	return nil
+}
+
+// writeInput writes typed input. An integrated shell at its prompt gets
+// it through pty.Process.WriteCommand, which first discards replies to
+// queries that nobody read and that its line editor would otherwise take
+// for keys typed ahead of the command (issue 30 item 1); what was typed and
+// is still unread stays.
+func (p *Process) writeInput(ctx context.Context, input []byte) error {
+	p.mu.Lock()
+	atPrompt := p.TTY && p.in.integrated && p.in.marks.atPrompt
+	p.mu.Unlock()
+	if atPrompt {
+		return p.proc.WriteCommand(ctx, input)
+	}
+	return p.proc.WriteInput(ctx, input)
+}
+
+// shellReady reports whether an integrated shell waits at its prompt for a
+// command: a prompt (B mark) newer than the last write, or the same prompt
+// once the output settled after a write of a partial line. Lines written
+// at once, or typed while a command ran, reach the shell one by one, and
+// it prints a prompt before each, so the prompt alone does not say the
+// shell is done: it is only if nothing written waits unread in the
+// terminal, the shell is not busy (it may have read the next lines into
+// its own buffer: bash, zsh and fish all do) and no output came since the
+// prompt.
+func (p *Process) shellReady(v inputView) bool {
+	ms := v.marks
+	if !ms.atPrompt || ms.prompts == v.wrote.prompts && v.quiet < p.timing.quietPeriod {
+		return false
+	}
+	if p.in.kernel.shellBusy() || p.in.kernel.pending() {
+		return false
+	}
+	return p.unchangedSince(v)
+}
+
+// typeahead: a program blocked reading its terminal while input waits
+// there unread is not waiting for input, it has not been scheduled since
+// (a loaded machine); asking also makes the terminal hand over what the
+// server wrote, so a Ctrl-C written reaches the program first.
+func (k procKernel) typeahead() bool { return k.p.proc.Typeahead() }
+
+// shellBusy: input waits unread in the terminal, or the shell itself (not
+// the jobs its group may hold) is not waiting for input.
+func (k procKernel) shellBusy() bool {
+	p := k.p
+	if p.proc.Typeahead() {
+		return true
+	}
+	if !p.in.integrated {
+		// Marks from a shell of the user's own setup: which process is
+		// the shell is not known, so its prompt mark is taken as it is.
+		return false
+	}
+	in := prompt.Input{Session: p.Pid, Only: p.Pid, Path: p.proc.InputPath()}
+	return in.Path != "" && p.in.prober.Inspect(in).Activity == prompt.Busy
+}
+
+// Type sends text, then keys, then Enter if newline, then end of input if
+// closeInput: what a person types. In pipe mode there is no terminal to
+// turn keys into signals, so Ctrl-C, Ctrl-Z and Ctrl-\ signal the process
+// group and Ctrl-D closes stdin; other keys are written as their bytes.
+func (p *Process) Type(ctx context.Context, text string, keys []string, newline, closeInput bool) error {
+	p.mu.Lock()
+	appCursor := p.out.appCursor()
+	p.mu.Unlock()
+	data := []byte(text)
+	for _, k := range keys {
+		b, err := pty.KeyBytes(k, appCursor)
+		if err != nil {
+			return err
+		}
+		if !p.TTY && len(b) == 1 {
+			if sig, ok := pty.PipeSignal(b[0]); ok {
+				if err := p.Write(ctx, data, false); err != nil {
+					return err
+				}
+				data = data[:0]
+				if err := p.proc.Signal(sig); err != nil {
+					return fmt.Errorf("sending %s: %w", SignalName(sig), err)
+				}
+				continue
+			}
+			if b[0] == 0x04 {
+				closeInput = true
+				continue
+			}
+		}
+		data = append(data, b...)
+	}
+	if newline {
+		if p.TTY {
+			data = append(data, '\r')
+		} else {
+			data = append(data, '\n')
+		}
+	}
+	return p.Write(ctx, data, closeInput)
+}

@@ -1,0 +1,139 @@
+package session
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/prompt"
+)
+
+// InputState says whether a program waits for input.
+type InputState struct {
+	Waiting bool
+	Kind    prompt.Kind
+	Signal  Signal
+	Prompt  string // the prompt text: the line the cursor is on
+}
+
+// markState follows the shell-integration marks of a process.
+type markState struct {
+	atPrompt bool   // B seen, no C since
+	running  bool   // C seen, no D since
+	prompts  uint64 // B marks so far
+	exits    uint64 // D marks with a code after a C
+	prompt   string // the line when the newest B arrived
+	// returns counts the marks of a shell coming back to its prompt (D,
+	// A, B): a reply to a query read before one of them is not the line
+	// editor's (deliverReply).
+	returns uint64
+}
+
+// wrote is what a write changed, so that a wait after it does not take the
+// state from before the write for an answer.
+type wrote struct {
+	at       time.Time
+	outputs  uint64 // output reads before it
+	prompts  uint64
+	exits    uint64
+	reader   prompt.Task // the thread that was blocked reading, if any
+	switches uint64      // its context switches then
+}
+
+// mark applies one shell-integration mark; line returns the line the
+// cursor is on, which a prompt-end mark records as the prompt.
+func (t *inputTracker) mark(m prompt.Mark, line func() (string, bool)) {
+	ms := &t.marks
+	if m.Kind == 'A' || m.Kind == 'B' || m.Kind == 'D' {
+		ms.returns++
+	}
+	switch m.Kind {
+	case 'A':
+		ms.atPrompt = false
+	case 'B':
+		ms.atPrompt = true
+		ms.prompts++
+		ms.prompt, _ = line()
+	case 'C':
+		ms.atPrompt, ms.running = false, true
+	case 'D':
+		if code, ok := m.ExitCode(); ok && ms.running {
+			ms.exits++
+			t.cmds.add(code)
+		}
+		ms.running = false
+	}
+}
+
+// inputTracker is what input-wait detection follows of a process: its
+// output's arrival, the shell-integration marks, the newest write, and the
+// kernel it asks. The Process guards it with its mutex (inFlight is also
+// raised without it).
+type inputTracker struct {
+	prober *prompt.Prober // shared by the Manager's processes
+	kernel kernel         // procKernel but in tests
+
+	outputs    uint64    // appends so far
+	lastOutput time.Time // when the newest output arrived; the start until then
+	// inFlight counts readers holding output between the read from the
+	// terminal (or pipe) and the log. Nobody judges input-wait while it is
+	// not zero: the output may be the very prompt the program waits at.
+	inFlight atomic.Int32
+	marks    markState
+	feeding  bool        // exec's stdin is still being written
+	stdinErr error       // writing exec's stdin failed
+	wrote    wrote       // the newest write
+	reader   prompt.Task // the thread last seen blocked reading the input
+
+	// cmds keeps the exit codes of D marks.
+	cmds commandCodes
+	// integrated: the process is a shell we integrated, so its pid is
+	// the shell's own (a shell a command line starts may be a child of
+	// sh -c instead).
+	integrated bool
+}
+
+// kernel is what input-wait detection asks the kernel; tests replace it to
+// put a probe at a chosen moment.
+type kernel interface {
+	// pending reports whether output the program wrote has not been
+	// handed on by the stream's reader yet: it waits in the terminal or
+	// pipe, or a reader holds it between its read and the log.
+	pending() bool
+	// inspect says what the program's foreground is doing.
+	inspect() prompt.Probe
+	// typeahead reports whether input written waits unread in the
+	// terminal, and shellBusy whether an integrated shell has input
+	// written to it still to take.
+	typeahead() bool
+	shellBusy() bool
+}
+
+// maxCodes bounds the exit codes kept: a write of more commands than that
+// reports the newest.
+const maxCodes = 256
+
+// commandCodes keeps the exit codes of the commands an integrated shell
+// finished, oldest first, the newest maxCodes of them.
+type commandCodes struct {
+	n     uint64 // commands finished so far
+	codes []int  // the codes of the newest of them
+}
+
+// add records the end of a command.
+func (c *commandCodes) add(code int) {
+	c.n++
+	if len(c.codes) == maxCodes {
+		c.codes = append(c.codes[:0], c.codes[1:]...)
+	}
+	c.codes = append(c.codes, code)
+}
+
+// since returns the codes of the commands that finished after the first n,
+// in order (the newest maxCodes when there were more).
+func (c *commandCodes) since(n uint64) []int {
+	if c.n <= n {
+		return nil
+	}
+	k := min(c.n-n, uint64(len(c.codes)))
+	return append([]int(nil), c.codes[uint64(len(c.codes))-k:]...)
+}

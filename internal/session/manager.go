@@ -1,0 +1,234 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/disklog"
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/internal/pty"
+)
+
+// ErrUnknownProcess is returned for an id (or name) the Manager does not know.
+var ErrUnknownProcess = errors.New("unknown process_id")
+
+// ErrShuttingDown refuses new processes once shutdown began.
+var ErrShuttingDown = errors.New("server is shutting down")
+
+// Manager is the registry of processes. It is safe for concurrent use.
+type Manager struct {
+	cfg     *policy.Config
+	reaper  *pty.Reaper
+	log     *slog.Logger
+	baseEnv []string
+	tag     string // this server's tag prefix, "<pid>:<start>:"
+	prober  *prompt.Prober
+	timing  timing
+	keep    retention
+
+	startedAt time.Time
+	disk      *disklog.Dir // nil unless YIELDSHELL_LOG_DIR is set
+	quit      chan struct{}
+	life      context.Context // done at shutdown: ends the background sweep
+	endLife   context.CancelFunc
+	restarts  sync.WaitGroup // pending crash restarts (start.go)
+	janitor   sync.WaitGroup // purges old records; the orphan sweep
+
+	mu       sync.Mutex
+	shellDir string // private directory of shell-integration files; "" until needed
+	reg      registry
+	running  int // started and not yet ended, including reservations
+	shutdown bool
+}
+
+// NewManager returns a Manager and starts its reaper: from then on it reaps
+// every child of this process, so nothing else in the process may wait for
+// children of its own.
+// Shutdown releases it. A server then calls [Manager.SweepOrphans].
+func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
+	reaper, err := pty.NewReaper()
+	if err != nil {
+		return nil, fmt.Errorf("starting reaper: %w", err)
+	}
+	env := os.Environ()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	self, err := pty.StartTime(os.Getpid())
+	if err != nil {
+		return nil, fmt.Errorf("reading our own start time: %w", err)
+	}
+	m := &Manager{
+		tag:       fmt.Sprintf("%d:%d:", os.Getpid(), self),
+		cfg:       cfg,
+		reaper:    reaper,
+		log:       log,
+		baseEnv:   env,
+		prober:    prompt.NewProber(),
+		timing:    defaultTiming(cfg),
+		keep:      defaultRetention(),
+		startedAt: time.Now(),
+		quit:      make(chan struct{}),
+		reg:       newRegistry(),
+	}
+	m.life, m.endLife = context.WithCancel(context.Background())
+	if cfg.LogDir != "" {
+		m.disk = disklog.New(cfg.LogDir, cfg.LogMaxBytes, log)
+	}
+	// The janitor forgets finished processes once they ended longer ago
+	// than YIELDSHELL_PURGE_AFTER_MS, so that a long-lived server's memory
+	// stays bounded. Shutdown stops and joins it.
+	if age := cfg.PurgeAfter; age > 0 {
+		m.janitor.Go(func() {
+			tick(m.quit, purgeInterval(age), func() {
+				if n := m.Cleanup(age, age); n > 0 {
+					m.log.Debug("purged finished processes", "count", n)
+				}
+			})
+		})
+	}
+	return m, nil
+}
+
+// Get returns the process with this id or, failing that, the newest run
+// under this name.
+func (m *Manager) Get(id string) (*Process, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.reg.procs[id]; ok {
+		return p, nil
+	}
+	if p := m.reg.byName(NormalizeName(id)); p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnknownProcess, id)
+}
+
+// List returns the processes, newest first.
+func (m *Manager) List() []*Process {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.reg.order)
+	slices.Reverse(out)
+	return out
+}
+
+// Cleanup removes ended processes whose end is older than the threshold for
+// their status and returns how many it removed.
+func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
+	now := time.Now()
+	var removed []*Process
+	m.mu.Lock()
+	keep := m.reg.order[:0]
+	for _, p := range m.reg.order {
+		in := p.Info()
+		limit := stoppedOlder
+		if in.Status == Completed {
+			limit = completedOlder
+		}
+		if in.Status != Running && now.Sub(in.EndedAt) > limit {
+			delete(m.reg.procs, p.ID)
+			removed = append(removed, p)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	clear(m.reg.order[len(keep):])
+	m.reg.order = keep
+	for _, p := range removed {
+		m.reg.forget(p)
+	}
+	m.mu.Unlock()
+	for _, p := range removed {
+		p.Close()
+	}
+	return len(removed)
+}
+
+// Shutdown ends every running process (SIGTERM to each group, SIGKILL after
+// a short grace), refuses new ones, and closes everything, the reaper last.
+// It returns once all processes are reaped and all goroutines joined, or
+// ctx is done.
+func (m *Manager) Shutdown(ctx context.Context) {
+	m.mu.Lock()
+	if !m.shutdown {
+		m.shutdown = true
+		close(m.quit)
+		m.endLife()
+	}
+	m.mu.Unlock()
+	// No crash restart can start after this, and none is half-way.
+	m.restarts.Wait()
+	m.janitor.Wait()
+	m.mu.Lock()
+	procs := slices.Clone(m.reg.order)
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() {
+			if !p.Ended() {
+				_, _ = p.Stop(ctx, syscall.SIGTERM, m.timing.shutdownGrace, EndedByShutdown)
+			}
+			p.Close()
+		})
+	}
+	wg.Wait()
+	if m.disk != nil {
+		m.disk.Wait() // every process ended, so every writer finishes
+	}
+	// Descendants that escaped processes which had already ended.
+	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, m.timing.shutdownGrace)
+	m.mu.Lock()
+	if m.shellDir != "" {
+		_ = os.RemoveAll(m.shellDir) // in the temporary directory anyway
+	}
+	m.mu.Unlock()
+	_ = m.reaper.Close() // it only stops its own goroutine
+}
+
+// Stats is the Manager's own state.
+type Stats struct {
+	StartedAt      time.Time
+	Running, Total int
+}
+
+// Stats returns the Manager's own state.
+func (m *Manager) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := Stats{StartedAt: m.startedAt, Total: len(m.reg.order)}
+	for _, p := range m.reg.order {
+		if !p.Ended() {
+			st.Running++
+		}
+	}
+	return st
+}
+
+// LogPath returns the file p's log is written to, or "" when logs are not
+// written to disk.
+func (m *Manager) LogPath(p *Process) string {
+	if m.disk == nil {
+		return ""
+	}
+	return m.disk.Path(p.ID, p.Name)
+}
+
+// TailCommand returns a shell command that follows p's log file as it
+// grows (across rotations), or "" when logs are not written to disk.
+func (m *Manager) TailCommand(p *Process) string {
+	path := m.LogPath(p)
+	if path == "" {
+		return ""
+	}
+	return disklog.TailCommand(path)
+}

@@ -1,0 +1,186 @@
+package session
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/yieldshell/yieldshell/internal/outlog"
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/screen"
+)
+
+// pipeline is what turns a process's redacted, mark-free output into its
+// log: in PTY mode the terminal cleaner, a second redaction of the clean
+// text, and the lazily rendered screen; in pipe mode the last unfinished
+// line. The readers' own redactors and mark scanners come before it. The
+// Process guards it with its mutex.
+//
+// In PTY mode the cleaner also answers the program's queries to its
+// terminal; the replies go to the reply queue, and from there to the
+// program's input, never into the log or the screen.
+type pipeline struct {
+	cleaner *screen.Cleaner // PTY mode only
+	view    *termView       // PTY mode only
+	replies *replyQueue     // PTY mode only
+	// In PTY mode secrets are redacted again after cleaning: a secret the
+	// program interrupted with escape codes or redraws is whole only then.
+	redactor *policy.Redactor
+	secrets  []policy.Secret
+	lastLine []byte // pipe mode: the last unterminated line
+	urls     urlSet // the URLs printed so far, looked for when asked
+}
+
+// newTerminalPipeline returns the PTY-mode pipeline of a cols×rows terminal.
+func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
+	return pipeline{
+		cleaner:  screen.NewTerminal(cols, rows),
+		view:     newTermView(cols, rows),
+		replies:  newReplyQueue(),
+		secrets:  secrets,
+		redactor: policy.NewRedactor(secrets),
+	}
+}
+
+// scratch holds a reader's buffers for the PTY-mode steps after redaction,
+// reused from read to read so that a busy reader allocates nothing.
+type scratch struct {
+	clean, redacted, replies []byte
+	from                     replyOrigin // who asked the queries in the output appended
+}
+
+// append adds redacted output of stream s to l, through the cleaner in PTY
+// mode. last marks the end of the stream.
+func (o *pipeline) append(l *outlog.Log, s Stream, b []byte, sc *scratch, last bool) {
+	if o.cleaner == nil {
+		l.Append(s, b)
+		o.trackLine(b)
+		return
+	}
+	o.view.add(b)
+	sc.clean = o.cleaner.Write(sc.clean[:0], b)
+	sc.replies = o.cleaner.TakeReplies(sc.replies[:0])
+	o.replies.push(sc.replies, sc.from)
+	if last {
+		sc.clean = o.cleaner.Close(sc.clean)
+	}
+	sc.redacted = o.redactor.Write(sc.redacted[:0], sc.clean)
+	if last {
+		sc.redacted = o.redactor.Flush(sc.redacted)
+	}
+	l.Append(s, sc.redacted)
+}
+
+// droppedReplies is how many replies to the program's queries were
+// dropped because it did not read them fast enough.
+func (o *pipeline) droppedReplies() int {
+	if o.cleaner == nil {
+		return 0
+	}
+	return o.cleaner.DroppedReplies() + o.replies.Dropped()
+}
+
+// stopReplies waits for the reply writer, which stops when the process's
+// life ends. Called without the Process's lock.
+func (o *pipeline) stopReplies() {
+	if o.replies != nil {
+		o.replies.wait()
+	}
+}
+
+// resize applies a new terminal size to the cleaner and the screen; rows
+// that no longer fit go to l.
+func (o *pipeline) resize(l *outlog.Log, cols, rows int) {
+	if o.cleaner == nil {
+		return
+	}
+	if b := o.cleaner.Resize(nil, cols, rows); len(b) > 0 {
+		l.Append(Stdout, o.redactor.Write(nil, b))
+	}
+	o.view.resize(cols, rows)
+}
+
+// pending appends what is on the screen but not in the log yet
+// ([screen.Cleaner.Pending]); nothing in pipe mode.
+func (o *pipeline) pending(dst []byte) []byte {
+	if o.cleaner == nil {
+		return dst
+	}
+	return o.cleaner.Pending(dst)
+}
+
+// pendingMatch reports whether re matches a line of what is on the screen
+// but not committed yet (screen.Cleaner.Pending), redacted as the log
+// would be.
+func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
+	if o.cleaner == nil {
+		return false
+	}
+	b := o.pending(nil)
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if re.MatchString(redact(o.secrets, string(line))) {
+			return true
+		}
+	}
+	return false
+}
+
+// flush commits what is on the screen to l (screen.Cleaner.Commit): the
+// rows not yet in the log, and the line being written (a prompt).
+func (o *pipeline) flush(l *outlog.Log) {
+	if o.cleaner == nil {
+		return
+	}
+	// What the redactor holds back (a possible start of a secret) stays
+	// back until the line goes on.
+	if b := o.cleaner.Flush(nil); len(b) > 0 {
+		l.Append(Stdout, o.redactor.Write(nil, b))
+	}
+}
+
+// line returns the line the cursor is on and whether the cursor is at its
+// end.
+func (o *pipeline) line() (string, bool) {
+	if o.cleaner != nil {
+		return o.cleaner.Line()
+	}
+	return string(o.lastLine), true
+}
+
+// trackLine keeps the last unterminated line of pipe-mode output.
+func (o *pipeline) trackLine(b []byte) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			o.lastLine = append(o.lastLine[:0], b[i+1:]...)
+			return
+		}
+	}
+	if len(o.lastLine)+len(b) > 512 {
+		o.lastLine = o.lastLine[:0] // too long to be a prompt
+		return
+	}
+	o.lastLine = append(o.lastLine, b...)
+}
+
+// screen returns the rendered screen, redacted, if asked for or while a
+// full-screen program runs; nil otherwise and in pipe mode.
+func (o *pipeline) screen(asked bool) *screen.Snapshot {
+	if o.view == nil || !asked && !o.cleaner.AltScreen() {
+		return nil
+	}
+	s := o.view.snapshot()
+	for i, l := range s.Lines {
+		s.Lines[i] = redact(o.secrets, l)
+	}
+	return &s
+}
+
+// appCursor reports whether the program asked for application cursor keys.
+func (o *pipeline) appCursor() bool {
+	return o.cleaner != nil && o.cleaner.AppCursor()
+}

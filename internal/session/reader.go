@@ -1,0 +1,167 @@
+package session
+
+import (
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/internal/screen"
+)
+
+// readBatch is the most output a reader takes from the stream at once, and
+// turnBytes the most it passes on in one turn under the Process's lock:
+// one large read keeps a busy terminal's reader from paying a system call
+// and a wake-up of every waiter per 4 KiB, while short turns, each followed
+// by a yield, keep tool calls from waiting behind many busy terminals.
+const (
+	readBatch = 32 << 10
+	turnBytes = 4 << 10
+)
+
+// streamReader is what one output stream's reader owns: its redactor, its
+// mark scanner, in pipe mode the stripper of control strings, and buffers
+// reused from read to read so that a busy reader allocates nothing.
+type streamReader struct {
+	s     Stream
+	red   *policy.Redactor
+	scan  prompt.Scanner
+	strip *screen.Stripper // pipe mode only; the cleaner takes everything in PTY mode
+
+	redacted, text, stripped []byte
+	marks                    []prompt.Mark
+	sc                       scratch
+	// fg is the terminal's foreground process group when the newest
+	// output was read: who asked the queries in it (0: not known).
+	fg int
+}
+
+func newStreamReader(s Stream, tty bool, secrets []policy.Secret) *streamReader {
+	sr := &streamReader{s: s, red: policy.NewRedactor(secrets)}
+	if !tty {
+		sr.strip = new(screen.Stripper)
+	}
+	return sr
+}
+
+// take redacts b and splits the shell-integration marks out of it.
+func (sr *streamReader) take(b []byte) {
+	sr.redacted = sr.red.Write(sr.redacted[:0], b)
+	sr.text, sr.marks = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
+}
+
+// flush takes what the redactor and the mark scanner held back: it is
+// output now, and a mark at the very end says nothing any more.
+func (sr *streamReader) flush() {
+	sr.redacted = sr.red.Flush(sr.redacted[:0])
+	sr.text, _ = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
+	sr.text = sr.scan.Flush(sr.text)
+	sr.marks = sr.marks[:0]
+}
+
+// clean strips control strings from pipe-mode output; last ends the
+// stream.
+func (sr *streamReader) clean(b []byte, last bool) []byte {
+	if sr.strip == nil {
+		return b
+	}
+	sr.stripped = sr.strip.Write(sr.stripped[:0], b)
+	if last {
+		sr.stripped = sr.strip.Flush(sr.stripped)
+	}
+	return sr.stripped
+}
+
+// read is the one goroutine that owns a stream: raw bytes go through the
+// stream's redactor and, in PTY mode, the terminal cleaner into the log,
+// so no secret is ever stored.
+func (p *Process) read(r io.Reader, sr *streamReader) {
+	defer p.streams.readers.Done()
+	buf := make([]byte, readBatch)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if p.TTY {
+				// As close to the read as can be: a program that queries
+				// and exits may be gone from the foreground soon after.
+				sr.fg, _ = p.proc.ForegroundPgrp()
+			}
+			p.pass(sr, buf[:n])
+		}
+		if err != nil {
+			sr.flush()
+			p.mu.Lock()
+			p.appendLocked(sr, true)
+			p.streams.open--
+			if p.streams.open == 0 {
+				close(p.streams.eof)
+			}
+			p.releaseLocked()
+			p.broadcast()
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// pass hands one read's batch to the log in turns of at most turnBytes,
+// yielding after each, and counts the batch as output once all of it is
+// in the log: until then it is in flight, so no one judges the process
+// quiet while it holds output not yet logged.
+func (p *Process) pass(sr *streamReader, batch []byte) {
+	p.in.inFlight.Add(1)
+	for len(batch) > 0 {
+		turn := batch[:min(len(batch), turnBytes)]
+		batch = batch[len(turn):]
+		sr.take(turn)
+		p.mu.Lock()
+		p.appendLocked(sr, false)
+		if len(batch) == 0 {
+			p.in.outputs++
+			p.in.lastOutput = time.Now()
+			p.in.inFlight.Add(-1)
+			p.broadcast() // one wake-up for the whole batch
+		}
+		p.mu.Unlock()
+		// A busy terminal always has more to read: without yielding, a
+		// reader would run until Go preempts it (10 ms), and with many busy
+		// processes a tool call would wait behind all of them.
+		runtime.Gosched()
+	}
+}
+
+// appendLocked adds what sr took to the log, applying each mark where it
+// was; last ends the stream.
+func (p *Process) appendLocked(sr *streamReader, last bool) {
+	prev := 0
+	for _, m := range sr.marks {
+		sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
+		p.out.append(p.log, sr.s, sr.clean(sr.text[prev:m.Pos], false), &sr.sc, false)
+		p.in.mark(m, p.out.line)
+		prev = m.Pos
+	}
+	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
+	p.out.append(p.log, sr.s, sr.clean(sr.text[prev:], last), &sr.sc, last)
+}
+
+// writeInitial feeds exec's stdin parameter without holding up exec: a
+// child that does not read must not stall the answer. The write gives up
+// when the process ends or is closed.
+func (p *Process) writeInitial(data string, closeAfter bool) {
+	defer p.streams.readers.Done()
+	var err error
+	if data != "" {
+		err = p.proc.WriteInput(p.life, []byte(data))
+	}
+	if err == nil && closeAfter {
+		err = p.proc.CloseInput()
+	}
+	p.mu.Lock()
+	if err != nil && p.life.Err() == nil {
+		p.in.stdinErr = err
+	}
+	p.in.feeding = false
+	p.broadcast()
+	p.mu.Unlock()
+}

@@ -1,0 +1,171 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/outlog"
+	"github.com/yieldshell/yieldshell/internal/screen"
+)
+
+// The PTY pipeline queues the replies to the queries in the output, in
+// order and computed where the cursor is, and keeps them out of the log;
+// the pipe pipeline answers nothing.
+func TestPipelineQueuesReplies(t *testing.T) {
+	o := newTerminalPipeline(80, 24, nil)
+	l := outlog.New(1 << 20)
+	var sc scratch
+	o.append(l, Stdout, []byte("ab\x1b[6n\r\nc\x1b[c"), &sc, false)
+	o.append(l, Stdout, []byte("\x1b]11;?\x07d\n"), &sc, false)
+	want := "\x1b[1;3R" + "\x1b[?62;22c" + "\x1b]11;" + screen.ColourBackground + "\x07"
+	if got := string(takeAll(o.replies)); got != want {
+		t.Errorf("queued replies = %q, want %q", got, want)
+	}
+	o.flush(l)
+	if got := string(l.ReadFrom(0, 1<<20, Both).Stdout); got != "ab\ncd\n" {
+		t.Errorf("log = %q, want the text without queries or replies", got)
+	}
+
+	var pipe pipeline
+	pipe.append(l, Stdout, []byte("\x1b[6n"), &sc, false)
+	if pipe.replies != nil || pipe.droppedReplies() != 0 {
+		t.Errorf("pipe mode queued replies")
+	}
+}
+
+// The queue holds at most screen.ReplyCap bytes of whole replies; the rest
+// are dropped and counted, by the cleaner or by the queue.
+func TestReplyQueueIsBounded(t *testing.T) {
+	o := newTerminalPipeline(80, 24, nil)
+	l := outlog.New(1 << 20)
+	var sc scratch
+	const queries = 10000
+	flood := bytes.Repeat([]byte("\x1b[6n"), 100)
+	for range queries / 100 {
+		o.append(l, Stdout, flood, &sc, false)
+	}
+	got := takeAll(o.replies)
+	if len(got) > screen.ReplyCap {
+		t.Errorf("queue holds %d bytes, more than ReplyCap %d", len(got), screen.ReplyCap)
+	}
+	const reply = "\x1b[1;1R"
+	if len(got)%len(reply) != 0 || strings.ReplaceAll(string(got), reply, "") != "" {
+		t.Errorf("queue holds something other than whole replies: %q", got[max(0, len(got)-20):])
+	}
+	if kept, dropped := len(got)/len(reply), o.droppedReplies(); kept+dropped != queries {
+		t.Errorf("kept %d + dropped %d replies, want %d in all", kept, dropped, queries)
+	}
+}
+
+func TestReplyPrefix(t *testing.T) {
+	b := []byte("\x1b[1;1R\x1bP>|yieldshell\x1b\\\x1b[0n")
+	for _, c := range []struct{ n, want int }{
+		{0, 0}, {5, 0}, {6, 6}, {7, 6}, {21, 6}, {22, 22}, {25, 22}, {26, 26}, {100, 26},
+	} {
+		if got := replyPrefix(b, c.n); got != c.want {
+			t.Errorf("replyPrefix(%q, %d) = %d, want %d", b, c.n, got, c.want)
+		}
+	}
+	if n := countReplies(b); n != 3 {
+		t.Errorf("countReplies = %d, want 3", n)
+	}
+}
+
+// The writer writes what is queued, in order; a writer stuck on a program
+// that does not read never holds up push, and it stops when its context
+// ends.
+func TestReplyWriter(t *testing.T) {
+	q := newReplyQueue()
+	ctx, cancel := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	var written []byte
+	first := make(chan struct{}, 1) // buffered: the writer may get there before the test waits
+	write := func(ctx context.Context, batch replyBatch) (bool, error) {
+		mu.Lock()
+		written = append(written, batch.b...)
+		mu.Unlock()
+		select {
+		case first <- struct{}{}:
+		default:
+		}
+		<-ctx.Done() // a program that never reads its input
+		return false, ctx.Err()
+	}
+	go q.run(ctx, write)
+	q.push([]byte("\x1b[0n"), replyOrigin{})
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not write the first reply")
+	}
+	for range 10000 { // the writer is stuck: these pile up, then drop
+		q.push([]byte("\x1b[2;2R"), replyOrigin{})
+	}
+	if q.Dropped() == 0 {
+		t.Errorf("nothing dropped behind a stuck writer")
+	}
+	cancel()
+	q.wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if string(written) != "\x1b[0n" {
+		t.Errorf("written = %q", written)
+	}
+}
+
+// takeAll drains q and returns the replies queued, in order.
+func takeAll(q *replyQueue) []byte {
+	var all []byte
+	for {
+		b, ok := q.take()
+		if !ok {
+			return all
+		}
+		all = append(all, b.b...)
+	}
+}
+
+// Replies keep their origin in the queue: a batch per origin, in order,
+// and a batch the writer does not deliver (its program left the
+// foreground or never read) is counted as dropped, the others written.
+func TestReplyQueueDeliversByOrigin(t *testing.T) {
+	q := newReplyQueue()
+	mine, gone := replyOrigin{pgrp: 10}, replyOrigin{pgrp: 11}
+	q.push([]byte("\x1b[0n"), mine)
+	q.push([]byte("\x1b[1;1R"), mine)
+	q.push([]byte("\x1b[?62;22c\x1b[>1;10;0c"), gone)
+	q.push([]byte("\x1b[2;2R"), mine)
+	var written []byte
+	var batches int
+	done := make(chan struct{})
+	deliver := func(ctx context.Context, b replyBatch) (bool, error) {
+		batches++
+		if b.from == gone {
+			return false, nil
+		}
+		written = append(written, b.b...)
+		if string(written) == "\x1b[0n\x1b[1;1R\x1b[2;2R" {
+			close(done)
+		}
+		return true, nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	go q.run(ctx, deliver)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not deliver the replies")
+	}
+	cancel()
+	q.wait()
+	if batches != 3 {
+		t.Errorf("%d batches delivered, want 3 (one per run of an origin)", batches)
+	}
+	if d := q.Dropped(); d != 2 {
+		t.Errorf("Dropped = %d, want the 2 replies of the group that left", d)
+	}
+}

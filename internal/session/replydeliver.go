@@ -1,0 +1,106 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/prompt"
+)
+
+// replyHold is how long a reply waits for the program that asked to read
+// its terminal; a program that has not by then is not waiting for it, and
+// the reply is dropped rather than left for whoever reads next.
+const replyHold = 5 * time.Second
+
+// The checks of a waiting reply start at once and back off to
+// replyPollMax between them.
+const (
+	replyPollMin = 100 * time.Microsecond
+	replyPollMax = 10 * time.Millisecond
+)
+
+// deliverReply writes a batch of replies to the program that asked, and
+// only to it (issue 30 item 1): a reply left unread in the terminal is
+// read by whatever reads next, typically a shell's line editor, which
+// takes it for keys typed ahead of the agent's next command. So a batch
+// is written when, all at once,
+//
+//   - the process group in the foreground when the queries were read is
+//     still there (checked again under the input's write lock, so no
+//     write of the agent's comes between);
+//   - that group reads the terminal (blocked in a read of it, or polling
+//     it), so the reply is taken by the program waiting for it: a program
+//     that queries and exits (cat of a file with queries in it) never
+//     does, and its replies are dropped once it is gone or after
+//     replyHold; where the kernel cannot be asked, at once;
+//   - for a shell with marks, the shell has not come back to its prompt
+//     since: the output up to now is read first (the shell prints its
+//     prompt before its line editor reads), so a query read after its
+//     program ended, while the shell has already taken the terminal back,
+//     is not answered into the line editor.
+//
+// It reports whether it wrote the batch; an error is the input's.
+func (p *Process) deliverReply(ctx context.Context, batch replyBatch) (bool, error) {
+	if batch.from.pgrp == 0 {
+		// Nothing is known of who asked (Windows): answer as a terminal
+		// does.
+		return p.proc.WriteReply(ctx, 0, batch.b)
+	}
+	deadline := time.Now().Add(replyHold)
+	pause := replyPollMin
+	for {
+		ready, drop := p.replyReady(batch.from)
+		if drop {
+			return false, nil
+		}
+		if ready {
+			return p.proc.WriteReply(ctx, batch.from.pgrp, batch.b)
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
+		pause = min(2*pause, replyPollMax)
+	}
+}
+
+// replyReady says whether a reply to a query of from can be written now,
+// or must be dropped: see deliverReply.
+func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
+	fg, err := p.proc.ForegroundPgrp()
+	if err != nil || fg != from.pgrp {
+		return false, true
+	}
+	p.mu.Lock()
+	marked := p.in.integrated || p.in.marks.prompts > 0
+	p.mu.Unlock()
+	if marked {
+		if p.proc.Pending() {
+			return false, false // the reader has output to take first
+		}
+		p.mu.Lock()
+		back := p.in.marks.returns != from.returns
+		p.mu.Unlock()
+		if back {
+			return false, true
+		}
+	}
+	if p.in.prober == nil {
+		return true, false
+	}
+	path := p.proc.InputPath()
+	if path == "" {
+		return false, true
+	}
+	switch p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path}).Activity {
+	case prompt.Reading, prompt.Polling, prompt.Unknown:
+		return true, false
+	}
+	return false, false
+}

@@ -1,0 +1,123 @@
+package session
+
+import (
+	"slices"
+	"time"
+)
+
+// retention bounds what the Manager keeps of runs that ended, so that a
+// crash-restart loop or many finished commands cannot grow the server
+// without end before purge forgets them.
+type retention struct {
+	// runsPerName is how many runs of one name are kept: past it the
+	// oldest ended runs of the name are forgotten (counted in the name's
+	// History as evicted runs).
+	runsPerName int
+	// endedBytes is the memory that all ended runs' output (their logs and
+	// unrendered terminal output) may hold together: past it the output of
+	// the runs that ended first is evicted, as a full log evicts its
+	// oldest bytes.
+	endedBytes int64
+}
+
+func defaultRetention() retention {
+	return retention{runsPerName: 10, endedBytes: 32 << 20}
+}
+
+// trimRuns forgets the oldest ended runs of name beyond keep and returns
+// them, for the caller to close without the Manager's lock. A run whose end
+// is still being handled is kept until it is settled.
+func (r *registry) trimRuns(name string, keep int) []*Process {
+	if name == "" || keep <= 0 {
+		return nil
+	}
+	n := 0
+	for _, p := range r.order {
+		if p.Name == name {
+			n++
+		}
+	}
+	var gone []*Process
+	for _, p := range r.order {
+		if n <= keep {
+			break
+		}
+		if p.Name != name || !r.settled(p) {
+			continue
+		}
+		gone = append(gone, p)
+		n--
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	r.order = slices.DeleteFunc(r.order, func(p *Process) bool { return slices.Contains(gone, p) })
+	for _, p := range gone {
+		delete(r.procs, p.ID)
+		r.forget(p)
+	}
+	if ns := r.names[name]; ns != nil {
+		ns.evictedRuns += len(gone)
+	}
+	return gone
+}
+
+// fitEndedOutput evicts the output of the runs that ended first until
+// what ended runs hold fits limit.
+func (r *registry) fitEndedOutput(limit int64) {
+	if limit <= 0 {
+		return
+	}
+	type held struct {
+		p     *Process
+		ended time.Time
+		bytes int64
+	}
+	var ended []held
+	var total int64
+	for _, p := range r.order {
+		in, n := p.held()
+		if in.Status == Running || n == 0 {
+			continue
+		}
+		ended = append(ended, held{p, in.EndedAt, n})
+		total += n
+	}
+	if total <= limit {
+		return
+	}
+	slices.SortStableFunc(ended, func(a, b held) int { return a.ended.Compare(b.ended) })
+	for _, h := range ended {
+		if total <= limit {
+			break
+		}
+		h.p.dropOutput()
+		total -= h.bytes
+	}
+}
+
+// held returns p's summary and the memory its output holds: the log's
+// ring, the terminal output not yet rendered and the URL scan's
+// unfinished lines.
+func (p *Process) held() (Info, int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.log.Held() + cap(p.out.urls.scan.Partial[0]) + cap(p.out.urls.scan.Partial[1])
+	if v := p.out.view; v != nil {
+		n += cap(v.pending)
+	}
+	return p.infoLocked(), int64(n)
+}
+
+// dropOutput evicts all of an ended process's retained output, as a full
+// log evicts its oldest bytes: reads report it evicted, EvictedBytes
+// counts it, and the screen, if asked for, starts blank.
+func (p *Process) dropOutput() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.log.Drop()
+	p.out.urls.scan.Partial = [2][]byte{}
+	if v := p.out.view; v != nil {
+		v.pending, v.lost, v.scr = nil, false, nil
+	}
+}

@@ -1,0 +1,190 @@
+package session
+
+import (
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/outlog"
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/prompt"
+)
+
+// The tests in this file run Await on a Process with no program behind it,
+// in a synctest bubble: the clock is fake, so the probe schedule, the quiet
+// period and the order of output and probes are exact, not raced.
+
+// scriptedKernel answers every probe with one activity and records when it
+// was asked, from the start of the test.
+type scriptedKernel struct {
+	mu       sync.Mutex
+	start    time.Time
+	activity prompt.Activity
+	asked    []time.Duration
+	onAsk    func() // runs at each probe, after it is recorded
+}
+
+func (k *scriptedKernel) pending() bool { return false }
+
+func (k *scriptedKernel) inspect() prompt.Probe {
+	k.mu.Lock()
+	k.asked = append(k.asked, time.Since(k.start))
+	onAsk := k.onAsk
+	k.mu.Unlock()
+	if onAsk != nil {
+		onAsk()
+	}
+	return prompt.Probe{Activity: k.activity}
+}
+
+func (k *scriptedKernel) times() []time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.asked)
+}
+
+// bareProcess is a pipe-mode Process with the default timing, whose kernel
+// is k and whose output comes from emit. Call it inside the bubble.
+func bareProcess(k kernel) *Process {
+	return &Process{
+		timing:  defaultTiming(&policy.Config{}),
+		changed: make(chan struct{}),
+		log:     outlog.New(1 << 16),
+		in:      inputTracker{kernel: k, lastOutput: time.Now()},
+	}
+}
+
+// emit appends output the way a stream's reader does.
+func (p *Process) emit(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out.append(p.log, Stdout, []byte(s), &scratch{}, false)
+	p.in.outputs++
+	p.in.lastOutput = time.Now()
+	p.broadcast()
+}
+
+func ms(n ...int) []time.Duration {
+	d := make([]time.Duration, len(n))
+	for i, v := range n {
+		d[i] = time.Duration(v) * time.Millisecond
+	}
+	return d
+}
+
+// Spec: README "Input-wait detection": the kernel is asked firstProbe after
+// the newest output, then at doubling intervals while nothing changes, and
+// a prompt-shaped line is counted once it stayed the quiet period.
+func TestAwaitProbeSchedule(t *testing.T) {
+	tests := []struct {
+		name     string
+		activity prompt.Activity
+		line     string
+		want     Outcome
+		at       time.Duration   // when Await returns
+		asked    []time.Duration // when the kernel is asked
+	}{
+		{"reading: the first probe answers", prompt.Reading, "name: ",
+			Outcome{Reason: ReasonInputWait, Input: InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalStdin, Prompt: "name: "}},
+			5 * time.Millisecond, ms(5)},
+		{"polling: the heuristic answers right after the quiet period", prompt.Polling, "Continue? [y/N] ",
+			Outcome{Reason: ReasonInputWait, Input: InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalQuiet, Prompt: "Continue? [y/N] "}},
+			151 * time.Millisecond, ms(5, 15, 35, 75, 151)},
+		{"busy: never waiting, probes back off to maxProbe", prompt.Busy, "Continue? [y/N] ",
+			Outcome{Reason: ReasonDeadline},
+			3 * time.Second, ms(5, 15, 35, 75, 151, 311, 631, 1131, 1631, 2131, 2631)},
+		{"polling on a line that is no prompt: never waiting", prompt.Polling, "Downloading 45%",
+			Outcome{Reason: ReasonDeadline},
+			time.Second, ms(5, 15, 35, 75, 151, 311, 631)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := &scriptedKernel{start: time.Now(), activity: tt.activity}
+				p := bareProcess(k)
+				p.emit(tt.line)
+				// A deadline at the very moment of an answer would race it.
+				deadline := 10 * time.Second
+				if tt.want.Reason == ReasonDeadline {
+					deadline = tt.at
+				}
+				o := p.Await(t.Context(), time.Now().Add(deadline), Until{InputWait: true})
+				if o != tt.want {
+					t.Errorf("outcome %+v, want %+v", o, tt.want)
+				}
+				if got := time.Since(k.start); got != tt.at {
+					t.Errorf("answered after %v, want %v", got, tt.at)
+				}
+				if got := k.times(); !slices.Equal(got, tt.asked) {
+					t.Errorf("kernel asked at %v, want %v", got, tt.asked)
+				}
+			})
+		})
+	}
+}
+
+// New output starts the schedule over: the quiet period counts from the
+// newest output, so a progress line followed by a prompt is answered a
+// quiet period after the prompt.
+func TestAwaitScheduleRestartsOnOutput(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &scriptedKernel{start: time.Now(), activity: prompt.Polling}
+		p := bareProcess(k)
+		p.emit("Downloading 45%")
+		go func() {
+			time.Sleep(100 * time.Millisecond) // fake time: the program prints 100 ms later
+			p.emit("\nPassword: ")
+		}()
+		o := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true})
+		if o.Reason != ReasonInputWait || o.Input.Prompt != "Password: " || o.Input.Signal != SignalQuiet {
+			t.Fatalf("outcome %+v, want waiting at the password prompt", o)
+		}
+		if got, want := time.Since(k.start), 251*time.Millisecond; got != want {
+			t.Errorf("answered after %v, want %v (the quiet period after the prompt)", got, want)
+		}
+		if got, want := k.times(), ms(5, 15, 35, 75, 105, 115, 135, 175, 251); !slices.Equal(got, want) {
+			t.Errorf("kernel asked at %v, want %v", got, want)
+		}
+	})
+}
+
+// The input-wait race (issue 15), deterministically: the kernel sees the
+// program blocked reading while the reader still holds its prompt between
+// the terminal read and the log. Await does not answer until the prompt is
+// in the log, and then answers with it.
+func TestAwaitWaitsForThePromptInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &scriptedKernel{start: time.Now(), activity: prompt.Reading}
+		p := bareProcess(k)
+		p.emit("loading\n")
+		var once sync.Once
+		k.onAsk = func() {
+			once.Do(func() {
+				p.in.inFlight.Add(1) // the reader took the prompt from the terminal
+				go func() {
+					time.Sleep(50 * time.Millisecond) // fake time: it reaches the log later
+					p.mu.Lock()
+					p.out.append(p.log, Stdout, []byte(">>> "), &scratch{}, false)
+					p.in.outputs++
+					p.in.lastOutput = time.Now()
+					p.in.inFlight.Add(-1)
+					p.broadcast()
+					p.mu.Unlock()
+				}()
+			})
+		}
+		o := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true})
+		if o.Reason != ReasonInputWait || o.Input.Prompt != ">>> " {
+			t.Fatalf("outcome %+v, want waiting at >>> ", o)
+		}
+		if got, want := time.Since(k.start), 60*time.Millisecond; got != want {
+			t.Errorf("answered after %v, want %v (firstProbe after the prompt reached the log)", got, want)
+		}
+	})
+}
+
+func (k *scriptedKernel) typeahead() bool { return false }
+
+func (k *scriptedKernel) shellBusy() bool { return false }

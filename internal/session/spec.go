@@ -1,0 +1,102 @@
+package session
+
+import (
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/internal/pty"
+)
+
+// The terminal size a command gets when none is asked for (pty's).
+const (
+	DefaultCols = pty.DefaultCols
+	DefaultRows = pty.DefaultRows
+)
+
+// Spec describes a command to start.
+type Spec struct {
+	Command     string
+	SideEffects []string
+	Cwd         string
+	Env         map[string]string
+	Shell       string // program that runs Command with -c; "" means /bin/sh
+	Stdin       string
+	CloseStdin  bool
+	Name        string        // normalised by Start (NormalizeName)
+	Restart     RestartPolicy // crash restarts; needs a Name
+	Timeout     time.Duration // 0 means none
+	TTY         bool
+	Cols, Rows  uint16
+}
+
+// startSpec is a Spec after policy, with what was resolved.
+type startSpec struct {
+	Spec
+	cwd       string
+	tag       string // value of tagKey for this process and its descendants
+	timeout   time.Duration
+	startedAt time.Time
+	// releaseSlot frees the process's place under the process limit.
+	releaseSlot func()
+	prober      *prompt.Prober
+	// integrated: the command is a shell we integrated, run by exec, so
+	// the process's pid is the shell's own.
+	integrated bool
+	timing     timing
+}
+
+// RestartPolicy restarts a process that crashes: it exits with a non-zero
+// code, or a signal that neither stop, restart, a timeout nor shutdown sent
+// killed it. The n-th restart in a row waits Delay * 2^(n-1), at most
+// MaxDelay, and never less than 100 ms.
+type RestartPolicy struct {
+	MaxRetries int           // 0: never restart
+	Delay      time.Duration // before the first restart
+	MaxDelay   time.Duration // cap of the back-off; 0 means DefaultMaxRestartDelay
+}
+
+// DefaultMaxRestartDelay caps the exponential back-off between crash
+// restarts when the policy gives no cap.
+const DefaultMaxRestartDelay = 30 * time.Second
+
+// backoff is the delay before the restart that follows attempt earlier ones.
+func (rp RestartPolicy) backoff(attempt int) time.Duration {
+	limit := rp.MaxDelay
+	if limit <= 0 {
+		limit = DefaultMaxRestartDelay
+	}
+	d := max(rp.Delay, 0)
+	for range attempt {
+		if d >= limit || d == 0 {
+			break
+		}
+		d *= 2
+	}
+	return min(d, max(limit, rp.Delay))
+}
+
+// Crashed reports whether a run ended in a crash: a non-zero exit code, or
+// a signal that nobody at this end sent.
+func (in Info) Crashed() bool {
+	switch in.EndedBy {
+	case EndedBySignal:
+		return true
+	case EndedByExit:
+		return in.ExitCode != nil && *in.ExitCode != 0
+	}
+	return false
+}
+
+// due says whether the policy calls for a crash restart of a run that
+// ended as in says and followed attempt crash restarts in a row, and how
+// many came before it in a row: a run that lived healthyRun starts the
+// count over.
+func (rp RestartPolicy) due(attempt int, in Info, healthyRun time.Duration) (int, bool) {
+	if !in.Crashed() {
+		return 0, false
+	}
+	if in.Duration >= healthyRun {
+		attempt = 0
+	}
+	return attempt, attempt < rp.MaxRetries
+}

@@ -1,0 +1,344 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/shellinit"
+)
+
+// startOpts says how a run comes about.
+type startOpts struct {
+	restart bool            // by the restart tool or a crash restart
+	attempt int             // crash restarts in a row before this run
+	pending *pendingRestart // the crash restart this start carries out
+}
+
+// Start applies policy in the spec's order (side effects, command regexes,
+// cwd, process limit) and starts the command. A policy refusal is a
+// *policy.Refusal; nothing was started then.
+func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
+	spec.Name = NormalizeName(spec.Name)
+	if spec.Restart.MaxRetries > 0 && spec.Name == "" {
+		return nil, ErrNameNeeded
+	}
+	return m.start(ctx, spec, startOpts{})
+}
+
+func (m *Manager) start(ctx context.Context, spec Spec, o startOpts) (*Process, error) {
+	l, err := m.prepare(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.reserve(spec.Name, o.pending); err != nil {
+		return nil, err
+	}
+	// A fast command can end before it is registered: its end is handled
+	// (slot, history, crash restart) only once it is.
+	registered := make(chan struct{})
+	p, err := m.spawn(ctx, l, registered)
+	if err != nil {
+		m.mu.Lock()
+		m.running--
+		m.reg.releaseName(spec.Name, claimAbandoned)
+		m.mu.Unlock()
+		return nil, err
+	}
+	return m.register(ctx, p, l, o, registered)
+}
+
+// launch is a start that policy allowed, with everything resolved.
+type launch struct {
+	spec    Spec // as asked, with the default terminal size filled in
+	id      string
+	opts    pty.Options
+	ss      *startSpec
+	secrets []policy.Secret
+}
+
+// prepare applies policy in the spec's order (side effects, command
+// regexes, cwd; the process limit comes with the reservation) and resolves
+// the shell, the terminal size, the environment and shell integration.
+// Nothing is reserved or started. A refusal quotes the command, cwd or
+// shell, which may carry a secret: it is redacted as every answer is.
+func (m *Manager) prepare(spec Spec) (*launch, error) {
+	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	l, err := m.resolve(spec, secrets)
+	if err != nil {
+		return nil, redactError(secrets, err)
+	}
+	return l, nil
+}
+
+// resolve is prepare before its errors are redacted.
+func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
+	if err := m.cfg.CheckSideEffects(spec.SideEffects); err != nil {
+		return nil, err
+	}
+	if err := m.cfg.CheckCommand(spec.Command, secrets...); err != nil {
+		return nil, err
+	}
+	cwd, err := m.cfg.ResolveCwd(spec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	shell := "/bin/sh"
+	if s := strings.TrimSpace(spec.Shell); s != "" {
+		if shell, err = exec.LookPath(s); err != nil {
+			return nil, fmt.Errorf("finding shell %q: %w", s, err)
+		}
+	}
+	if spec.Cols == 0 {
+		spec.Cols = DefaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = DefaultRows
+	}
+	l := &launch{spec: spec, id: newID()}
+	tag := m.tag + l.id
+	line, env := spec.Command, m.environ(spec, tag)
+	integrated := false
+	if spec.TTY {
+		if il, extra, ok, err := m.integrateShell(spec.Command); err != nil {
+			m.log.Warn("shell integration unavailable", "error", err)
+		} else if ok {
+			line, env, integrated = il, append(env, extra...), true
+		}
+	}
+	l.opts = pty.Options{
+		Path: shell,
+		Args: []string{shell, "-c", line},
+		Dir:  cwd,
+		Env:  env,
+		TTY:  spec.TTY,
+		Cols: spec.Cols,
+		Rows: spec.Rows,
+	}
+	l.secrets = secrets
+	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated}
+	// The command line itself may carry a secret (a token pasted into a
+	// curl header): ps and every answer show it redacted.
+	l.ss.Command = redact(l.secrets, spec.Command)
+	l.ss.Name = redact(l.secrets, spec.Name)
+	return l, nil
+}
+
+// spawn starts the prepared command and the Process that follows it; the
+// Process reports its end only once registered is closed.
+func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct{}) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l.ss.startedAt = time.Now()
+	proc, err := m.reaper.Start(l.opts)
+	if err != nil {
+		return nil, err
+	}
+	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process) {
+		<-registered
+		m.ended(p)
+	}), nil
+}
+
+// register records a spawned process and hands it its reserved slot; if
+// shutdown began meanwhile, it kills the process instead.
+func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOpts, registered chan struct{}) (*Process, error) {
+	m.mu.Lock()
+	late := m.shutdown
+	if !late {
+		m.reg.procs[p.ID] = p
+		m.reg.order = append(m.reg.order, p)
+		m.reg.runs[p.ID] = &runRecord{spec: l.spec, attempt: o.attempt, settled: make(chan struct{})}
+		if m.disk != nil {
+			m.disk.Follow(p.diskRun())
+		}
+	}
+	switch {
+	case late:
+		m.reg.releaseName(l.spec.Name, claimAbandoned)
+	case o.restart:
+		m.reg.releaseName(l.spec.Name, claimRestarted)
+	default:
+		m.reg.releaseName(l.spec.Name, claimStarted)
+	}
+	var old []*Process
+	if !late {
+		old = m.reg.trimRuns(l.spec.Name, m.keep.runsPerName)
+	}
+	m.mu.Unlock()
+	if len(old) > 0 {
+		m.log.Debug("forgot old runs", "name", l.spec.Name, "count", len(old))
+	}
+	for _, q := range old {
+		q.Close()
+	}
+	close(registered)
+	if late {
+		// Shutdown began while this one was starting and will not see it.
+		_, _ = p.Stop(ctx, syscall.SIGKILL, 0, EndedByShutdown)
+		p.Close()
+		return nil, ErrShuttingDown
+	}
+	m.log.Debug("started", "process_id", p.ID, "pid", p.Pid, "tty", p.TTY)
+	return p, nil
+}
+
+// integrateShell sets up shell integration when command starts an
+// interactive shell we can integrate (see package shellinit).
+func (m *Manager) integrateShell(command string) (string, []string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shellDir == "" {
+		if !shellinit.IsShellCommand(command) {
+			return "", nil, false, nil
+		}
+		dir, err := os.MkdirTemp("", "yieldshell-")
+		if err != nil {
+			return "", nil, false, fmt.Errorf("creating shell-integration directory: %w", err)
+		}
+		m.shellDir = dir
+	}
+	return shellinit.Integrate(command, m.shellDir)
+}
+
+// reserve takes a slot under the process limit, so that concurrent starts can
+// never exceed it, and claims the name, so that no two runs of one name
+// live at once.
+func (m *Manager) reserve(name string, pending *pendingRestart) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shutdown {
+		return ErrShuttingDown
+	}
+	if err := m.reg.claimName(name, pending); err != nil {
+		return err
+	}
+	if err := m.cfg.CheckProcessLimit(m.running); err != nil {
+		m.reg.releaseName(name, claimAbandoned)
+		return err
+	}
+	m.running++
+	return nil
+}
+
+func (m *Manager) release() {
+	m.mu.Lock()
+	m.running--
+	m.mu.Unlock()
+}
+
+// ended is each process's end callback.
+func (m *Manager) ended(p *Process) {
+	m.log.Debug("ended", "process_id", p.ID)
+	m.afterEnd(p)
+	m.mu.Lock()
+	m.reg.fitEndedOutput(m.keep.endedBytes)
+	m.mu.Unlock()
+}
+
+// environ builds the child's environment: the server's, then what makes a
+// terminal session behave for an agent, then the caller's overlay, which
+// wins over both, and last the containment tag, which nothing overrides (a
+// server started by a command inherits its parent's tag and must replace
+// it).
+func (m *Manager) environ(spec Spec, tag string) []string {
+	env := slices.Clone(m.baseEnv)
+	env = append(env, "PAGER=cat", "GIT_PAGER=cat")
+	if spec.TTY {
+		env = append(env, "TERM=xterm-256color")
+	}
+	env = append(env, overlayEnv(spec.Env)...)
+	env = append(env, tagKey+"="+tag)
+	return dedupEnv(env)
+}
+
+func overlayEnv(m map[string]string) []string {
+	env := make([]string, 0, len(m))
+	for k, v := range m {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	return env
+}
+
+// dedupEnv keeps the last value of each variable.
+func dedupEnv(env []string) []string {
+	seen := make(map[string]int, len(env))
+	out := env[:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := seen[k]; ok {
+			out[i] = kv
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "proc_" + hex.EncodeToString(b[:])
+}
+
+// afterEnd records how a named run ended and schedules a crash restart when
+// its policy calls for one. It runs in the ended process's waiter, without
+// the process's lock.
+func (m *Manager) afterEnd(p *Process) {
+	in := p.Info()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.reg.runs[p.ID]
+	if r == nil {
+		return
+	}
+	defer close(r.settled)
+	ns := m.reg.names[p.Name]
+	if p.Name == "" || ns == nil {
+		return
+	}
+	ns.last = &Exit{ProcessID: p.ID, Code: in.ExitCode, Signal: in.Signal, EndedBy: in.EndedBy}
+	attempt, due := r.spec.Restart.due(r.attempt, in, m.timing.healthyRun)
+	if !due || m.shutdown || m.reg.byName(p.Name) != p || ns.pending != nil || ns.starting {
+		return
+	}
+	delay := max(r.spec.Restart.backoff(attempt), m.timing.restartFloor)
+	pr := &pendingRestart{cancel: make(chan struct{}), done: make(chan struct{})}
+	ns.pending = pr
+	r.restart = pr
+	spec := r.spec
+	m.restarts.Go(func() {
+		defer close(pr.done)
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-pr.cancel:
+			return
+		case <-m.quit:
+			return
+		}
+		np, err := m.start(context.Background(), spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
+		if err != nil {
+			if !errors.Is(err, errRestartCancelled) {
+				m.log.Warn("crash restart failed", "name", spec.Name, "error", err)
+			}
+			return
+		}
+		pr.next = np
+		m.log.Info("restarted after a crash", "name", spec.Name, "process_id", np.ID, "attempt", attempt+1)
+	})
+}

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/session"
+)
+
+// Extra answer fields for long-running processes, shared by exec, read,
+// wait and ps.
+type longFields struct {
+	URLs        []string `json:"urls,omitempty" jsonschema:"http(s) URLs the process printed, in order, without duplicates"`
+	LogPath     string   `json:"log_path,omitempty" jsonschema:"file the process's clean log is appended to (YIELDSHELL_LOG_DIR)"`
+	TailCommand string   `json:"tail_command,omitempty" jsonschema:"a shell command that follows log_path as it grows"`
+}
+
+func (h *handlers) long(p *session.Process) longFields {
+	return longFields{URLs: p.URLs(), LogPath: h.m.LogPath(p), TailCommand: h.m.TailCommand(p)}
+}
+
+// patternFields report a wait for a pattern (exec wait_for, wait until).
+type patternFields struct {
+	Verified    *bool  `json:"verified,omitempty" jsonschema:"with wait_for: whether the pattern appeared"`
+	Matched     string `json:"matched,omitempty" jsonschema:"the text the pattern matched"`
+	MatchedLine string `json:"matched_line,omitempty" jsonschema:"the whole output line it matched in"`
+}
+
+// compilePattern compiles a wait_for or until regex, explaining a bad one.
+func compilePattern(param, s string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return nil, fmt.Errorf("invalid %s %q: %v (Go RE2 syntax: no look-around or back-references)", param, s, err)
+	}
+	return re, nil
+}
+
+// waitPattern waits for re from position from and fills the pattern fields.
+func waitPattern(ctx context.Context, p *session.Process, re *regexp.Regexp, from int64, limit time.Duration) (session.Reason, patternFields) {
+	return patternAnswer(p.Await(ctx, time.Now().Add(limit), session.Until{Pattern: re, From: from}))
+}
+
+// verifyStart waits for a start's wait_for from the first byte, following
+// the process through crash restarts; it returns the run it ended on.
+func (h *handlers) verifyStart(ctx context.Context, p *session.Process, re *regexp.Regexp, limit time.Duration) (*session.Process, session.Reason, patternFields, int) {
+	p, r, restarts := h.m.WaitPatternFollowing(ctx, p, time.Now().Add(limit), re)
+	reason, f := patternAnswer(r)
+	return p, reason, f, restarts
+}
+
+func patternAnswer(r session.Outcome) (session.Reason, patternFields) {
+	return r.Reason, patternFields{Verified: new(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
+}
+
+// waitForLimit is a start's time limit for wait_for.
+func (h *handlers) waitForLimit(reqMs *int) time.Duration {
+	d := defaultWaitFor
+	if reqMs != nil {
+		d = ms(max(*reqMs, 0))
+	}
+	return min(d, h.cfg.MaxYield)
+}
+
+// nameInUse builds the refusal of a duplicate name.
+func nameInUse(err error) (string, bool) {
+	e, ok := errors.AsType[*session.NameInUseError](err)
+	if !ok {
+		return "", false
+	}
+	return e.ProcessID, true
+}
+
+// defaultWaitFor is how long exec waits for wait_for when
+// wait_for_timeout_ms is not given.
+const defaultWaitFor = 30 * time.Second
+
+// restartPolicy reads exec's crash-restart parameters.
+func restartPolicy(in ExecIn) session.RestartPolicy {
+	rp := session.RestartPolicy{MaxRetries: max(deref(in.MaxRetries), 0), Delay: time.Second}
+	if in.RetryDelayMs != nil {
+		rp.Delay = ms(max(*in.RetryDelayMs, 0))
+	}
+	if in.RetryMaxDelayMs != nil {
+		rp.MaxDelay = ms(max(*in.RetryMaxDelayMs, 0))
+	}
+	return rp
+}
+
+// verifyNotes says plainly what happened to a wait_for, how many crash
+// restarts it followed, and whether one is on its way.
+func (h *handlers) verifyNotes(p *session.Process, waitFor *regexp.Regexp, reason session.Reason, in session.Info, restarts int) []string {
+	var notes []string
+	if restarts > 0 {
+		notes = append(notes, fmt.Sprintf("the process crashed and was restarted %d time(s) while waiting for wait_for; this answer is about the newest run", restarts))
+	}
+	if waitFor != nil {
+		switch reason {
+		case session.ReasonExited:
+			notes = append(notes, fmt.Sprintf("not verified: the process ended (%s) before wait_for %q appeared in its output", in.Status, waitFor))
+		case session.ReasonDeadline:
+			notes = append(notes, fmt.Sprintf("not verified: wait_for %q did not appear within wait_for_timeout_ms; the process is still running: read its output, or wait with until", waitFor))
+		}
+	}
+	if h.m.WillRestart(p) {
+		notes = append(notes, "it crashed and will be restarted under the same name; use the name to follow the new run, or stop to cancel")
+	}
+	return notes
+}

@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+)
+
+// ReadIn is read's input.
+type ReadIn struct {
+	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec, or the process's name"`
+	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position: pass the next_seq of the previous answer; omitted returns the newest output"`
+	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
+	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
+	View           string `json:"view,omitempty" jsonschema:"log (default): the output text; screen: the terminal as it looks now (rows, cursor, size) instead"`
+}
+
+// OutputOut is the shape of read and wait answers.
+type OutputOut struct {
+	ProcessID   string     `json:"process_id" jsonschema:"the process_id asked about"`
+	Status      string     `json:"status,omitempty" jsonschema:"running, completed, stopped, timed_out or failed"`
+	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the process ended (-N when signal N ended it); null while running"`
+	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the process, or null"`
+	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: the since_seq of the next read"`
+	StartSeq    *int64     `json:"start_seq,omitempty" jsonschema:"position of the first returned byte"`
+	Truncated   bool       `json:"truncated" jsonschema:"evicted or capped"`
+	Evicted     bool       `json:"evicted,omitempty" jsonschema:"output asked for is no longer retained; the answer starts at the oldest retained byte"`
+	Capped      bool       `json:"capped,omitempty" jsonschema:"max_output_bytes cut the answer; reading on from next_seq loses nothing"`
+	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text (in PTY mode everything the terminal showed, cleaned)"`
+	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode; empty in PTY mode"`
+	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout or shutdown"`
+	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why wait returned: exited, input_wait (the program waits for input), deadline or cancelled"`
+	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal: with view \"screen\", and while a full-screen program runs"`
+	InputOut
+	CommandOut
+	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
+	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its terminal (replies to its queries that were dropped)"`
+	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
+	patternFields
+	longFields
+}
+
+func readTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  "read",
+		Title: "Read a process's output",
+		Description: `Read the output of a process started by exec, running or finished, without waiting.
+
+Example: {"process_id": "proc_1a2b3c4d5e6f", "since_seq": 120}
+
+view: "screen" returns the terminal as a person would see it now (rows of text, cursor, size) instead of the log; answers include it anyway while a full-screen program (vim, less, top) runs, and the log then holds one line saying so.
+
+Positions count bytes of the process's output log. Pass the previous answer's next_seq as since_seq to get only what came after; an answer cut by max_output_bytes (capped: true) ends where next_seq points, so reading on from there loses nothing still retained. Without since_seq the newest output is returned. truncated is true when output was cut or evicted (the oldest output is dropped past YIELDSHELL_MAX_BUFFER_BYTES). streams picks stdout, stderr or both; in PTY mode everything is in stdout.`,
+		Annotations: mcptool.Annotations("Read a process's output", mcptool.Reads),
+	}
+}
+
+func parseStreams(s string) (session.Stream, bool) {
+	switch s {
+	case "", "both":
+		return session.Both, true
+	case "stdout":
+		return session.Stdout, true
+	case "stderr":
+		return session.Stderr, true
+	}
+	return 0, false
+}
+
+func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, OutputOut, error) {
+	p, err := h.m.Get(in.ProcessID)
+	if err != nil {
+		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+	}
+	streams, ok := parseStreams(in.Streams)
+	if !ok {
+		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
+			Error: fmt.Sprintf("Invalid streams: %q; use \"both\", \"stdout\" or \"stderr\"", in.Streams)})
+	}
+	switch in.View {
+	case "", "log":
+		return nil, h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: streams}), nil
+	case "screen":
+		// The screen instead of the log: nothing of the log is consumed,
+		// so next_seq stays where the reader is.
+		out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true})
+		out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
+		if in.SinceSeq != nil {
+			out.NextSeq = in.SinceSeq
+		}
+		if out.Screen == nil {
+			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: "view \"screen\" needs a process started with tty: true"})
+		}
+		return nil, out, nil
+	}
+	return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
+		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
+}
+
+// output builds a read or wait answer from a snapshot.
+func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
+	info, o := p.Snapshot(q)
+	out := OutputOut{
+		ProcessID: p.ID,
+		Status:    string(info.Status),
+		NextSeq:   new(o.NextSeq),
+		StartSeq:  new(o.StartSeq),
+		Truncated: o.Evicted || o.Capped,
+		Evicted:   o.Evicted,
+		Capped:    o.Capped,
+		EndedBy:   string(info.EndedBy),
+		Notes:     append(endNotes(info), replyNotes(info)...),
+		Screen:    screenOut(o),
+		Name:      p.Name,
+	}
+	out.longFields = h.long(p)
+	out.ExitCode, out.Signal = exitFields(info)
+	if info.Status == session.Running {
+		out.InputOut = inputOut(p.InputState())
+		out.CommandOut = commandOut(p)
+	}
+	if q.Streams&session.Stdout != 0 {
+		out.Stdout = new(text(o.Stdout))
+	}
+	if q.Streams&session.Stderr != 0 {
+		out.Stderr = new(text(o.Stderr))
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package shellyeah
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/session"
+)
+
+// Timings of the answers. They are bounds: each wait returns as soon as its
+// condition holds.
+const (
+	inputQuiet    = 200 * time.Millisecond // send_input: reaction quiet this long
+	inputMax      = 2 * time.Second
+	stopGrace     = 3 * time.Second
+	maxWait       = 55 * time.Second
+	defaultLines  = 20
+	maxLines      = 1000
+	defaultVerify = 30 * time.Second
+)
+
+// handlers holds what every tool needs, and the command and args each
+// label was started with (the engine only knows the joined command line).
+type handlers struct {
+	m       *session.Manager
+	cfg     *policy.Config
+	version string
+
+	settle settleTiming
+
+	mu      sync.Mutex
+	started map[string]startArgs       // by label
+	checked map[*session.Process]int64 // where the previous check_shell stopped reading
+}
+
+// startArgs is how a label was started.
+type startArgs struct {
+	Command string
+	Args    []string
+	Host    string
+	Verify  verification
+}
+
+// Register adds the eleven mcp-shell-yeah tools to s.
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
+	h := &handlers{
+		m: m, cfg: cfg, version: version,
+		// 75 ms after the output stops: the peer's fast-mode window.
+		settle: settleTiming{
+			quiet: 75 * time.Millisecond,
+			first: 300 * time.Millisecond,
+			max:   3 * time.Second,
+		},
+		started: make(map[string]startArgs),
+		checked: make(map[*session.Process]int64),
+	}
+	addLenient(s, startShellTool(), h.startShell)
+	addLenient(s, startShellWithVerificationTool(), h.startShellWithVerification)
+	addLenient(s, checkShellTool(), h.checkShell)
+	addLenient(s, stopShellTool(), h.stopShell)
+	addLenient(s, listShellsTool(), h.listShells)
+	addLenient(s, stopAllShellsTool(), h.stopAllShells)
+	addLenient(s, restartShellTool(), h.restartShell)
+	addLenient(s, waitForShellTool(), h.waitForShell)
+	addLenient(s, getAllLoglinesTool(), h.getAllLoglines)
+	addLenient(s, sendInputTool(), h.sendInput)
+	addLenient(s, healthCheckTool(), h.healthCheck)
+}
+
+// Shell is a shell's state as check_shell, list_shells and the start tools
+// report it.
+type Shell struct {
+	Label        string   `json:"label"`
+	ProcessID    string   `json:"process_id,omitempty" jsonschema:"the run's id in yieldshell's own tools"`
+	Status       string   `json:"status" jsonschema:"running, restarting (after a crash, under its restart policy), crashed (non-zero exit, or killed by a signal nobody sent), or stopped (exit code 0, or stopped)"`
+	Pid          int      `json:"pid,omitempty"`
+	Command      string   `json:"command"`
+	Args         []string `json:"args"`
+	Cwd          string   `json:"cwd"`
+	ExitCode     *int     `json:"exitCode" jsonschema:"the exit status once the shell exited; null while it runs and when a signal ended it (see signal)"`
+	Signal       *string  `json:"signal" jsonschema:"the name of the signal that ended the shell (SIGTERM after a stop), or null"`
+	Restarts     int      `json:"restarts,omitempty"`
+	LogFilePath  string   `json:"log_file_path,omitempty"`
+	TailCommand  string   `json:"tail_command,omitempty"`
+	DetectedURLs []string `json:"detected_urls,omitempty" jsonschema:"http(s) URLs the shell printed, in order"`
+	// AwaitingInput is the peer's field, answered by the same detection as
+	// yieldshell's waiting_for_input (marks, the kernel, prompt shape).
+	AwaitingInput bool   `json:"isProbablyAwaitingInput" jsonschema:"the shell is waiting for input: answer with send_input"`
+	Prompt        string `json:"prompt,omitempty" jsonschema:"the prompt it waits at"`
+}
+
+// status maps a run onto shell-yeah's statuses.
+func (h *handlers) status(p *session.Process, in session.Info) string {
+	switch {
+	case in.Status == session.Running:
+		return "running"
+	case h.m.WillRestart(p):
+		return "restarting"
+	case in.Crashed():
+		return "crashed"
+	}
+	return "stopped"
+}
+
+func (h *handlers) shell(p *session.Process) Shell {
+	in := p.Info()
+	h.mu.Lock()
+	sa, ok := h.started[p.Name]
+	h.mu.Unlock()
+	if !ok {
+		sa = startArgs{Command: in.Command}
+	}
+	sh := Shell{
+		Label: p.Name, ProcessID: p.ID, Status: h.status(p, in), Pid: p.Pid,
+		Command: sa.Command, Args: append([]string{}, sa.Args...), Cwd: in.Cwd,
+		ExitCode:     exitCode(in),
+		Restarts:     h.m.History(p).Restarts,
+		LogFilePath:  h.m.LogPath(p),
+		TailCommand:  h.m.TailCommand(p),
+		DetectedURLs: p.URLs(),
+	}
+	if in.Signal != "" {
+		sh.Signal = new(in.Signal)
+	}
+	if in.Status == session.Running {
+		st := p.InputState()
+		sh.AwaitingInput, sh.Prompt = st.Waiting, st.Prompt
+	}
+	return sh
+}
+
+// exitCode is in's exit status in the peer's form: null when a signal
+// ended the process (yieldshell's own tools say -N).
+func exitCode(in session.Info) *int {
+	if in.Signal != "" {
+		return nil
+	}
+	return in.ExitCode
+}
+
+// lookup resolves a label to its newest run.
+func (h *handlers) lookup(label string) (*session.Process, error) {
+	p, err := h.m.Get(label)
+	if err != nil {
+		return nil, fmt.Errorf("no shell with label %q (it never existed, or it ended long enough ago to be forgotten); list_shells shows the labels this server knows", label)
+	}
+	return p, nil
+}
+
+// linesSince returns the lines of the clean log from position since on (at
+// most the newest MCP_MAX_LOG_LINES), the position after them, and whether
+// some of them were dropped.
+func (h *handlers) linesSince(p *session.Process, since int64) ([]string, int64, bool) {
+	_, o := p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
+	text := strings.TrimRight(strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD"), "\n")
+	if text == "" {
+		return []string{}, o.NextSeq, o.Evicted
+	}
+	lines := strings.Split(text, "\n")
+	if extra := len(lines) - h.cfg.MaxLogLines; extra > 0 {
+		return lines[extra:], o.NextSeq, true
+	}
+	return lines, o.NextSeq, o.Evicted
+}
+
+func sentence(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
