@@ -193,9 +193,9 @@ func TestServingIsNotWaiting(t *testing.T) {
 				if a.str("yield_reason") != "ready" || !strings.Contains(a.str("stdout"), "got hello") {
 					t.Errorf("write: %s", a.text)
 				}
-				s.call("write", map[string]any{"process_id": id, "input": "again", "newline": true})
-				u := s.call("wait", map[string]any{"process_id": id, "until": "got again", "timeout_ms": 20000, "since_seq": a.num("next_seq")})
-				if u.str("yield_reason") != "pattern" {
+				// wait's until is not ended by the server's reading either.
+				u := s.call("wait", map[string]any{"process_id": id, "until": "got hel+o", "timeout_ms": 20000, "since_seq": 0})
+				if u.str("yield_reason") != "pattern" || u.str("matched") != "got hello" {
 					t.Errorf("wait until: %s", u.text)
 				}
 			})
