@@ -78,7 +78,7 @@ func drivenPrograms() []program {
 			turns: []turn{{input: secretWord, secret: true, want: "19 characters"}}},
 		{name: "yes-no", needs: []string{"bash"}, pipes: true,
 			command: func(*testing.T, string) string {
-				return `bash -c 'read -r -p "Overwrite config? [y/N] " a; [ "$a" = y ] && echo overwritten'`
+				return `bash -c 'printf "Overwrite config? [y/N] "; read -r a; [ "$a" = y ] && echo overwritten'`
 			},
 			kind: "confirm", prompt: "[y/N] ",
 			turns: []turn{{input: "y", want: "overwritten"}}},

@@ -125,6 +125,10 @@ func TestClassifyTextMenus(t *testing.T) {
 		{"node history", "> let a = 1\r\nundefined\r\n> a\r\n1\r\n> ", true, KindLine, nil, nil},
 		{"bulleted output", "* one\r\n* two\r\n* three\r\nName: ", true, KindLine, nil, nil},
 		{"colored output", "\x1b[31mFAIL\x1b[0m a\r\n\x1b[32mPASS\x1b[0m b\r\n\x1b[32mPASS\x1b[0m c\r\n> ", true, KindLine, nil, nil},
+		{"htop header", "\x1b[?1049h\x1b[2;3H[Main] [I/O]\r\n  \x1b[30;42mPID USER      Command\x1b[0m\r\n\x1b[24;1HF1Help", true, KindLine, nil, nil},
+		{"htop table", "\x1b[?1049h\x1b[2;3HPID USER\r\n\x1b[30;46m30502 root  a.test\x1b[0m\r\n30507 root  a.test\r\n30849 root  link\r\n    1 root  init\r\n\x1b[24;1HF1Help", true, KindLine, nil, nil},
+		{"fzf two", "  banana\r\n\x1b[48;5;236m> \x1b[1mapple\x1b[0m\r\n  2/2 ─────\r\n> ", true, KindChoice,
+			[]string{"banana", "apple"}, nil},
 		{"clack", "◆  Pick a project type.\r\n│  ● TypeScript\r\n│  ○ JavaScript\r\n└\r\n", true, KindChoice,
 			[]string{"TypeScript", "JavaScript"}, nil},
 	}

@@ -123,9 +123,10 @@ func markLen(rs []rune, i int) int {
 	return 1
 }
 
-// isRule reports whether text is a separator: mostly rule characters.
+// isRule reports whether text is a separator: mostly rule characters, or
+// box drawing alone (a frame's corner, clack's └).
 func isRule(text string) bool {
-	n, rule := 0, 0
+	n, rule, box := 0, 0, 0
 	for _, c := range text {
 		if c == ' ' {
 			continue
@@ -134,8 +135,11 @@ func isRule(text string) bool {
 		if strings.ContainsRune(rules, c) {
 			rule++
 		}
+		if c >= 0x2500 && c <= 0x257f {
+			box++
+		}
 	}
-	return rule >= 3 && rule*2 >= n
+	return rule >= 3 && rule*2 >= n || box == n
 }
 
 // emphasis ranks how strongly a look stands out.
@@ -190,8 +194,11 @@ func keyMenu(s *screen.Styled) (Grammar, bool) {
 	if !s.CursorVisible {
 		cursorAt = s.CursorY
 	}
-	flush := func() {
-		if g, ok := pick(group, prompt, cursorAt); ok {
+	// flush ends the group; table: a row of other alignment follows it at
+	// once, so the group is a piece of a table (htop's processes, split
+	// by the width of their ids), not a menu.
+	flush := func(table bool) {
+		if g, ok := pick(group, prompt, cursorAt); ok && !table {
 			d := distance(s, group)
 			if d >= 0 && (bestDist < 0 || d < bestDist) {
 				best, bestDist = g, d
@@ -203,22 +210,22 @@ func keyMenu(s *screen.Styled) (Grammar, bool) {
 		if y == s.CursorY && s.CursorVisible {
 			// The prompt's own row (fzf's query line); a hidden cursor
 			// parks on the selected entry instead (whiptail).
-			flush()
+			flush(false)
 			continue
 		}
 		r, ok := parseRow(s, y)
 		if !ok {
-			flush()
+			flush(false)
 			continue
 		}
 		if len(group) > 0 {
 			if last := group[len(group)-1]; last.col != r.col || last.gutter != r.gutter {
-				flush()
+				flush(true)
 			}
 		}
 		group = append(group, r)
 	}
-	flush()
+	flush(false)
 	return best, bestDist >= 0
 }
 
@@ -248,10 +255,20 @@ func pick(g []menuRow, prompt rune, cursorAt int) (Grammar, bool) {
 		return Grammar{}, false
 	}
 	sel := -1
-	if i, ok := only(g, func(r menuRow) bool { return r.cursor != 0 }); ok && g[i].cursor != prompt {
+	lit, litOK := standsOut(g)
+	highlit := litOK
+	if len(g) == 2 && litOK && g[lit].y != cursorAt {
+		// Two rows told apart by their look alone are a header and a
+		// row as often as a menu (htop): only where the hidden cursor
+		// parks on the highlighted one (whiptail) is it a menu.
+		litOK = false
+	}
+	if i, ok := only(g, func(r menuRow) bool { return r.cursor != 0 }); ok && (g[i].cursor != prompt || highlit && lit == i) {
+		// A mark like the prompt's counts where the row is also
+		// highlighted (fzf's "> " pointer and prompt).
 		sel = i
-	} else if i, ok := standsOut(g); ok {
-		sel = i
+	} else if litOK {
+		sel = lit
 	}
 	out := Grammar{Kind: KindChoice, Selected: -1}
 	for i, r := range g {
