@@ -198,6 +198,14 @@ func TestServingIsNotWaiting(t *testing.T) {
 				if u.str("yield_reason") != "pattern" || u.str("matched") != "got hello" {
 					t.Errorf("wait until: %s", u.text)
 				}
+				// A second server started while the first is probed: its
+				// session is newer than the server's copy of the process
+				// table.
+				r2 := s.exec(sv.command, map[string]any{"yield_ms": longYield})
+				t.Cleanup(func() { s.stopQuietly(r2.str("process_id")) })
+				if r2.str("yield_reason") != "ready" || len(r2.strs("ports")) == 0 {
+					t.Errorf("second server: %s", r2.text)
+				}
 			})
 		})
 	}

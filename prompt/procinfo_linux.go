@@ -38,6 +38,14 @@ const maxSockets = 4096
 // does not wait for input.
 func (pr *Prober) Listening(sid int) []int {
 	pids := pr.members(Input{Session: sid}, 0, tableAge)
+	if !slices.Contains(pids, sid) {
+		// The copy of the table predates the session (a process that
+		// started a moment ago): read it again.
+		pids = pr.members(Input{Session: sid}, 0, 0)
+	}
+	if len(pids) == 0 {
+		return nil
+	}
 	inodes := map[uint64]bool{}
 	for _, pid := range pids {
 		socketInodes(pid, inodes)
