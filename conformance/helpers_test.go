@@ -58,6 +58,8 @@ func runHelper(args []string) int {
 		time.Sleep(time.Minute)
 	case "devserver":
 		return devServer(args[1:])
+	case "serve-stdin":
+		return serveStdin()
 	case "query-flood":
 		// Asks for the cursor position args[1] times in one burst, never
 		// reads its input, then prints args[2] numbered lines and "done".

@@ -18,7 +18,7 @@ func TestPromptGdbQuestions(t *testing.T) {
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		r := waiting(t, s.exec("gdb -q -nx /bin/true", map[string]any{"yield_ms": longYield}), "line")
 		id := r.str("process_id")
-		a := waiting(t, s.reply(id, "break nosuchfunc"), "line")
+		a := waiting(t, s.reply(id, "break nosuchfunc"), "confirm")
 		if !strings.HasSuffix(a.str("prompt"), "(y or [n]) ") {
 			t.Fatalf("break nosuchfunc: %s", a.text)
 		}
@@ -31,7 +31,7 @@ func TestPromptGdbQuestions(t *testing.T) {
 		if a.str("prompt") != "(gdb) " {
 			t.Fatalf("starti: %s", a.text)
 		}
-		a = waiting(t, s.reply(id, "quit"), "line")
+		a = waiting(t, s.reply(id, "quit"), "confirm")
 		if !strings.HasSuffix(a.str("prompt"), "(y or n) ") {
 			t.Fatalf("quit: %s", a.text)
 		}

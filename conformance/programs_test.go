@@ -78,9 +78,9 @@ func drivenPrograms() []program {
 			turns: []turn{{input: secretWord, secret: true, want: "19 characters"}}},
 		{name: "yes-no", needs: []string{"bash"}, pipes: true,
 			command: func(*testing.T, string) string {
-				return `bash -c 'read -r -p "Overwrite config? [y/N] " a; [ "$a" = y ] && echo overwritten'`
+				return `bash -c 'printf "Overwrite config? [y/N] "; read -r a; [ "$a" = y ] && echo overwritten'`
 			},
-			kind: "line", prompt: "[y/N] ",
+			kind: "confirm", prompt: "[y/N] ",
 			turns: []turn{{input: "y", want: "overwritten"}}},
 		{name: "rm-i", needs: []string{"rm"}, pipes: true,
 			command: func(t *testing.T, dir string) string {
@@ -98,10 +98,10 @@ func drivenPrograms() []program {
 				}
 			}},
 		{name: "apt-get-remove", needs: []string{"apt-get"}, command: aptRemove,
-			kind: "line", prompt: "Do you want to continue? [Y/n] ",
+			kind: "confirm", prompt: "Do you want to continue? [Y/n] ",
 			turns: []turn{{input: "n", want: "Abort"}}},
 		{name: "git-add-p", needs: []string{"git"}, command: gitAddP,
-			kind: "line", prompt: "Stage this hunk",
+			kind: "confirm", prompt: "Stage this hunk",
 			turns: []turn{{input: "y"}},
 			check: func(t *testing.T, dir string) {
 				out, err := exec.Command("git", "-C", dir, "diff", "--cached", "--stat").Output()
@@ -113,8 +113,8 @@ func drivenPrograms() []program {
 			command: func(t *testing.T, dir string) string {
 				return "less " + writeFile(t, "long.txt", strings.Repeat("a line of text\n", 200))
 			},
-			kind:  "line",
-			turns: []turn{{keys: []string{"Space"}, kind: "line"}, {input: "q", bare: true}}},
+			kind:  "pager",
+			turns: []turn{{keys: []string{"Space"}, kind: "pager"}, {input: "q", bare: true}}},
 		{name: "top", needs: []string{"top"},
 			command: func(*testing.T, string) string { return "top" },
 			kind:    "line",

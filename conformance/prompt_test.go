@@ -80,11 +80,11 @@ func TestPromptPythonREPL(t *testing.T) {
 		if a.str("stdout") != "1+1\n2\n>>> " {
 			t.Errorf("1+1 answered %q", a.str("stdout"))
 		}
-		a = waiting(t, s.reply(id, "for i in range(2):"), "line")
+		a = waiting(t, s.reply(id, "for i in range(2):"), "continuation")
 		if a.str("prompt") != "... " {
 			t.Errorf("continuation prompt %q", a.str("prompt"))
 		}
-		a = waiting(t, s.reply(id, "  print('x', i)"), "line")
+		a = waiting(t, s.reply(id, "  print('x', i)"), "continuation")
 		a = waiting(t, s.reply(id, ""), "line")
 		if !strings.Contains(a.str("stdout"), "x 0\nx 1\n>>> ") {
 			t.Errorf("loop answered %q", a.str("stdout"))
@@ -233,7 +233,7 @@ func TestPromptBashSession(t *testing.T) {
 			t.Errorf("a shell-integration mark reached the output: %s", a.text)
 		}
 		// A program run in the shell that asks a question of its own.
-		a = waiting(t, s.reply(id, `read -p "Sure? [y/N] " ok; [ "$ok" = y ]`), "line")
+		a = waiting(t, s.reply(id, `read -p "Sure? [y/N] " ok; [ "$ok" = y ]`), "confirm")
 		a = waiting(t, s.reply(id, "y"), "command")
 		if a.num("command_exit_code") != 0 || !a.has("command_exit_code") {
 			t.Errorf("read in the shell: %s", a.text)

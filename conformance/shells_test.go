@@ -98,7 +98,7 @@ func TestPromptShellSessions(t *testing.T) {
 		if strings.Contains(a.text, "133;") {
 			t.Errorf("a shell-integration mark reached the output: %s", a.text)
 		}
-		a = waiting(t, s.reply(id, `sh -c 'printf "Sure? [y/N] "; read ok; [ "$ok" = y ]'`), "line")
+		a = waiting(t, s.reply(id, `sh -c 'printf "Sure? [y/N] "; read ok; [ "$ok" = y ]'`), "confirm")
 		a = waiting(t, s.reply(id, "y"), "command")
 		if a.num("command_exit_code") != 0 || !a.has("command_exit_code") {
 			t.Errorf("a question in the shell: %s", a.text)

@@ -404,6 +404,10 @@ func (z *sanitizer) emitCSI(dst []byte, f byte) []byte {
 		}
 		if digits {
 			out = strconv.AppendInt(out, int64(v), 10)
+		} else if f == 'm' && !priv {
+			// An empty SGR parameter is 0 (fzf writes ESC[;1;38;5;161m);
+			// vt10x would drop the whole sequence.
+			out = append(out, '0')
 		}
 		if k == len(params) {
 			break
@@ -415,6 +419,9 @@ func (z *sanitizer) emitCSI(dst []byte, f byte) []byte {
 		}
 		out = append(out, ';')
 		params = params[k+1:]
+	}
+	if f == 'm' && out[len(out)-1] == ';' {
+		out = append(out, '0')
 	}
 	return append(out, f)
 }

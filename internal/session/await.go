@@ -30,12 +30,15 @@ type Until struct {
 	// drained while processes it started still run (`cmd &`): what it
 	// runs in the background is managed until it ends.
 	Detached bool
+	// Ready, with InputWait, ends the wait when the program serves and
+	// reads its terminal (a dev server up and idle): ReasonReady.
+	Ready bool
 }
 
 // Outcome says why a wait returned, with what it found.
 type Outcome struct {
 	Reason Reason
-	Input  InputState // with ReasonInputWait
+	Input  InputState // with ReasonInputWait and ReasonReady
 	// With ReasonPattern: the text the pattern matched and its whole line.
 	Matched, Line string
 }
@@ -63,6 +66,8 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 		if u.InputWait {
 			if st := a.inputWait(); st.Waiting {
 				return Outcome{Reason: ReasonInputWait, Input: st}
+			} else if st.Ready {
+				return Outcome{Reason: ReasonReady, Input: st}
 			}
 		}
 		select {
@@ -178,7 +183,7 @@ func (a *awaiting) inputWait() InputState {
 	if a.probe {
 		probeAfter = t.firstProbe
 	}
-	if st := p.evalInput(probeAfter); st.Waiting {
+	if st := p.evalInput(probeAfter); st.Waiting || st.Ready && a.u.Ready {
 		return st
 	}
 	if a.outputs != a.seen {

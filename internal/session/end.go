@@ -268,7 +268,7 @@ func (p *Process) finish(leftOpen bool) {
 	p.lc.leftOpen = leftOpen
 	p.lc.endedAt = time.Now()
 	switch p.lc.ending {
-	case EndedByStop, EndedByShutdown, EndedByRestart, EndedByTimeout:
+	case EndedByStop, EndedByShutdown, EndedByRestart, EndedByTimeout, EndedByInput:
 	default:
 		p.lc.ending = EndedByExit
 		if p.lc.exit.Signal != 0 {

@@ -76,7 +76,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// the answer waits for it (its append wakes every waiter).
 		return InputState{}
 	}
-	return p.byKernel(pr, v)
+	return p.describe(pr, v, p.byKernel(pr, v))
 }
 
 // byMarks is what an integrated shell's marks say, if they decide.

@@ -13,6 +13,13 @@ type InputState struct {
 	Kind    prompt.Kind
 	Signal  Signal
 	Prompt  string // the prompt text: the line the cursor is on
+	// Grammar is what the prompt asks (choices, default, menu items),
+	// when Waiting; its Kind is Kind.
+	Grammar prompt.Grammar
+	// Ready: the program reads its terminal but serves (it listens on
+	// Ports, or printed a shortcut hint); it is not Waiting.
+	Ready bool
+	Ports []int
 }
 
 // markState follows the shell-integration marks of a process.

@@ -70,6 +70,8 @@ func (lc *lifecycle) status() Status {
 		return Stopped
 	case EndedByTimeout:
 		return TimedOut
+	case EndedByInput:
+		return Failed
 	}
 	return Completed
 }

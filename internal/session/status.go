@@ -21,6 +21,8 @@ const (
 	EndedByTimeout  Ending = "timeout"  // its timeout_ms passed
 	EndedByShutdown Ending = "shutdown" // the server shut down
 	EndedByRestart  Ending = "restart"  // the restart tool
+	// EndedByInput: it waited for input under exec's on_input "fail".
+	EndedByInput Ending = "input"
 )
 
 // Reason says why a wait returned.
@@ -37,6 +39,9 @@ const (
 	ReasonOutput    Reason = "output"  // output arrived past the position asked for
 	// ReasonDetached: the command exited, but processes it started run on.
 	ReasonDetached Reason = "detached"
+	// ReasonReady: the program serves (it listens, or shows a shortcut
+	// hint) and reads its terminal: it is up, and not waiting for input.
+	ReasonReady Reason = "ready"
 )
 
 // Signal names what showed that a program waits for input, strongest first.

@@ -40,11 +40,12 @@ type ExecIn struct {
 	MaxRetries       *int    `json:"max_retries,omitempty" jsonschema:"Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."`
 	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty" jsonschema:"Delay before the first crash restart (default 1000); it doubles for each further restart in a row. No restart comes sooner than 100 ms after the crash."`
 	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty" jsonschema:"Cap of the doubling delay (default 30000)."`
+	OnInput          string  `json:"on_input,omitempty" jsonschema:"What to do when the command waits for input within yield_ms: \"return\" (default) answers at once, backgrounded, with the prompt; \"fail\" stops the command the moment it asks (status \"failed\", ended_by \"input\") and answers with the prompt and its grammar (input_kind, choices, default, items): for commands that must not prompt."`
 }
 
 // ExecOut is exec's answer. Which fields are set depends on status.
 type ExecOut struct {
-	Status      string     `json:"status" jsonschema:"completed, backgrounded (still running: use process_id), timed_out, stopped, failed or failed_to_start (nothing ran; see error and rule)"`
+	Status      string     `json:"status" jsonschema:"completed, backgrounded (still running: use process_id), timed_out, stopped, failed (on_input \"fail\": it waited for input and was stopped; ended_by \"input\") or failed_to_start (nothing ran; see error and rule)"`
 	ProcessID   string     `json:"process_id,omitempty" jsonschema:"handle for read, write, wait and stop; set whenever a process started"`
 	Pid         int        `json:"pid,omitempty" jsonschema:"operating-system process id (also the process group and session id)"`
 	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the command ended (-N when signal N ended it); null while running"`
@@ -54,8 +55,8 @@ type ExecOut struct {
 	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode (tty: false); empty in PTY mode"`
 	Truncated   bool       `json:"truncated" jsonschema:"some output was left out: cut by max_output_bytes or no longer retained"`
 	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: pass it as since_seq to read to get only newer output"`
-	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why exec returned: exited, detached (the command exited but processes it started still run, so it stays backgrounded), input_wait (the program waits for input), yield_elapsed, timeout or cancelled"`
-	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout or shutdown"`
+	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why exec returned: exited, detached (the command exited but processes it started still run, so it stays backgrounded), input_wait (the program waits for input; with on_input \"fail\" it was stopped for it), ready (a server is up: it listens and reads its terminal only for shortcut keys), yield_elapsed, timeout or cancelled"`
+	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout, shutdown or input (on_input \"fail\")"`
 	TTY         *bool      `json:"tty,omitempty" jsonschema:"whether the command runs under a pseudo-terminal"`
 	Message     string     `json:"message,omitempty" jsonschema:"what to do next"`
 	Error       string     `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
@@ -90,7 +91,7 @@ func execDescription(cfg *policy.Config) string {
 
 Example: {"command": "npm test", "side_effects": ["NONE"], "yield_ms": 10000}
 
-It answers early, still "backgrounded", the moment the program waits for input (a REPL, a question, a password prompt): waiting_for_input is true, input_kind says line, password or command, and prompt holds the prompt text. Answer with write. Running an interactive shell (bash, zsh or fish) gives a persistent session: each command written to it with write and yield_ms answers when it finishes, with command_exit_code.
+It answers early, still "backgrounded", the moment the program waits for input (a REPL, a question, a password prompt): waiting_for_input is true, input_kind says what it asks (line, password, command, confirm, choice, continuation, pager or editor), prompt holds the prompt text, and choices, default, items and selected say how to answer: a confirm by typing one of choices (Enter alone takes default), a menu by moving from selected to the wanted item with Down (Right or Tab for dialog buttons) and pressing Enter, all in one write. Answer with write. A server that reads its terminal only for shortcut keys (a dev server's "press h + enter to show help") is not waiting: exec answers once it is up, with yield_reason "ready", ready true and the ports it listens on. on_input "fail" stops a command that must not prompt the moment it asks. Running an interactive shell (bash, zsh or fish) gives a persistent session: each command written to it with write and yield_ms answers when it finishes, with command_exit_code.
 
 side_effects is required and must not be empty: declare every category the command may plausibly have, using the exact upper-case names of the enum. ["NONE"] is for read-only commands and is exclusive: it cannot be combined with another category. A declared category that the server blocks is refused with status "failed_to_start" before anything else is checked (command rules, cwd, the process limit) and nothing is started. Blocked by default: ` + effectList(policy.DefaultBlocked()) + `; on this server: ` + bl + `.
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
@@ -177,15 +178,21 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
+	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
+		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: fmt.Sprintf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)})
+	}
 	y := yielded{reason: session.ReasonYield}
 	stopProgress := h.progress(ctx, req, p)
 	if waitFor != nil {
 		p, y.reason, y.pf, y.restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	} else if yield := h.clampYield(in.YieldMs); yield > 0 {
-		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true})
+		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true, Ready: true})
 		y.reason, y.st = o.Reason, o.Input
 		if y.reason == session.ReasonDeadline {
 			y.reason = session.ReasonYield
+		}
+		if y.reason == session.ReasonInputWait && in.OnInput == onInputFail {
+			_, _ = p.StopForInput(ctx, onInputGrace) // the answer reports the end, whatever it was
 		}
 	}
 	stopProgress()
@@ -267,7 +274,7 @@ func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, wa
 	if info.Status == session.Running {
 		out.Status = statusBackgrounded
 		st := y.st
-		if y.reason != session.ReasonInputWait {
+		if y.reason != session.ReasonInputWait && y.reason != session.ReasonReady {
 			st = p.InputState()
 		}
 		out.InputOut = inputOut(st)
@@ -279,6 +286,10 @@ func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, wa
 			out.YieldReason = "timeout"
 		}
 		out.Notes = endNotes(info)
+		if info.EndedBy == session.EndedByInput {
+			out.InputOut = inputOut(y.st)
+			out.Message = inputFailMessage(y.st)
+		}
 	}
 	if info.StdinError != "" {
 		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
@@ -293,6 +304,8 @@ func runningMessage(reason session.Reason, st session.InputState) string {
 	switch {
 	case st.Waiting:
 		return "The command is waiting for input (" + string(st.Kind) + "). Answer it with write (input, newline: true; yield_ms to get the reply), or end it with stop."
+	case st.Ready:
+		return "The command is up: it serves (listening on ports, or showing shortcut keys) and reads its terminal only for those keys; it is not waiting for input. Use read, wait (with until) or stop with this process_id."
 	case reason == session.ReasonDetached:
 		return "The command exited, but processes it started still run (in its process group, or started from it); they stay managed under this process_id until they end: read, wait or stop them."
 	}

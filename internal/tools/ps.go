@@ -31,7 +31,7 @@ type PsEntry struct {
 	StdoutBytes int64    `json:"stdout_bytes" jsonschema:"bytes of output produced (the terminal output in PTY mode)"`
 	StderrBytes int64    `json:"stderr_bytes" jsonschema:"bytes of standard error produced (pipe mode)"`
 	TTY         bool     `json:"tty" jsonschema:"runs under a pseudo-terminal"`
-	EndedBy     string   `json:"ended_by,omitempty" jsonschema:"who ended it: exit, signal, stop, timeout or shutdown"`
+	EndedBy     string   `json:"ended_by,omitempty" jsonschema:"who ended it: exit, signal, stop, timeout, shutdown or input (exec on_input \"fail\")"`
 	InputOut
 	runHistory
 	longFields

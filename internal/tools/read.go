@@ -32,7 +32,7 @@ type OutputOut struct {
 	Capped      bool       `json:"capped,omitempty" jsonschema:"max_output_bytes cut the answer; reading on from next_seq loses nothing"`
 	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text (in PTY mode everything the terminal showed, cleaned)"`
 	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode; empty in PTY mode"`
-	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout or shutdown"`
+	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout, shutdown or input (exec on_input \"fail\")"`
 	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why wait returned: exited, input_wait (the program waits for input), deadline or cancelled"`
 	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal: with view \"screen\", and while a full-screen program runs"`
 	InputOut

@@ -116,9 +116,10 @@ func screenOut(o session.Output) *ScreenOut {
 // InputOut is the input-wait part of an answer about a running process.
 type InputOut struct {
 	WaitingForInput *bool  `json:"waiting_for_input,omitempty" jsonschema:"the program is waiting for input: answer it with write"`
-	InputKind       string `json:"input_kind,omitempty" jsonschema:"what it waits for: line, password (the terminal does not echo; the input never appears in output) or command (a shell prompt)"`
+	InputKind       string `json:"input_kind,omitempty" jsonschema:"what it waits for: line, password (the terminal does not echo; the input never appears in output), command (a shell prompt), confirm (type one of choices; Enter alone takes default), choice (a menu: items, selected; or type one of choices when numbered), continuation (the rest of an unfinished statement), pager (Space pages, q quits) or editor (a full-screen editor)"`
 	InputSignal     string `json:"input_signal,omitempty" jsonschema:"how that was seen: prompt_mark (shell integration), tty_read or stdin_read (the kernel: blocked reading its input), quiet_prompt (a prompt-shaped last line, then 150 ms of silence)"`
 	Prompt          string `json:"prompt,omitempty" jsonschema:"the prompt text: the line the cursor is on"`
+	mcptool.Asked
 }
 
 // CommandOut is what an integrated shell reports of the commands it
@@ -143,7 +144,9 @@ func commandOut(p *session.Process) CommandOut {
 
 // inputOut describes st; only answers about a running process carry it.
 func inputOut(st session.InputState) InputOut {
-	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt}
+	g := st.Grammar
+	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt,
+		Asked: mcptool.NewAsked(g.Choices, g.Default, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)}
 }
 
 // exitFields are the exit_code and signal of a summary, null while running.

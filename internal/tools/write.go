@@ -43,7 +43,7 @@ type WriteOut struct {
 	Stderr      *string `json:"stderr,omitempty" jsonschema:"with yield_ms: standard error since the write in pipe mode"`
 	NextSeq     *int64  `json:"next_seq,omitempty" jsonschema:"with yield_ms: position after the returned output, for read's since_seq"`
 	Truncated   bool    `json:"truncated,omitempty" jsonschema:"with yield_ms: some of the reply was left out (see read)"`
-	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"with yield_ms: why the write returned: input_wait, exited, yield_elapsed or cancelled"`
+	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"with yield_ms: why the write returned: input_wait, ready (a server is up again and reads its terminal only for shortcut keys), exited, yield_elapsed or cancelled"`
 	EndedBy     string  `json:"ended_by,omitempty" jsonschema:"with yield_ms: who ended the process, once it ended"`
 	CommandOut
 	InputOut
@@ -96,7 +96,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
 	}
 	stopProgress := h.progress(ctx, req, p)
-	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
+	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Ready: true})
 	reason, st := w.Reason, w.Input
 	stopProgress()
 	if reason == session.ReasonDeadline {
@@ -108,7 +108,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
 		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
 	}
-	if reason == session.ReasonInputWait {
+	if reason == session.ReasonInputWait || reason == session.ReasonReady {
 		out.InputOut = inputOut(st)
 	}
 	out.CommandOut = commandOut(p)

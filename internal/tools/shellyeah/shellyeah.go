@@ -10,6 +10,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
 
 // Timings of the answers. They are bounds: each wait returns as soon as its
@@ -77,7 +78,7 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 type Shell struct {
 	Label        string   `json:"label"`
 	ProcessID    string   `json:"process_id,omitempty" jsonschema:"the run's id in yieldshell's own tools"`
-	Status       string   `json:"status" jsonschema:"running, restarting (after a crash, under its restart policy), crashed (non-zero exit, or killed by a signal nobody sent), or stopped (exit code 0, or stopped)"`
+	Status       string   `json:"status" jsonschema:"running, restarting (after a crash, under its restart policy), crashed (non-zero exit, killed by a signal nobody sent, or stopped for waiting for input under on_input \"fail\"), or stopped (exit code 0, or stopped)"`
 	Pid          int      `json:"pid,omitempty"`
 	Command      string   `json:"command"`
 	Args         []string `json:"args"`
@@ -92,6 +93,8 @@ type Shell struct {
 	// yieldshell's waiting_for_input (marks, the kernel, prompt shape).
 	AwaitingInput bool   `json:"isProbablyAwaitingInput" jsonschema:"the shell is waiting for input: answer with send_input"`
 	Prompt        string `json:"prompt,omitempty" jsonschema:"the prompt it waits at"`
+	InputKind     string `json:"input_kind,omitempty" jsonschema:"yieldshell extension: what it waits for: line, password, command, confirm (type one of choices; Enter alone takes default), choice (a menu: items and selected), continuation, pager or editor"`
+	mcptool.Asked
 }
 
 // status maps a run onto shell-yeah's statuses.
@@ -99,6 +102,8 @@ func (h *handlers) status(p *session.Process, in session.Info) string {
 	switch {
 	case in.Status == session.Running:
 		return "running"
+	case in.EndedBy == session.EndedByInput:
+		return "crashed" // it asked for input under on_input "fail"
 	case h.m.WillRestart(p):
 		return "restarting"
 	case in.Crashed():
@@ -129,7 +134,7 @@ func (h *handlers) shell(p *session.Process) Shell {
 	}
 	if in.Status == session.Running {
 		st := p.InputState()
-		sh.AwaitingInput, sh.Prompt = st.Waiting, st.Prompt
+		sh.AwaitingInput, sh.Prompt, sh.InputKind, sh.Asked = st.Waiting, st.Prompt, string(st.Kind), askedOf(st)
 	}
 	return sh
 }

@@ -27,6 +27,7 @@ type StartShellIn struct {
 	// them there); they mean what they mean in start_shell_with_verification.
 	VerificationPattern   string `json:"verification_pattern,omitempty" jsonschema:"regex (Go RE2) that means the shell is up, e.g. 'ready in|Local:'; output from its first byte counts. The answer comes when it appears, the shell ends, or verification_timeout_ms passes"`
 	VerificationTimeoutMs *int   `json:"verification_timeout_ms,omitempty" jsonschema:"how long to wait for verification_pattern (default 30000; -1 also means the default, never forever)"`
+	OnInput               string `json:"on_input,omitempty" jsonschema:"yieldshell extension: \"fail\" stops the shell if it waits for input while it starts (status crashed, with the prompt, input_kind and its choices or items); \"return\" (default) leaves it waiting, isProbablyAwaitingInput true"`
 }
 
 // StartOut is the answer of start_shell, start_shell_with_verification and
@@ -70,6 +71,9 @@ type verification struct {
 	pattern *regexp.Regexp
 	timeout time.Duration
 	restart session.RestartPolicy
+	// failOnInput: on_input "fail", a shell that waits for input while it
+	// starts is stopped.
+	failOnInput bool
 }
 
 // verification reads in's verification arguments.
@@ -84,6 +88,13 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 	}
 	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
 		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.MaxYield)
+	}
+	switch in.OnInput {
+	case "", "return":
+	case "fail":
+		v.failOnInput = true
+	default:
+		return v, fmt.Errorf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)
 	}
 	return v, nil
 }
@@ -205,7 +216,12 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 	} else {
 		h.settle.wait(ctx, p)
 	}
+	asked := h.failOnInput(ctx, p, v)
 	out.Shell = h.shell(p)
+	if asked != nil {
+		out.InputKind, out.Prompt, out.Asked = string(asked.Kind), asked.Prompt, askedOf(*asked)
+		out.ToolLogs = append(out.ToolLogs, fmt.Sprintf("Stopped: it waited for %s input (%q) and on_input is \"fail\".", asked.Kind, asked.Prompt))
+	}
 	out.WorkingDirectory = out.Cwd
 	out.Host = host
 	out.ShellLogs, _, _ = h.linesSince(p, 0)
