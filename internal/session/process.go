@@ -37,8 +37,8 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag     string // tagKey value of the process and its descendants
-	proc    *pty.Process
+	tag     string        // tagKey value of the process and its descendants
+	proc    EngineProcess // the command as the kernel sees it (engine.go)
 	timing  timing
 	hooks   endHooks
 	w       waiter          // the goroutine that follows it to its end (end.go)

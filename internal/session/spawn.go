@@ -5,14 +5,13 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
 // newProcess follows proc, just started from spec: it starts the readers of
 // its output, the waiter that follows it to its end, in PTY mode the writer
 // of the terminal's replies, and the writer of exec's stdin. Close joins
 // them all. onEnd is called once the end is visible.
-func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
+func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
 	feed := spec.Stdin != "" || spec.CloseStdin
 	p := &Process{
 		ID:        id,
@@ -32,7 +31,6 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
-	p.in.kernel = procKernel{p}
 	p.life, p.endLife = context.WithCancel(context.Background())
 	if p.TTY {
 		cols, rows := proc.Size()

@@ -141,7 +141,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 		return nil, err
 	}
 	l.ss.startedAt = time.Now()
-	proc, err := m.reaper.Start(l.opts)
+	proc, err := m.engine.Start(ctx, l.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +328,7 @@ func (m *Manager) afterEnd(p *Process) {
 		case <-t.C:
 		case <-pr.cancel:
 			return
-		case <-m.quit:
+		case <-m.life.Done():
 			return
 		}
 		np, err := m.start(context.Background(), spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
