@@ -262,12 +262,13 @@ func (p *Process) finish(leftOpen bool) {
 		}
 	}
 	p.advanceLocked(phaseEnded)
+	final := p.infoLocked()
 	p.releaseLocked()
 	p.mu.Unlock()
 	p.endLife()
 	p.out.stopReplies()
 	if p.hooks.onEnd != nil {
-		p.hooks.onEnd(p)
+		p.hooks.onEnd(p, final)
 	}
 }
 

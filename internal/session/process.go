@@ -61,7 +61,8 @@ type endHooks struct {
 	// releaseSlot frees its place under the process limit, just before
 	// the end becomes visible.
 	releaseSlot func()
-	onEnd       func(*Process) // after the end became visible
+	// onEnd gets the final state, as the end made it visible, after that.
+	onEnd func(*Process, Info)
 }
 
 // streams follows the process's output streams (one in PTY mode, stdout

@@ -10,8 +10,8 @@ import (
 // newProcess follows proc, just started from spec: it starts the readers of
 // its output, the waiter that follows it to its end, in PTY mode the writer
 // of the terminal's replies, and the writer of exec's stdin. Close joins
-// them all. onEnd is called once the end is visible.
-func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, secrets []policy.Secret, onEnd func(*Process)) *Process {
+// them all. onEnd is called with the final state once it is visible.
+func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, secrets []policy.Secret, onEnd func(*Process, Info)) *Process {
 	feed := spec.Stdin != "" || spec.CloseStdin
 	p := &Process{
 		ID:        id,

@@ -145,9 +145,9 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err != nil {
 		return nil, err
 	}
-	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process) {
+	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process, final Info) {
 		<-registered
-		m.ended(p)
+		m.ended(p, final)
 	}), nil
 }
 
@@ -186,7 +186,9 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 	close(registered)
 	if late {
 		// Shutdown began while this one was starting and will not see it.
-		_, _ = p.Stop(ctx, syscall.SIGKILL, 0, EndedByShutdown)
+		// The kill is seen through even when ctx ended with that shutdown
+		// (a crash restart's is the Manager's): it is bounded by killWait.
+		_, _ = p.Stop(context.WithoutCancel(ctx), syscall.SIGKILL, 0, EndedByShutdown)
 		p.Close()
 		return nil, ErrShuttingDown
 	}
@@ -238,10 +240,10 @@ func (m *Manager) release() {
 	m.mu.Unlock()
 }
 
-// ended is each process's end callback.
-func (m *Manager) ended(p *Process) {
+// ended is each process's end callback; final is its state as it ended.
+func (m *Manager) ended(p *Process, final Info) {
 	m.log.Debug("ended", "process_id", p.ID)
-	m.afterEnd(p)
+	m.afterEnd(p, final)
 	m.mu.Lock()
 	m.reg.fitEndedOutput(m.keep.endedBytes)
 	m.mu.Unlock()
@@ -294,11 +296,10 @@ func newID() string {
 	return "proc_" + hex.EncodeToString(b[:])
 }
 
-// afterEnd records how a named run ended and schedules a crash restart when
-// its policy calls for one. It runs in the ended process's waiter, without
-// the process's lock.
-func (m *Manager) afterEnd(p *Process) {
-	in := p.Info()
+// afterEnd records how a named run ended (in, its final state) and
+// schedules a crash restart when its policy calls for one. It runs in the
+// ended process's waiter, without the process's lock.
+func (m *Manager) afterEnd(p *Process, in Info) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.reg.runs[p.ID]
@@ -331,9 +332,11 @@ func (m *Manager) afterEnd(p *Process) {
 		case <-m.life.Done():
 			return
 		}
-		np, err := m.start(context.Background(), spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
+		// On the Manager's context: Shutdown cancels it, and waits for
+		// this goroutine before it ends the processes.
+		np, err := m.start(m.life, spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
 		if err != nil {
-			if !errors.Is(err, errRestartCancelled) {
+			if !errors.Is(err, errRestartCancelled) && m.life.Err() == nil {
 				m.log.Warn("crash restart failed", "name", spec.Name, "error", err)
 			}
 			return
