@@ -336,7 +336,7 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 		}
 		cfg.LogDir, tempLogDir = d, d
 	}
-	mgr, err := session.NewManager(cfg, log)
+	mgr, err := newManager(cfg, log)
 	if err != nil {
 		if tempLogDir != "" {
 			os.RemoveAll(tempLogDir)
@@ -348,6 +348,18 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 	srv.AddReceivingMiddleware(recoverPanics(log), m.Middleware(), a.awaitTools())
 	a.registerInBackground(cfg, r)
 	return a, nil
+}
+
+// newManager returns the process manager of a server that runs commands
+// on this machine. From here on this process reaps every child of its own
+// (the Manager's engine, [session.LocalOptions]); the Manager owns it and
+// its Shutdown closes it.
+func newManager(cfg *policy.Config, log *slog.Logger) (*session.Manager, error) {
+	opts, err := session.LocalOptions(log)
+	if err != nil {
+		return nil, err
+	}
+	return session.NewManager(cfg, opts)
 }
 
 // tuneGC makes the collector keep resident memory close to what is

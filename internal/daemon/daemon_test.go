@@ -280,7 +280,11 @@ func newTestServer(t *testing.T, version string) (string, *Server) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	mgr, err := session.NewManager(cfg, log)
+	o, err := session.LocalOptions(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := session.NewManager(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}

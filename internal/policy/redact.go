@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"slices"
 	"strings"
 )
@@ -293,3 +294,26 @@ func Redact(secrets []Secret, s string) string {
 	r := NewRedactor(secrets)
 	return string(r.Flush(r.Write(nil, []byte(s))))
 }
+
+// RedactError returns err with every secret in its text replaced. A
+// *Refusal stays one, so callers still learn the rule; any other error
+// still unwraps to err.
+func RedactError(secrets []Secret, err error) error {
+	msg := Redact(secrets, err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	if r, ok := errors.AsType[*Refusal](err); ok {
+		return &Refusal{Rule: r.Rule, Message: msg}
+	}
+	return redactedError{msg: msg, err: err}
+}
+
+// redactedError is an error whose text had secrets in it.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }

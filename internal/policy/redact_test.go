@@ -2,8 +2,10 @@ package policy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -361,4 +363,25 @@ func ExampleRedactor() {
 	out = r.Flush(out)
 	fmt.Print(string(out))
 	// Output: using [REDACTED:API_TOKEN] now
+}
+
+// An error quoting a secret is redacted; a refusal stays one with its rule,
+// any other error still unwraps to itself, and one without a secret is
+// returned as it is.
+func TestRedactError(t *testing.T) {
+	secrets := []Secret{{Name: "TOKEN", Value: "s3cr3t-value"}}
+	ref := &Refusal{Rule: "cwd", Message: "cwd /home/s3cr3t-value is not allowed"}
+	got := RedactError(secrets, ref)
+	r, ok := errors.AsType[*Refusal](got)
+	if !ok || r.Rule != "cwd" || r.Message != "cwd /home/[REDACTED:TOKEN] is not allowed" {
+		t.Errorf("refusal: %#v", got)
+	}
+	base := fmt.Errorf("finding shell %q: %w", "s3cr3t-value", os.ErrNotExist)
+	got = RedactError(secrets, base)
+	if !errors.Is(got, os.ErrNotExist) || strings.Contains(got.Error(), "s3cr3t") {
+		t.Errorf("other error: %v", got)
+	}
+	if plain := errors.New("plain"); RedactError(secrets, plain) != plain {
+		t.Error("an error without a secret was replaced")
+	}
 }

@@ -57,3 +57,8 @@ type Probe struct {
 	// Reader is the thread blocked reading the input, when Reading.
 	Reader Task
 }
+
+// Switches is [Switches] (how many times thread t has given up the CPU
+// to wait), as a method, so that code given a Prober asks it all of the
+// kernel and can be given a fake.
+func (pr *Prober) Switches(t Task) (uint64, bool) { return Switches(t) }

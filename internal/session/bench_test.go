@@ -70,7 +70,7 @@ func BenchmarkDrain(b *testing.B) {
 	progressFile, progressBytes := progressTranscripts(b)
 	buf := make([]byte, 32<<10)
 	raw := func(b *testing.B, command string, _ int64) {
-		p, err := m.reaper.Start(pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Dir: "/", TTY: true})
+		p, err := m.engine.Start(b.Context(), pty.Options{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Dir: "/", TTY: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,17 +1,13 @@
-//go:build unix
-
 package session
 
 import (
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/prompt"
 )
-
-func (raceKernel) shellBusy() bool { return false }
-func (raceKernel) typeahead() bool { return false }
 
 func TestCommandCodesSince(t *testing.T) {
 	var c commandCodes
@@ -32,29 +28,29 @@ func TestCommandCodesSince(t *testing.T) {
 	}
 }
 
-// shellKernel is an integrated shell's terminal: whether lines written to
-// it are still queued.
-type shellKernel struct{ queued, busy *bool }
-
-func (shellKernel) pending() bool         { return false }
-func (shellKernel) inspect() prompt.Probe { return prompt.Probe{Activity: prompt.Polling} }
-func (k shellKernel) shellBusy() bool     { return *k.queued || *k.busy }
-func (k shellKernel) typeahead() bool     { return *k.queued }
-
 // Several lines written to an integrated shell at once: the shell prints a
 // prompt after each command while the next lines are still queued in the
 // terminal or in its own buffer; it waits for a command only at the prompt after the last one,
 // and the answer then has each command's exit code in order (issue 15
 // item 4).
 func TestShellWaitsAfterTheLastLineWritten(t *testing.T) {
-	m := newTestManager(t, nil)
+	// An integrated shell's terminal: whether lines written to it are
+	// still queued there (typeahead), or the shell took them into its own
+	// buffer (busy).
+	var busy atomic.Bool
+	m, e, k := fakeManager(t, nil, nil)
+	k.script(prompt.Unknown, func(in prompt.Input) prompt.Probe {
+		if in.Only != 0 && busy.Load() {
+			return prompt.Probe{Activity: prompt.Busy}
+		}
+		return prompt.Probe{Activity: prompt.Polling}
+	})
 	p, err := m.Start(t.Context(), spec("sleep 30", true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
-	queued, busy := false, false
-	p.in.kernel = shellKernel{&queued, &busy}
+	f := e.started()[0]
+	p.in.integrated = true // as for a shell exec started
 	marks := func(ms ...string) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -73,18 +69,19 @@ func TestShellWaitsAfterTheLastLineWritten(t *testing.T) {
 		t.Fatalf("at the first prompt: %+v", st)
 	}
 	p.beforeWrite()
-	queued = true // "sleep 0.5; echo one\necho two\n(exit 4)\n"
+	f.setTypeahead(true) // "sleep 0.5; echo one\necho two\n(exit 4)\n"
 	for i, code := range []string{"0", "0"} {
 		marks("C", "D;"+code, "A", "B")
 		if i == 1 {
 			// The shell took the last line into its own buffer.
-			queued, busy = false, true
+			f.setTypeahead(false)
+			busy.Store(true)
 		}
 		if st := p.evalInput(noProbe); st.Waiting {
 			t.Fatalf("after command %d, lines still to run: %+v", i+1, st)
 		}
 	}
-	busy = false
+	busy.Store(false)
 	marks("C")
 	marks("D;4", "A", "B")
 	if st := p.evalInput(noProbe); !st.Waiting || st.Signal != SignalMark {
@@ -99,37 +96,31 @@ func TestShellWaitsAfterTheLastLineWritten(t *testing.T) {
 	}
 }
 
-// readKernel is a program blocked reading its terminal, with or without
-// input queued there that it has not taken yet.
-type readKernel struct{ queued bool }
-
-func (readKernel) pending() bool         { return false }
-func (readKernel) inspect() prompt.Probe { return prompt.Probe{Activity: prompt.Reading} }
-func (readKernel) shellBusy() bool       { return false }
-func (k readKernel) typeahead() bool     { return k.queued }
-
 // A program seen blocked reading while what was written to it still waits
 // unread in the terminal has not been scheduled since the write (a loaded
 // machine): it is not waiting for input, even once the quiet period has
 // passed (TestPromptCat at -count=200: a Ctrl-C written, cat reported
 // waiting at its old read).
 func TestReaderWithTypeaheadIsNotWaiting(t *testing.T) {
-	m := newTestManager(t, nil)
+	// A program blocked reading its terminal, with or without input
+	// queued there that it has not taken yet.
+	m, e, k := fakeManager(t, nil, nil)
+	k.script(prompt.Reading, nil)
 	p, err := m.Start(t.Context(), spec("sleep 30", true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
+	f := e.started()[0]
 	p.beforeWrite()
 	p.mu.Lock()
 	p.in.wrote.at = time.Now().Add(-time.Second) // the quiet period passed
 	p.in.lastOutput = p.in.wrote.at
 	p.mu.Unlock()
-	p.in.kernel = readKernel{queued: true}
+	f.setTypeahead(true)
 	if st := p.evalInput(0); st.Waiting {
 		t.Fatalf("waiting with the input unread: %+v", st)
 	}
-	p.in.kernel = readKernel{}
+	f.setTypeahead(false)
 	if st := p.evalInput(0); !st.Waiting || st.Signal != SignalTTY {
 		t.Fatalf("once the input is taken: %+v; want waiting (tty_read)", st)
 	}

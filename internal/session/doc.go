@@ -30,28 +30,35 @@
 //
 // # Files
 //
-// Each file has one job, and no file uses a name declared in a file that
-// uses one of its own: the files form layers.
+// Each file has one job, and the files form layers: but for process.go
+// with pipeline.go and stop.go, and manager.go with tag.go, no file uses a
+// name declared in a file that uses one of its own.
 //
-//   - Leaves, which know no Process: status.go (every status, ending and
-//     reason), timing.go, spec.go (what to start, restart policies),
-//     lifecycle.go (a process's phase and the waiter's channels),
-//     pipeline.go (what turns output into the log), termview.go,
-//     replies.go, urls.go, inputwait.go (what input-wait detection
-//     follows), redact.go, tag.go. The log itself is package outlog,
-//     signals, keys and process trees are package pty, shell integration
-//     is package shellinit (docs/architecture.md).
+//   - Leaves, which know no Process: lifecycle.go (every status, ending
+//     and reason; a process's phase and what its end records; the
+//     waiter's channels; the timing that paces ends, probes and
+//     restarts), engine.go (what the session needs of the system: the
+//     Engine, the processes it starts, the Prober), spec.go (what to
+//     start, restart policies), pipeline.go (what turns output into the
+//     log), termview.go, replies.go, urls.go, inputwait.go (what
+//     input-wait detection follows), tag.go. The log itself is package
+//     outlog, signals, keys and process trees are package pty, shell
+//     integration is package shellinit, redaction is package policy
+//     (docs/architecture.md).
 //   - The Process: process.go (its fields and what reads them), reader.go
 //     (the output readers), end.go (the waiter: how a process ends),
-//     input.go (whether it waits for input, and writing to it), await.go
-//     (the wait primitive), stop.go, spawn.go (its construction, which
-//     starts its goroutines).
+//     input.go (whether it waits for input, and writing to it),
+//     replydeliver.go, commands.go, editor.go, await.go (the wait
+//     primitive), stop.go.
 //   - The Manager: registry.go (ids, names, runs and pending crash
 //     restarts: records, no supervision), retention.go (what is kept of
-//     ended runs), logfile.go (what package disklog follows), purge.go,
-//     manager.go (the Manager, lookups,
-//     shutdown), start.go (prepare, spawn, register; a crash restart is
-//     scheduled there, since it starts a run), restart.go, stopall.go.
+//     ended runs, and the janitor's pace), logfile.go (what package
+//     disklog follows), manager.go (Options, the Manager, lookups,
+//     shutdown), start.go (prepare, spawn, register: spawn asks the
+//     engine to start the command and builds the Process around it,
+//     which starts its goroutines; a crash restart is scheduled there,
+//     since it starts a run), restart.go (restarts, and StopAll, which
+//     cancels the pending ones).
 //
 // The Manager owns four kinds of goroutine, all joined by Shutdown: one
 // per pending crash restart (ended early by Shutdown, which waits for them
@@ -59,7 +66,9 @@
 // janitor that purges old records, the start-up sweep of what dead
 // servers left behind (stopped between two processes), and, with a log
 // directory, one writer per process that copies its clean log to disk and
-// returns once the process has ended and everything is written.
+// returns once the process has ended and everything is written. The
+// engine, given in [Options], is the Manager's too: Shutdown closes it
+// last.
 //
 // Concurrency: Manager and Process are safe for concurrent use. Lock order:
 // Manager.mu before Process.mu; a Process calls back into the Manager (its

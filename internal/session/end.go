@@ -5,8 +5,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
 // wait is the one goroutine that follows the process to its end: it reaps
@@ -144,7 +142,7 @@ func (e *endWatch) settle() {
 		if e.treeGone != nil {
 			return // the watcher is on it
 		}
-		if pty.TreeAlive(p.Pid, tagKey, p.tag) {
+		if p.proc.TreeAlive(tagKey, p.tag) {
 			e.watchTree()
 			return
 		}
@@ -169,7 +167,11 @@ func (e *endWatch) watchTree() {
 	ctx, e.stopWatch = context.WithCancel(context.Background())
 	gone := make(chan struct{})
 	e.treeGone, e.watched = gone, true
-	e.watching.Go(func() { p.watchTree(ctx, gone) })
+	e.watching.Go(func() {
+		if p.proc.AwaitTree(ctx, tagKey, p.tag) == nil {
+			close(gone)
+		}
+	})
 	// A process dying of the terminal's hang-up (or closing its output on
 	// the way out) still counts as alive for an instant: the command counts
 	// as detached only once the drain grace since the exit has passed.
@@ -209,22 +211,6 @@ func (e *endWatch) killTree() {
 	p.lc.killed = true
 	p.mu.Unlock()
 	_ = p.proc.SignalTree(syscall.SIGKILL, tagKey, p.tag) // ESRCH: the group is already gone
-}
-
-// watchTree closes gone once no member of the process's group and no
-// tagged descendant is left, or returns when ctx is done. It waits on the
-// processes themselves, so a long-lived descendant costs nothing.
-func (p *Process) watchTree(ctx context.Context, gone chan<- struct{}) {
-	for {
-		pids := pty.Members(p.Pid, tagKey, p.tag)
-		if len(pids) == 0 {
-			close(gone)
-			return
-		}
-		if pty.AwaitExit(ctx, pids) != nil && ctx.Err() != nil {
-			return
-		}
-	}
 }
 
 // beginEnding records who is ending the process (the first caller wins) and
@@ -276,12 +262,13 @@ func (p *Process) finish(leftOpen bool) {
 		}
 	}
 	p.advanceLocked(phaseEnded)
+	final := p.infoLocked()
 	p.releaseLocked()
 	p.mu.Unlock()
 	p.endLife()
 	p.out.stopReplies()
 	if p.hooks.onEnd != nil {
-		p.hooks.onEnd(p)
+		p.hooks.onEnd(p, final)
 	}
 }
 

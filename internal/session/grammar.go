@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/screen"
 )
@@ -101,10 +102,10 @@ func (p *Process) grammar(st InputState) prompt.Grammar {
 	if len(secrets) > 0 {
 		for _, l := range [][]string{g.Choices, g.Items} {
 			for i := range l {
-				l[i] = redact(secrets, l[i])
+				l[i] = policy.Redact(secrets, l[i])
 			}
 		}
-		g.Default = redact(secrets, g.Default)
+		g.Default = policy.Redact(secrets, g.Default)
 	}
 	return g
 }

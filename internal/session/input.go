@@ -59,7 +59,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// A program still printing is not waiting.
 		return InputState{}
 	}
-	if p.in.kernel.pending() {
+	if p.proc.Pending() {
 		// Output not read yet (a busy server): the program is still
 		// printing, and asking the kernel now would only add to the load.
 		return InputState{}
@@ -69,7 +69,7 @@ func (p *Process) evalInput(probeAfter time.Duration) InputState {
 		// the reply, which is on its way (deliverReply), not for input.
 		return InputState{}
 	}
-	pr := p.in.kernel.inspect()
+	pr := p.inspect()
 	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel
 		// was asked: it may be the prompt the program now waits at, so
@@ -98,7 +98,11 @@ func (p *Process) byMarks(v inputView) (InputState, bool) {
 func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 	switch pr.Activity {
 	case prompt.Reading:
-		if p.staleReader(pr.Reader, v) || p.in.kernel.typeahead() {
+		// Typeahead: a program blocked reading its terminal while input
+		// waits there unread has not been scheduled since (a loaded
+		// machine); asking also makes the terminal hand over what the
+		// server wrote, so a Ctrl-C written reaches the program first.
+		if p.staleReader(pr.Reader, v) || p.proc.Typeahead() {
 			return InputState{}
 		}
 		p.mu.Lock()
@@ -134,7 +138,7 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 // window in which a program is seen waiting while its prompt is not yet
 // visible.
 func (p *Process) unchangedSince(v inputView) bool {
-	if p.in.kernel.pending() {
+	if p.proc.Pending() {
 		return false
 	}
 	p.mu.Lock()
@@ -162,16 +166,9 @@ func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 	if t != v.wrote.reader {
 		return false
 	}
-	n, ok := prompt.Switches(t)
+	n, ok := p.in.prober.Switches(t)
 	return ok && n == v.wrote.switches
 }
-
-// procKernel asks the kernel about a Process's own program.
-type procKernel struct{ p *Process }
-
-func (k procKernel) pending() bool { return k.p.proc.Pending() }
-
-func (k procKernel) inspect() prompt.Probe { return k.p.inspect() }
 
 // inspect asks the kernel what the program's foreground is doing.
 func (p *Process) inspect() prompt.Probe {
@@ -208,7 +205,7 @@ func (p *Process) beforeWrite() {
 	w := wrote{at: time.Now(), outputs: p.in.outputs, prompts: p.in.marks.prompts, exits: p.in.marks.exits, reader: p.in.reader}
 	p.mu.Unlock()
 	if w.reader != (prompt.Task{}) {
-		w.switches, _ = prompt.Switches(w.reader)
+		w.switches, _ = p.in.prober.Switches(w.reader)
 	}
 	p.mu.Lock()
 	p.in.wrote = w
@@ -264,22 +261,15 @@ func (p *Process) shellReady(v inputView) bool {
 	if !ms.atPrompt || ms.prompts == v.wrote.prompts && v.quiet < p.timing.quietPeriod {
 		return false
 	}
-	if p.in.kernel.shellBusy() || p.in.kernel.pending() {
+	if p.shellBusy() || p.proc.Pending() {
 		return false
 	}
 	return p.unchangedSince(v)
 }
 
-// typeahead: a program blocked reading its terminal while input waits
-// there unread is not waiting for input, it has not been scheduled since
-// (a loaded machine); asking also makes the terminal hand over what the
-// server wrote, so a Ctrl-C written reaches the program first.
-func (k procKernel) typeahead() bool { return k.p.proc.Typeahead() }
-
 // shellBusy: input waits unread in the terminal, or the shell itself (not
 // the jobs its group may hold) is not waiting for input.
-func (k procKernel) shellBusy() bool {
-	p := k.p
+func (p *Process) shellBusy() bool {
 	if p.proc.Typeahead() {
 		return true
 	}

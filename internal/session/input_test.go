@@ -3,9 +3,7 @@
 package session
 
 import (
-	"context"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,41 +38,23 @@ func TestWriteWaitsForTheNextPrompt(t *testing.T) {
 	}
 }
 
-// raceKernel stands for the kernel at the moment of the input-wait race:
-// the program has printed its prompt and blocked reading, and the reader
-// has taken the prompt from the terminal but not put it in the log yet.
-type raceKernel struct {
-	onInspect func()
-	// held: the stream's reader holds bytes from the moment inspect
-	// returns (its read returned them just after the kernel was asked).
-	held *bool
-}
-
-func (k raceKernel) pending() bool { return k.held != nil && *k.held }
-
-func (k raceKernel) inspect() prompt.Probe {
-	if k.onInspect != nil {
-		k.onInspect()
-	}
-	if k.held != nil {
-		*k.held = true
-	}
-	return prompt.Probe{Activity: prompt.Reading}
-}
-
 // Bytes the stream's reader took from the terminal just after the kernel
 // saw the program blocked reading, and holds before the session sees them,
 // keep the program from being reported waiting (issue 15, the race below
 // the session).
 func TestInputWaitWaitsForOutputHeldByTheReader(t *testing.T) {
-	m := newTestManager(t, nil)
+	// The kernel sees the program blocked reading; the reader's read
+	// returns its prompt just after.
+	m, e, k := fakeManager(t, nil, nil)
 	p, err := m.Start(t.Context(), spec("sleep 30", true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = p.Stop(context.Background(), syscall.SIGKILL, 0, EndedByStop) })
-	held := false
-	p.in.kernel = raceKernel{held: &held}
+	f := e.started()[0]
+	k.script(prompt.Unknown, func(prompt.Input) prompt.Probe {
+		f.setPending(true)
+		return prompt.Probe{Activity: prompt.Reading}
+	})
 	if st := p.evalInput(0); st.Waiting {
 		t.Fatalf("waiting with the prompt held by the reader: %+v", st)
 	}
@@ -85,16 +65,18 @@ func TestInputWaitWaitsForOutputHeldByTheReader(t *testing.T) {
 // with the prompt (issue 15: waiting_for_input with no prompt and next_seq
 // 0).
 func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
-	m := newTestManager(t, nil)
+	m, _, k := fakeManager(t, nil, nil)
 	p, err := m.Start(t.Context(), spec("sleep 30", true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = p.Stop(context.Background(), syscall.SIGKILL, 0, EndedByStop) })
 
 	// The reader took the prompt from the terminal just as the kernel was
 	// asked.
-	p.in.kernel = raceKernel{onInspect: func() { p.in.inFlight.Add(1) }}
+	k.script(prompt.Unknown, func(prompt.Input) prompt.Probe {
+		p.in.inFlight.Add(1)
+		return prompt.Probe{Activity: prompt.Reading}
+	})
 	if st := p.evalInput(0); st.Waiting {
 		t.Fatalf("waiting with the prompt in flight: %+v", st)
 	}
@@ -107,7 +89,7 @@ func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
 	p.broadcast()
 	p.mu.Unlock()
 
-	p.in.kernel = raceKernel{}
+	k.script(prompt.Reading, nil)
 	st := p.evalInput(0)
 	if !st.Waiting || st.Signal != SignalTTY || st.Prompt != ">>> " {
 		t.Fatalf("after the prompt reached the log: %+v; want waiting at %q (tty_read)", st, ">>> ")

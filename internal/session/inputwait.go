@@ -73,11 +73,10 @@ func (t *inputTracker) mark(m prompt.Mark, line func() (string, bool)) {
 
 // inputTracker is what input-wait detection follows of a process: its
 // output's arrival, the shell-integration marks, the newest write, and the
-// kernel it asks. The Process guards it with its mutex (inFlight is also
+// prober it asks. The Process guards it with its mutex (inFlight is also
 // raised without it).
 type inputTracker struct {
-	prober *prompt.Prober // shared by the Manager's processes
-	kernel kernel         // procKernel but in tests
+	prober Prober // the Manager's; with the engine's process, all it asks the kernel
 
 	outputs    uint64    // appends so far
 	lastOutput time.Time // when the newest output arrived; the start until then
@@ -97,22 +96,6 @@ type inputTracker struct {
 	// the shell's own (a shell a command line starts may be a child of
 	// sh -c instead).
 	integrated bool
-}
-
-// kernel is what input-wait detection asks the kernel; tests replace it to
-// put a probe at a chosen moment.
-type kernel interface {
-	// pending reports whether output the program wrote has not been
-	// handed on by the stream's reader yet: it waits in the terminal or
-	// pipe, or a reader holds it between its read and the log.
-	pending() bool
-	// inspect says what the program's foreground is doing.
-	inspect() prompt.Probe
-	// typeahead reports whether input written waits unread in the
-	// terminal, and shellBusy whether an integrated shell has input
-	// written to it still to take.
-	typeahead() bool
-	shellBusy() bool
 }
 
 // maxCodes bounds the exit codes kept: a write of more commands than that

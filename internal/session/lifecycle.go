@@ -2,9 +2,66 @@ package session
 
 import (
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/pty"
+)
+
+// Status is a process's state as the tools report it.
+type Status string
+
+const (
+	Running   Status = "running"
+	Completed Status = "completed"
+	Stopped   Status = "stopped"
+	TimedOut  Status = "timed_out"
+	Failed    Status = "failed"
+)
+
+// Ending says who ended a process.
+type Ending string
+
+const (
+	EndedByExit     Ending = "exit"     // it exited by itself
+	EndedBySignal   Ending = "signal"   // a signal we did not send killed it
+	EndedByStop     Ending = "stop"     // the stop tool
+	EndedByTimeout  Ending = "timeout"  // its timeout_ms passed
+	EndedByShutdown Ending = "shutdown" // the server shut down
+	EndedByRestart  Ending = "restart"  // the restart tool
+	// EndedByInput: it waited for input under exec's on_input "fail".
+	EndedByInput Ending = "input"
+)
+
+// Reason says why a wait returned.
+type Reason string
+
+const (
+	ReasonExited    Reason = "exited"
+	ReasonInputWait Reason = "input_wait"
+	ReasonYield     Reason = "yield_elapsed"
+	ReasonDeadline  Reason = "deadline"
+	ReasonCancelled Reason = "cancelled"
+	ReasonPattern   Reason = "pattern" // the requested pattern appeared
+	ReasonQuiet     Reason = "quiet"   // the output went quiet
+	ReasonOutput    Reason = "output"  // output arrived past the position asked for
+	// ReasonDetached: the command exited, but processes it started run on.
+	ReasonDetached Reason = "detached"
+	// ReasonReady: the program serves (it listens, or shows a shortcut
+	// hint) and reads its terminal: it is up, and not waiting for input.
+	ReasonReady Reason = "ready"
+)
+
+// Signal names what showed that a program waits for input, strongest first.
+type Signal string
+
+const (
+	SignalMark  Signal = "prompt_mark"  // an OSC 133/633 prompt mark
+	SignalTTY   Signal = "tty_read"     // blocked reading the terminal
+	SignalStdin Signal = "stdin_read"   // blocked reading the stdin pipe
+	SignalQuiet Signal = "quiet_prompt" // a prompt-shaped last line, then silence
 )
 
 // phase is where a process is in its life. It only moves forward, through
@@ -88,3 +145,70 @@ type waiter struct {
 func newWaiter(timeout time.Duration) waiter {
 	return waiter{timeout: timeout, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
+
+// timing holds the durations that pace a process's end, input-wait
+// detection and crash restarts. They are bounds and schedules, not sleeps:
+// each wait returns as soon as its condition holds. A Manager takes
+// [defaultTiming]; tests shorten them.
+type timing struct {
+	// drainGrace bounds how long output is drained after the direct child
+	// exits, for descendants that keep the terminal or pipes open.
+	drainGrace time.Duration
+	// timeoutGrace is how long a timed-out process gets between SIGTERM
+	// and SIGKILL.
+	timeoutGrace time.Duration
+	// shutdownGrace is the same when the server shuts down.
+	shutdownGrace time.Duration
+	// killWait bounds the wait for a process to be reaped after SIGKILL.
+	killWait time.Duration
+
+	// While a call waits for input, the kernel is asked firstProbe after
+	// the newest output, then at doubling intervals up to maxProbe while
+	// nothing changes. Otherwise it is asked only when an answer needs
+	// the state (read, ps), so an idle server asks nothing.
+	firstProbe, maxProbe time.Duration
+	// quietPeriod is how long a prompt-shaped last line must stay before
+	// the heuristic counts it.
+	quietPeriod time.Duration
+
+	// healthyRun is how long a run must live for the retry count of its
+	// crash restarts to start over.
+	healthyRun time.Duration
+	// restartFloor is the least time between a crash and the restart it
+	// leads to, whatever the policy asks: a command that fails at once
+	// under max_retries with no delay would otherwise restart hundreds of
+	// times a second.
+	restartFloor time.Duration
+
+	// diskCommit is how long PTY output must have been quiet before a log
+	// file commits the rows still on the screen (see logSince).
+	diskCommit time.Duration
+}
+
+// defaultTiming is the timing of a Manager under cfg: the timeout grace
+// is configurable (YIELDSHELL_TIMEOUT_GRACE_MS), the rest is fixed.
+func defaultTiming(cfg *policy.Config) timing {
+	timeoutGrace := 2 * time.Second
+	if cfg.TimeoutGrace > 0 {
+		timeoutGrace = cfg.TimeoutGrace
+	}
+	return timing{
+		drainGrace:    250 * time.Millisecond,
+		timeoutGrace:  timeoutGrace,
+		shutdownGrace: 1500 * time.Millisecond,
+		killWait:      2 * time.Second,
+		firstProbe:    5 * time.Millisecond,
+		maxProbe:      500 * time.Millisecond,
+		quietPeriod:   prompt.QuietPeriod,
+		healthyRun:    time.Minute,
+		restartFloor:  minRestartDelay,
+		diskCommit:    200 * time.Millisecond,
+	}
+}
+
+// minRestartDelay is the default floor of crash-restart delays.
+const minRestartDelay = 100 * time.Millisecond
+
+// noProbe, as the quiet an evaluation needs before it asks the kernel,
+// means never.
+const noProbe = time.Duration(math.MaxInt64)

@@ -27,18 +27,17 @@ var ErrShuttingDown = errors.New("server is shutting down")
 // Manager is the registry of processes. It is safe for concurrent use.
 type Manager struct {
 	cfg     *policy.Config
-	reaper  *pty.Reaper
+	engine  Engine
 	log     *slog.Logger
 	baseEnv []string
 	tag     string // this server's tag prefix, "<pid>:<start>:"
-	prober  *prompt.Prober
+	prober  Prober
 	timing  timing
 	keep    retention
 
 	startedAt time.Time
-	disk      *disklog.Dir // nil unless YIELDSHELL_LOG_DIR is set
-	quit      chan struct{}
-	life      context.Context // done at shutdown: ends the background sweep
+	disk      *disklog.Dir    // nil unless YIELDSHELL_LOG_DIR is set
+	life      context.Context // done at shutdown: crash restarts, the janitor, the sweep
 	endLife   context.CancelFunc
 	restarts  sync.WaitGroup // pending crash restarts (start.go)
 	janitor   sync.WaitGroup // purges old records; the orphan sweep
@@ -50,46 +49,93 @@ type Manager struct {
 	shutdown bool
 }
 
-// NewManager returns a Manager and starts its reaper: from then on it reaps
-// every child of this process, so nothing else in the process may wait for
-// children of its own.
-// Shutdown releases it. A server then calls [Manager.SweepOrphans].
-func NewManager(cfg *policy.Config, log *slog.Logger) (*Manager, error) {
-	reaper, err := pty.NewReaper()
-	if err != nil {
-		return nil, fmt.Errorf("starting reaper: %w", err)
-	}
-	env := os.Environ()
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+// Options are what a Manager is given by the program it runs in, rather
+// than takes from it: NewManager reads no environment and starts nothing
+// but its own janitor.
+type Options struct {
+	// Engine starts and reaps the commands. The Manager owns it from
+	// NewManager on, even when NewManager fails: Shutdown closes it, last.
+	Engine Engine
+	// Prober asks the kernel whether a program waits for input.
+	Prober Prober
+	// Env is the environment every command starts from, before what the
+	// Manager adds (a server's is its own: os.Environ()).
+	Env []string
+	// Tag marks this server's commands and their descendants: the prefix
+	// of their YIELDSHELL_TAG, unique to this server among all that ran
+	// on the machine ("<pid>:<start time>:"). It finds descendants that
+	// left their group, and the orphan sweep judges a tag by it.
+	Tag string
+	// Log gets the Manager's records; nil discards them.
+	Log *slog.Logger
+}
+
+// LocalOptions returns the Options of a server that runs commands on this
+// machine as its own children. It has two effects, which is why it is a
+// call of its own:
+//
+//   - it starts the SIGCHLD reaper ([pty.NewReaper]): from then on it
+//     reaps every child of this process, so nothing else in the process
+//     may wait for children of its own. The Manager given the Options
+//     closes it; if none is, close o.Engine.
+//   - it reads this process's start time from /proc, for the Tag.
+//
+// Env is os.Environ(), the Prober is [prompt.NewProber]'s.
+func LocalOptions(log *slog.Logger) (Options, error) {
 	self, err := pty.StartTime(os.Getpid())
 	if err != nil {
-		return nil, fmt.Errorf("reading our own start time: %w", err)
+		return Options{}, fmt.Errorf("reading our own start time: %w", err)
+	}
+	reaper, err := pty.NewReaper()
+	if err != nil {
+		return Options{}, fmt.Errorf("starting reaper: %w", err)
+	}
+	return Options{
+		Engine: reaperEngine{reaper},
+		Prober: prompt.NewProber(),
+		Env:    os.Environ(),
+		Tag:    fmt.Sprintf("%d:%d:", os.Getpid(), self),
+		Log:    log,
+	}, nil
+}
+
+// NewManager returns a Manager that starts commands under cfg through
+// o.Engine. With cfg.PurgeAfter set it starts its janitor, which forgets
+// old records; Shutdown stops and joins it. A server then calls
+// [Manager.SweepOrphans].
+func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
+	switch {
+	case o.Engine == nil:
+		return nil, errors.New("session: no engine")
+	case o.Prober == nil || o.Tag == "":
+		_ = o.Engine.Close()
+		return nil, errors.New("session: the options need a prober and a tag")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{
-		tag:       fmt.Sprintf("%d:%d:", os.Getpid(), self),
+		tag:       o.Tag,
 		cfg:       cfg,
-		reaper:    reaper,
-		log:       log,
-		baseEnv:   env,
-		prober:    prompt.NewProber(),
+		engine:    o.Engine,
+		log:       o.Log,
+		baseEnv:   o.Env,
+		prober:    o.Prober,
 		timing:    defaultTiming(cfg),
 		keep:      defaultRetention(),
 		startedAt: time.Now(),
-		quit:      make(chan struct{}),
 		reg:       newRegistry(),
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	if cfg.LogDir != "" {
-		m.disk = disklog.New(cfg.LogDir, cfg.LogMaxBytes, log)
+		m.disk = disklog.New(cfg.LogDir, cfg.LogMaxBytes, m.log)
 	}
 	// The janitor forgets finished processes once they ended longer ago
 	// than YIELDSHELL_PURGE_AFTER_MS, so that a long-lived server's memory
 	// stays bounded. Shutdown stops and joins it.
 	if age := cfg.PurgeAfter; age > 0 {
 		m.janitor.Go(func() {
-			tick(m.quit, purgeInterval(age), func() {
+			tick(m.life.Done(), purgeInterval(age), func() {
 				if n := m.Cleanup(age, age); n > 0 {
 					m.log.Debug("purged finished processes", "count", n)
 				}
@@ -155,14 +201,13 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 }
 
 // Shutdown ends every running process (SIGTERM to each group, SIGKILL after
-// a short grace), refuses new ones, and closes everything, the reaper last.
+// a short grace), refuses new ones, and closes everything, the engine last.
 // It returns once all processes are reaped and all goroutines joined, or
 // ctx is done.
 func (m *Manager) Shutdown(ctx context.Context) {
 	m.mu.Lock()
 	if !m.shutdown {
 		m.shutdown = true
-		close(m.quit)
 		m.endLife()
 	}
 	m.mu.Unlock()
@@ -192,7 +237,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 		_ = os.RemoveAll(m.shellDir) // in the temporary directory anyway
 	}
 	m.mu.Unlock()
-	_ = m.reaper.Close() // it only stops its own goroutine
+	_ = m.engine.Close() // a reaper only stops its own goroutine
 }
 
 // Stats is the Manager's own state.

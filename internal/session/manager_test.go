@@ -29,7 +29,11 @@ func newTestManager(t testing.TB, env map[string]string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewManager(cfg, nil)
+	o, err := LocalOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewManager(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +43,6 @@ func newTestManager(t testing.TB, env map[string]string) *Manager {
 		m.Shutdown(ctx)
 	})
 	return m
-}
-
-func spec(cmd string, tty bool) Spec {
-	return Spec{Command: cmd, SideEffects: []string{"NONE"}, TTY: tty}
 }
 
 // run starts cmd and waits for its end.

@@ -123,7 +123,7 @@ func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
 		} else {
 			b = nil
 		}
-		if re.MatchString(redact(o.secrets, string(line))) {
+		if re.MatchString(policy.Redact(o.secrets, string(line))) {
 			return true
 		}
 	}
@@ -175,7 +175,7 @@ func (o *pipeline) screen(asked bool) *screen.Snapshot {
 	}
 	s := o.view.snapshot()
 	for i, l := range s.Lines {
-		s.Lines[i] = redact(o.secrets, l)
+		s.Lines[i] = policy.Redact(o.secrets, l)
 	}
 	return &s
 }

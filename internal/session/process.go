@@ -37,8 +37,8 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag     string // tagKey value of the process and its descendants
-	proc    *pty.Process
+	tag     string        // tagKey value of the process and its descendants
+	proc    EngineProcess // the command as the kernel sees it (engine.go)
 	timing  timing
 	hooks   endHooks
 	w       waiter          // the goroutine that follows it to its end (end.go)
@@ -61,7 +61,8 @@ type endHooks struct {
 	// releaseSlot frees its place under the process limit, just before
 	// the end becomes visible.
 	releaseSlot func()
-	onEnd       func(*Process) // after the end became visible
+	// onEnd gets the final state, as the end made it visible, after that.
+	onEnd func(*Process, Info)
 }
 
 // streams follows the process's output streams (one in PTY mode, stdout

@@ -11,49 +11,23 @@ import (
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
 // The tests in this file run Await on a Process with no program behind it,
 // in a synctest bubble: the clock is fake, so the probe schedule, the quiet
 // period and the order of output and probes are exact, not raced.
 
-// scriptedKernel answers every probe with one activity and records when it
-// was asked, from the start of the test.
-type scriptedKernel struct {
-	mu       sync.Mutex
-	start    time.Time
-	activity prompt.Activity
-	asked    []time.Duration
-	onAsk    func() // runs at each probe, after it is recorded
-}
-
-func (k *scriptedKernel) pending() bool { return false }
-
-func (k *scriptedKernel) inspect() prompt.Probe {
-	k.mu.Lock()
-	k.asked = append(k.asked, time.Since(k.start))
-	onAsk := k.onAsk
-	k.mu.Unlock()
-	if onAsk != nil {
-		onAsk()
-	}
-	return prompt.Probe{Activity: k.activity}
-}
-
-func (k *scriptedKernel) times() []time.Duration {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return slices.Clone(k.asked)
-}
-
-// bareProcess is a pipe-mode Process with the default timing, whose kernel
-// is k and whose output comes from emit. Call it inside the bubble.
-func bareProcess(k kernel) *Process {
+// bareProcess is a pipe-mode Process with the default timing and no
+// goroutines, over a fake engine's process, whose prober is k and whose
+// output comes from emit. Call it inside the bubble.
+func bareProcess(k Prober) *Process {
 	return &Process{
+		proc:    newFakeProc(1000, pty.Options{}),
 		timing:  defaultTiming(&policy.Config{}),
 		changed: make(chan struct{}),
 		log:     outlog.New(1 << 16),
-		in:      inputTracker{kernel: k, lastOutput: time.Now()},
+		in:      inputTracker{prober: k, lastOutput: time.Now()},
 	}
 }
 
@@ -103,7 +77,7 @@ func TestAwaitProbeSchedule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				k := &scriptedKernel{start: time.Now(), activity: tt.activity}
+				k := &fakeProber{start: time.Now(), activity: tt.activity}
 				p := bareProcess(k)
 				p.emit(tt.line)
 				// A deadline at the very moment of an answer would race it.
@@ -132,7 +106,7 @@ func TestAwaitProbeSchedule(t *testing.T) {
 // quiet period after the prompt.
 func TestAwaitScheduleRestartsOnOutput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := &scriptedKernel{start: time.Now(), activity: prompt.Polling}
+		k := &fakeProber{start: time.Now(), activity: prompt.Polling}
 		p := bareProcess(k)
 		p.emit("Downloading 45%")
 		go func() {
@@ -158,11 +132,11 @@ func TestAwaitScheduleRestartsOnOutput(t *testing.T) {
 // in the log, and then answers with it.
 func TestAwaitWaitsForThePromptInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := &scriptedKernel{start: time.Now(), activity: prompt.Reading}
+		k := &fakeProber{start: time.Now()}
 		p := bareProcess(k)
 		p.emit("loading\n")
 		var once sync.Once
-		k.onAsk = func() {
+		k.script(prompt.Unknown, func(prompt.Input) prompt.Probe {
 			once.Do(func() {
 				p.in.inFlight.Add(1) // the reader took the prompt from the terminal
 				go func() {
@@ -176,7 +150,8 @@ func TestAwaitWaitsForThePromptInFlight(t *testing.T) {
 					p.mu.Unlock()
 				}()
 			})
-		}
+			return prompt.Probe{Activity: prompt.Reading}
+		})
 		o := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true})
 		if o.Reason != ReasonInputWait || o.Input.Prompt != ">>> " {
 			t.Fatalf("outcome %+v, want waiting at >>> ", o)
@@ -186,7 +161,3 @@ func TestAwaitWaitsForThePromptInFlight(t *testing.T) {
 		}
 	})
 }
-
-func (k *scriptedKernel) typeahead() bool { return false }
-
-func (k *scriptedKernel) shellBusy() bool { return false }

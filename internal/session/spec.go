@@ -3,7 +3,6 @@ package session
 import (
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
@@ -38,7 +37,7 @@ type startSpec struct {
 	startedAt time.Time
 	// releaseSlot frees the process's place under the process limit.
 	releaseSlot func()
-	prober      *prompt.Prober
+	prober      Prober
 	// integrated: the command is a shell we integrated, run by exec, so
 	// the process's pid is the shell's own.
 	integrated bool

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
 	"github.com/yieldshell/yieldshell/internal/shellinit"
@@ -76,7 +77,7 @@ func (m *Manager) prepare(spec Spec) (*launch, error) {
 	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
 	l, err := m.resolve(spec, secrets)
 	if err != nil {
-		return nil, redactError(secrets, err)
+		return nil, policy.RedactError(secrets, err)
 	}
 	return l, nil
 }
@@ -129,8 +130,8 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
-	l.ss.Command = redact(l.secrets, spec.Command)
-	l.ss.Name = redact(l.secrets, spec.Name)
+	l.ss.Command = policy.Redact(l.secrets, spec.Command)
+	l.ss.Name = policy.Redact(l.secrets, spec.Name)
 	return l, nil
 }
 
@@ -141,14 +142,61 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 		return nil, err
 	}
 	l.ss.startedAt = time.Now()
-	proc, err := m.reaper.Start(l.opts)
+	proc, err := m.engine.Start(ctx, l.opts)
 	if err != nil {
 		return nil, err
 	}
-	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process) {
+	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process, final Info) {
 		<-registered
-		m.ended(p)
+		m.ended(p, final)
 	}), nil
+}
+
+// newProcess follows proc, just started from spec: it starts the readers of
+// its output, the waiter that follows it to its end, in PTY mode the writer
+// of the terminal's replies, and the writer of exec's stdin. Close joins
+// them all. onEnd is called with the final state once it is visible.
+func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, secrets []policy.Secret, onEnd func(*Process, Info)) *Process {
+	feed := spec.Stdin != "" || spec.CloseStdin
+	p := &Process{
+		ID:        id,
+		Name:      spec.Name,
+		Command:   spec.Command,
+		Cwd:       spec.cwd,
+		Pid:       proc.Pid(),
+		TTY:       proc.TTY(),
+		StartedAt: spec.startedAt,
+		tag:       spec.tag,
+		proc:      proc,
+		timing:    spec.timing,
+		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
+		w:         newWaiter(spec.timeout),
+		streams:   streams{eof: make(chan struct{}), open: 1},
+		changed:   make(chan struct{}),
+		log:       outlog.New(capacity),
+		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
+	}
+	p.life, p.endLife = context.WithCancel(context.Background())
+	if p.TTY {
+		cols, rows := proc.Size()
+		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
+		go p.out.replies.run(p.life, p.deliverReply)
+	}
+	stderr := proc.Stderr()
+	if stderr != nil {
+		p.streams.open = 2
+	}
+	p.streams.readers.Add(p.streams.open)
+	go p.read(proc.Stdout(), newStreamReader(Stdout, p.TTY, secrets))
+	if stderr != nil {
+		go p.read(stderr, newStreamReader(Stderr, p.TTY, secrets))
+	}
+	go p.wait()
+	if feed {
+		p.streams.readers.Add(1)
+		go p.writeInitial(spec.Stdin, spec.CloseStdin)
+	}
+	return p
 }
 
 // register records a spawned process and hands it its reserved slot; if
@@ -186,7 +234,9 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 	close(registered)
 	if late {
 		// Shutdown began while this one was starting and will not see it.
-		_, _ = p.Stop(ctx, syscall.SIGKILL, 0, EndedByShutdown)
+		// The kill is seen through even when ctx ended with that shutdown
+		// (a crash restart's is the Manager's): it is bounded by killWait.
+		_, _ = p.Stop(context.WithoutCancel(ctx), syscall.SIGKILL, 0, EndedByShutdown)
 		p.Close()
 		return nil, ErrShuttingDown
 	}
@@ -238,10 +288,10 @@ func (m *Manager) release() {
 	m.mu.Unlock()
 }
 
-// ended is each process's end callback.
-func (m *Manager) ended(p *Process) {
+// ended is each process's end callback; final is its state as it ended.
+func (m *Manager) ended(p *Process, final Info) {
 	m.log.Debug("ended", "process_id", p.ID)
-	m.afterEnd(p)
+	m.afterEnd(p, final)
 	m.mu.Lock()
 	m.reg.fitEndedOutput(m.keep.endedBytes)
 	m.mu.Unlock()
@@ -294,11 +344,10 @@ func newID() string {
 	return "proc_" + hex.EncodeToString(b[:])
 }
 
-// afterEnd records how a named run ended and schedules a crash restart when
-// its policy calls for one. It runs in the ended process's waiter, without
-// the process's lock.
-func (m *Manager) afterEnd(p *Process) {
-	in := p.Info()
+// afterEnd records how a named run ended (in, its final state) and
+// schedules a crash restart when its policy calls for one. It runs in the
+// ended process's waiter, without the process's lock.
+func (m *Manager) afterEnd(p *Process, in Info) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.reg.runs[p.ID]
@@ -328,12 +377,14 @@ func (m *Manager) afterEnd(p *Process) {
 		case <-t.C:
 		case <-pr.cancel:
 			return
-		case <-m.quit:
+		case <-m.life.Done():
 			return
 		}
-		np, err := m.start(context.Background(), spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
+		// On the Manager's context: Shutdown cancels it, and waits for
+		// this goroutine before it ends the processes.
+		np, err := m.start(m.life, spec, startOpts{restart: true, attempt: attempt + 1, pending: pr})
 		if err != nil {
-			if !errors.Is(err, errRestartCancelled) {
+			if !errors.Is(err, errRestartCancelled) && m.life.Err() == nil {
 				m.log.Warn("crash restart failed", "name", spec.Name, "error", err)
 			}
 			return

@@ -63,7 +63,7 @@ func benchServer(b *testing.B) (*session.Manager, *mcp.ClientSession) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := session.NewManager(cfg, nil)
+	m, err := newManager(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 	if err != nil {
 		f.Fatal(err)
 	}
-	m, err := session.NewManager(cfg, nil)
+	m, err := newManager(cfg)
 	if err != nil {
 		f.Fatal(err)
 	}

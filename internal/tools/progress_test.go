@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/session"
 )
 
 // TestProgress checks that exec and wait report progress while they block,
@@ -31,7 +30,7 @@ func testProgress(t *testing.T, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := session.NewManager(cfg, nil)
+	m, err := newManager(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

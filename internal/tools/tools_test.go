@@ -15,6 +15,15 @@ import (
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
+// newManager returns a Manager that runs commands on this machine.
+func newManager(cfg *policy.Config) (*session.Manager, error) {
+	o, err := session.LocalOptions(nil)
+	if err != nil {
+		return nil, err
+	}
+	return session.NewManager(cfg, o)
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/tools")
 
 // TestToolGoldens pins each tool's name, description, annotations and
@@ -92,7 +101,7 @@ func listTools(t *testing.T, toolset string) *mcp.ListToolsResult {
 		t.Fatal(err)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	m, err := session.NewManager(cfg, nil)
+	m, err := newManager(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
