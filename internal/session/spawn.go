@@ -34,9 +34,11 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 	}
 	p.in.kernel = procKernel{p}
 	p.life, p.endLife = context.WithCancel(context.Background())
+	list := newSecretList(secrets)
+	p.out.secrets = list
 	if p.TTY {
 		cols, rows := proc.Size()
-		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
+		p.out = newTerminalPipeline(int(cols), int(rows), list)
 		go p.out.replies.run(p.life, p.deliverReply)
 	}
 	stderr := proc.Stderr()
@@ -44,9 +46,9 @@ func newProcess(id string, spec *startSpec, proc *pty.Process, capacity int, sec
 		p.streams.open = 2
 	}
 	p.streams.readers.Add(p.streams.open)
-	go p.read(proc.Stdout(), newStreamReader(Stdout, p.TTY, secrets))
+	go p.read(proc.Stdout(), newStreamReader(Stdout, p.TTY, list))
 	if stderr != nil {
-		go p.read(stderr, newStreamReader(Stderr, p.TTY, secrets))
+		go p.read(stderr, newStreamReader(Stderr, p.TTY, list))
 	}
 	go p.wait()
 	if feed {
