@@ -110,3 +110,26 @@ func TestSanitizeFileName(t *testing.T) {
 		seen[got] = name
 	}
 }
+
+// TestDiskLogRefusesSwappableParent: a private log directory under a parent
+// another user can write to (not sticky) is refused: they could swap the
+// directory between two opens. Issue 30 item 7: only the last component of
+// YIELDSHELL_LOG_DIR was checked.
+func TestDiskLogRefusesSwappableParent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an ACL, not the mode, says who may write")
+	}
+	parent := testdir.New(t)
+	if err := os.Chmod(parent, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, logs := range []string{filepath.Join(parent, "logs"), filepath.Join(parent, "a", "b", "logs")} {
+		if err := os.MkdirAll(logs, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New(logs, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(logs, "a.log"))
+		if err == nil || !strings.Contains(err.Error(), "writable by other users") {
+			t.Errorf("%s under a world-writable parent: %v", logs, err)
+		}
+	}
+}

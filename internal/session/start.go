@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -199,11 +198,19 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 func (m *Manager) integrateShell(command string) (string, []string, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.shellDir == "" {
-		if !shellinit.IsShellCommand(command) {
-			return "", nil, false, nil
+	if !shellinit.IsShellCommand(command) {
+		return "", nil, false, nil
+	}
+	if m.shellDir != "" {
+		// Checked before every shell: recreated if a tmp cleaner removed
+		// it, abandoned for a new one if anyone else could have changed it.
+		if err := shellinit.PrepareDir(m.shellDir); err != nil {
+			m.log.Warn("not using the shell-integration directory any more", "dir", m.shellDir, "error", err)
+			m.shellDir = ""
 		}
-		dir, err := os.MkdirTemp("", "yieldshell-")
+	}
+	if m.shellDir == "" {
+		dir, err := NewTempDir("shell")
 		if err != nil {
 			return "", nil, false, fmt.Errorf("creating shell-integration directory: %w", err)
 		}
