@@ -104,6 +104,11 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if spec.Rows == 0 {
 		spec.Rows = DefaultRows
 	}
+	if spec.TTY {
+		if err := m.cfg.CheckScreen(int(spec.Cols), int(spec.Rows)); err != nil {
+			return nil, err
+		}
+	}
 	l := &launch{spec: spec, id: newID()}
 	tag := m.tag + l.id
 	line, env := spec.Command, m.environ(spec, tag)

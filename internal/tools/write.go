@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
@@ -72,7 +73,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if err != nil {
 		return mcptool.Error(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
-	if msg := resize(p, in.Cols, in.Rows); msg != "" {
+	if msg := resize(h.cfg, p, in.Cols, in.Rows); msg != "" {
 		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
 	}
 	var yield time.Duration // no yield_ms: answer at once, as 0.4.0 did
@@ -120,12 +121,15 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 
 // resize applies write's cols and rows, if given; it returns what went
 // wrong, or "".
-func resize(p *session.Process, cols, rows *int) string {
+func resize(cfg *policy.Config, p *session.Process, cols, rows *int) string {
 	if cols == nil && rows == nil {
 		return ""
 	}
 	if cols == nil || rows == nil || *cols < 2 || *rows < 2 || *cols > 1000 || *rows > 1000 {
 		return "resizing needs both cols and rows, each from 2 to 1000"
+	}
+	if err := cfg.CheckScreen(*cols, *rows); err != nil {
+		return err.Error()
 	}
 	if err := p.Resize(uint16(*cols), uint16(*rows)); err != nil {
 		return "resizing the terminal: " + err.Error()
