@@ -330,7 +330,7 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 	// they go to a private one that lives as long as the server.
 	var tempLogDir string
 	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
-		d, err := os.MkdirTemp("", "yieldshell-logs-")
+		d, err := session.NewTempDir("logs") // swept by the next server if this one is killed
 		if err != nil {
 			return nil, fmt.Errorf("making a directory for the shells' logs (or set YIELDSHELL_LOG_DIR): %w", err)
 		}

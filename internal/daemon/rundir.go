@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/safedir"
 )
 
 // RuntimeDir is the private per-user directory that holds the persistent
@@ -25,6 +27,9 @@ func RuntimeDir(getenv func(string) string) (string, error) {
 	dir := filepath.Join(os.TempDir(), "yieldshell-"+strconv.Itoa(uid))
 	if x := getenv("XDG_RUNTIME_DIR"); x != "" {
 		dir = filepath.Join(x, "yieldshell")
+	}
+	if err := safedir.CheckPath(filepath.Dir(dir)); err != nil {
+		return "", fmt.Errorf("checking the path to the runtime directory: %w", err)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("creating the runtime directory: %w", err)

@@ -85,13 +85,17 @@ func (d *Dir) Path(id, name string) string {
 
 // sanitizeFileName keeps letters, digits, '-', '_' and (not first) '.',
 // and writes every other byte as %XX, so a name can never leave the
-// directory and two names never share a file. A long name is cut and ends
-// with a hash of the whole.
+// directory and two names never share a file. A name that begins like a
+// process id ("proc_") has its first byte written as %70 too, so that no
+// name shares the file of a process without one (issue 30 item 7). A long
+// name is cut and ends with a hash of the whole.
 func sanitizeFileName(name string) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
+		case i == 0 && strings.HasPrefix(name, "proc_"):
+			fmt.Fprintf(&b, "%%%02X", c)
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
 			b.WriteByte(c)
 		case c == '.' && i > 0:

@@ -96,6 +96,19 @@ func openTestLog(t *testing.T, dir string, max int64) (*Dir, string, *logFile) {
 	return d, path, lf
 }
 
+// A process named like another process's id does not share its log file:
+// issue 30 item 7.
+func TestNameLikeAnIDGetsItsOwnFile(t *testing.T) {
+	d := New(t.TempDir(), 0, slog.New(slog.DiscardHandler))
+	const id = "proc_1bf49afd91db"
+	if byID, byName := d.Path(id, ""), d.Path("proc_0000000000aa", id); byID == byName {
+		t.Errorf("the name %q and the id %q share %s", id, id, byID)
+	}
+	if got := filepath.Base(d.Path("proc_x", "web")); got != "web.log" {
+		t.Errorf("an ordinary name's file: %s", got)
+	}
+}
+
 func TestSanitizeFileName(t *testing.T) {
 	seen := map[string]string{}
 	long := strings.Repeat("n", 150)
@@ -108,5 +121,28 @@ func TestSanitizeFileName(t *testing.T) {
 			t.Errorf("%q and %q share the file %q", name, other, got)
 		}
 		seen[got] = name
+	}
+}
+
+// TestDiskLogRefusesSwappableParent: a private log directory under a parent
+// another user can write to (not sticky) is refused: they could swap the
+// directory between two opens. Issue 30 item 7: only the last component of
+// YIELDSHELL_LOG_DIR was checked.
+func TestDiskLogRefusesSwappableParent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an ACL, not the mode, says who may write")
+	}
+	parent := testdir.New(t)
+	if err := os.Chmod(parent, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, logs := range []string{filepath.Join(parent, "logs"), filepath.Join(parent, "a", "b", "logs")} {
+		if err := os.MkdirAll(logs, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New(logs, 1<<20, slog.New(slog.DiscardHandler)).open(filepath.Join(logs, "a.log"))
+		if err == nil || !strings.Contains(err.Error(), "writable by other users") {
+			t.Errorf("%s under a world-writable parent: %v", logs, err)
+		}
 	}
 }

@@ -9,13 +9,23 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/safedir"
 )
 
 // openDir opens the log directory, creating it if needed, and checks that
-// only this user can change what is in it.
+// only this user can change what is in it, and that the path to it is as
+// safe (safedir.CheckPath: every component ours or root's, none writable by
+// others unless sticky), before and after creating what was missing.
 func openDir(path string) (*os.File, error) {
+	if err := safedir.CheckPath(path); err != nil {
+		return nil, fmt.Errorf("checking log directory: %w", err)
+	}
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("creating log directory: %w", err)
+	}
+	if err := safedir.CheckPath(path); err != nil {
+		return nil, fmt.Errorf("checking log directory: %w", err)
 	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -6,6 +6,7 @@ package outlog
 
 import (
 	"iter"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -66,6 +67,27 @@ func (l *Log) Total(s Stream) int64 { return l.total[streamIndex(s)] }
 
 // Held returns the size of the ring: the memory the log holds.
 func (l *Log) Held() int { return len(l.buf) }
+
+// Trim shrinks the ring to the bytes it retains, for a log that is not
+// expected to grow (its process ended): a finished command's few bytes
+// then cost no minimum ring. Appending later still works.
+func (l *Log) Trim() {
+	n := int(l.end - l.start)
+	if n >= len(l.buf) {
+		return
+	}
+	old := l.buf
+	l.buf = nil
+	if n > 0 {
+		l.buf = make([]byte, n)
+	}
+	for p := l.start; p < l.end; {
+		seg := segment(old, p, l.end)
+		c := copy(l.buf[p%int64(n):], seg)
+		p += int64(c)
+	}
+	l.runs = slices.Clip(l.runs)
+}
 
 // Drop evicts every retained byte and releases the ring, as a full log
 // evicts its oldest bytes: reads report them evicted.

@@ -295,3 +295,23 @@ func countFrom(m *logModel, streams Stream, n int) int {
 	}
 	return back
 }
+
+// Trim cuts the ring to what it retains; reads see the same bytes and the
+// log still grows afterwards.
+func TestTrimKeepsBytesAndGrowsAgain(t *testing.T) {
+	l := New(1 << 16)
+	l.Append(Stdout, []byte("hello "))
+	l.Append(Stderr, []byte("world"))
+	before := l.ReadTail(1<<10, Both)
+	l.Trim()
+	if l.Held() != 11 {
+		t.Errorf("Held after Trim = %d, want 11", l.Held())
+	}
+	if after := l.ReadTail(1<<10, Both); string(after.Stdout) != string(before.Stdout) || string(after.Stderr) != string(before.Stderr) {
+		t.Errorf("Trim changed the log: %+v, was %+v", after, before)
+	}
+	l.Append(Stdout, []byte(" again"))
+	if got := l.ReadTail(1<<10, Stdout); string(got.Stdout) != "hello  again" {
+		t.Errorf("after Trim and Append: %q", got.Stdout)
+	}
+}

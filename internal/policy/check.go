@@ -66,6 +66,19 @@ func (c *Config) CheckProcessLimit(running int) error {
 		running, c.MaxProcesses))
 }
 
+// CheckScreen refuses a terminal of more than MaxScreenCells cells: each
+// cell of a rendered screen costs memory (issue 30 item 5: 1000x500 was
+// 16 MB a screen).
+func (c *Config) CheckScreen(cols, rows int) error {
+	if c.MaxScreenCells <= 0 || cols*rows <= c.MaxScreenCells {
+		return nil
+	}
+	return refuse("max_screen_cells", fmt.Sprintf(
+		"a %dx%d terminal has %d cells, more than the %d this server allows (YIELDSHELL_MAX_SCREEN_CELLS). "+
+			"Nothing was changed. Ask for a smaller one (e.g. cols 200, rows 50; the default is 120x40).",
+		cols, rows, cols*rows, c.MaxScreenCells))
+}
+
 // ResolveCwd resolves cwd (relative to DefaultCwd; "" means DefaultCwd) to an
 // existing directory inside the allowed roots, and returns it with symlinks
 // resolved; the caller should start the command in the returned path, not in

@@ -28,6 +28,7 @@ const (
 	envRedactEnv        = "YIELDSHELL_REDACT_ENV_REGEX"
 	envBlocked          = "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS"
 	envMaxBufferBytes   = "YIELDSHELL_MAX_BUFFER_BYTES" // extension
+	envMaxScreenCells   = "YIELDSHELL_MAX_SCREEN_CELLS" // extension
 	envTTY              = "YIELDSHELL_TTY"              // extension
 	envLogDir           = "YIELDSHELL_LOG_DIR"          // extension
 	envLogMaxBytes      = "YIELDSHELL_LOG_MAX_BYTES"    // extension
@@ -60,6 +61,10 @@ const (
 	ToolsetAll       = "all"        // both
 )
 
+// defaultMaxScreenCells is 400x250 (or 1000x100): a rendered screen costs
+// about 32 bytes a cell, so 3.2 MB, and 50 of them 160 MB.
+const defaultMaxScreenCells = 100_000
+
 // Vars lists every variable Load reads, in documentation order: the spec's
 // variables in the spec's order, then yieldshell's extensions. It feeds
 // --help and the README table, so the two cannot drift from Load.
@@ -89,6 +94,8 @@ func Vars() []Var {
 			`Comma-separated side-effect categories that exec refuses (case-sensitive); "," blocks nothing.`},
 		{envMaxBufferBytes, strconv.Itoa(defaultMaxBufferBytes),
 			"yieldshell extension: output bytes retained per process for later reads; at least " + envMaxOutputBytes + " (raised to it when unset)."},
+		{envMaxScreenCells, strconv.Itoa(defaultMaxScreenCells),
+			"yieldshell extension: largest terminal, in cells (cols x rows; each from 2 to 1000), that exec and write's resize accept; larger is refused. A rendered screen costs about 32 bytes a cell. At least 4."},
 		{envTTY, strconv.FormatBool(defaultTTY),
 			"yieldshell extension: run commands under a pseudo-terminal unless exec says otherwise (1/true/yes/on or 0/false/no/off)."},
 		{envLogDir, "(none: no log files)",
@@ -154,6 +161,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 		PurgeAfter:     l.millis(envPurgeAfterMs, defaultPurgeAfterMs, 0),
 		Toolset:        l.toolset(),
 		MaxLogLines:    l.int(envMaxLogLines, defaultMaxLogLines, 1),
+		MaxScreenCells: l.int(envMaxScreenCells, defaultMaxScreenCells, 4),
 	}
 	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()

@@ -306,7 +306,7 @@ func TestVars(t *testing.T) {
 			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
 		}
 	}
-	if len(vars) != 19 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+	if len(vars) != 20 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
 		t.Errorf("unexpected order: %v", vars)
 	}
 }

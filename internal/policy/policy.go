@@ -14,6 +14,7 @@ type Config struct {
 	AllowedCwds    []string      // absolute, symlinks resolved; empty = any
 	MaxOutputBytes int           // per-response output cap (20000)
 	MaxBufferBytes int           // output retained per process (1 MiB)
+	MaxScreenCells int           // largest terminal, cols x rows
 	MaxProcesses   int           // running processes (50)
 	DefaultYield   time.Duration // 5 s
 	MaxYield       time.Duration // 300 s

@@ -98,6 +98,23 @@ type redactSecret struct {
 // first name wins). NewRedactor enforces no minimum length: Secrets does.
 func NewRedactor(secrets []Secret) *Redactor {
 	r := &Redactor{}
+	r.build(secrets)
+	return r
+}
+
+// Reset makes r redact secrets from now on, as NewRedactor(secrets) would,
+// keeping what it holds back undecided: those bytes are decided by the new
+// secrets, with the next write. A process whose secrets grow mid-stream (a
+// password typed into it) redacts the new one from the next byte on,
+// including a tail held back for an older secret.
+func (r *Redactor) Reset(secrets []Secret) {
+	held, tmp := r.held, r.tmp
+	*r = Redactor{}
+	r.build(secrets)
+	r.held, r.tmp = held, tmp
+}
+
+func (r *Redactor) build(secrets []Secret) {
 	sorted := slices.Clone(secrets)
 	slices.SortStableFunc(sorted, func(a, b Secret) int { return cmp.Compare(len(b.Value), len(a.Value)) })
 	seen := map[string]bool{}
@@ -112,7 +129,7 @@ func NewRedactor(secrets []Secret) *Redactor {
 		})
 	}
 	if len(r.secrets) == 0 {
-		return r
+		return
 	}
 	r.starts, r.inner = new(pairSet), new(pairSet)
 	r.minLen = len(r.secrets[len(r.secrets)-1].value)
@@ -136,7 +153,6 @@ func NewRedactor(secrets []Secret) *Redactor {
 			r.inner.add(s.value[j], s.value[j+1])
 		}
 	}
-	return r
 }
 
 // Write appends the redacted bytes of p that are safe to emit to dst and
@@ -144,7 +160,12 @@ func NewRedactor(secrets []Secret) *Redactor {
 // begin a secret continued by the next write are held back until then (at
 // most the length of the longest secret minus one).
 func (r *Redactor) Write(dst, p []byte) []byte {
-	if r == nil || len(r.secrets) == 0 {
+	if r == nil {
+		return append(dst, p...)
+	}
+	if len(r.secrets) == 0 {
+		dst = append(dst, r.held...) // held for secrets a Reset removed
+		r.held = r.held[:0]
 		return append(dst, p...)
 	}
 	if len(r.held) > 0 {

@@ -385,3 +385,45 @@ func TestRedactError(t *testing.T) {
 		t.Error("an error without a secret was replaced")
 	}
 }
+
+// A secret added mid-stream (a password typed into the process) is
+// redacted from the next byte on, also where a tail held back for an older
+// secret turns out to begin the new one; what came before stays as it was.
+func TestRedactorResetRedactsTypedSecretFromThenOn(t *testing.T) {
+	env := []Secret{{Name: "TOKEN", Value: "abcdefgh-token"}}
+	r := NewRedactor(env)
+	out := r.Write(nil, []byte("before hunter22 then abc"))
+	if string(out) != "before hunter22 then " {
+		t.Fatalf("before Reset: %q", out)
+	}
+	// "abc" is held: it may begin the token. Now "abc" is also the start of
+	// the typed secret "abchunter".
+	r.Reset(append(env, Secret{Name: "password", Value: "abchunter"}))
+	out = r.Write(out, []byte("hunter and hunter22 and "))
+	out = r.Write(out, []byte("abcdefgh-token"))
+	out = r.Flush(out)
+	want := "before hunter22 then [REDACTED:password] and hunter22 and [REDACTED:TOKEN]"
+	if string(out) != want {
+		t.Errorf("got  %q\nwant %q", out, want)
+	}
+	// Every split of the stream after Reset gives the same text.
+	for cut := range len("xabchunterx") {
+		r := NewRedactor(nil)
+		got := r.Write(nil, []byte("xab"))
+		r.Reset([]Secret{{Name: "p", Value: "abchunter"}})
+		s := "chunterx"
+		got = r.Write(got, []byte(s[:min(cut, len(s))]))
+		got = r.Write(got, []byte(s[min(cut, len(s)):]))
+		got = r.Flush(got)
+		if string(got) != "xab"+"chunterx" {
+			// Bytes emitted before the secret was known are not taken back.
+			t.Errorf("cut %d: %q", cut, got)
+		}
+	}
+	// A short secret (1–3 bytes) is redacted too, wherever it occurs.
+	r = NewRedactor(nil)
+	r.Reset([]Secret{{Name: "password", Value: "42"}})
+	if got := string(r.Flush(r.Write(nil, []byte("1425 42")))); got != "1[REDACTED:password]5 [REDACTED:password]" {
+		t.Errorf("short secret: %q", got)
+	}
+}

@@ -40,6 +40,14 @@ var (
 	knownPrompt = regexp.MustCompile(`^(?:\.\.\. |>>> |> |\$ |# |% )$`)
 )
 
+// MaskedPassword reports whether line is a password prompt, perhaps
+// followed by the mask characters of the keys typed so far ("Password: **"),
+// as a line editor in mask mode shows it.
+func MaskedPassword(line string) bool {
+	t := strings.TrimRight(strings.TrimLeft(line, " \t"), "*")
+	return len(t) <= maxPromptLen && passwordLine.MatchString(t)
+}
+
 // LooksLikePrompt reports whether line, the last line a program wrote with
 // the cursor still on it, has the shape of a prompt, and what kind. It is
 // one signal among several: the session uses it only after QuietPeriod of

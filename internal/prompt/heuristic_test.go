@@ -68,3 +68,22 @@ func TestLooksLikePrompt(t *testing.T) {
 		}
 	}
 }
+
+// A masked prompt shows one '*' per key typed; it is a password prompt with
+// or without them, and other lines are not.
+func TestMaskedPasswordPrompt(t *testing.T) {
+	for line, want := range map[string]bool{
+		"Password: ":            true,
+		"Password: ****":        true,
+		"  Enter passphrase:**": true,
+		"PIN: *":                true,
+		"Name: ":                false,
+		"**** ":                 false,
+		"password reset done":   false,
+		">>> ":                  false,
+	} {
+		if got := MaskedPassword(line); got != want {
+			t.Errorf("MaskedPassword(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

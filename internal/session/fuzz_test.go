@@ -26,7 +26,7 @@ func newFuzzProcess(capacity, cols, rows int) *Process {
 		changed: make(chan struct{}),
 		log:     outlog.New(capacity),
 	}
-	p.out = newTerminalPipeline(cols, rows, fuzzSecrets)
+	p.out = newTerminalPipeline(cols, rows, newSecretList(fuzzSecrets))
 	return p
 }
 

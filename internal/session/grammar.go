@@ -98,7 +98,7 @@ func (p *Process) grammar(st InputState) prompt.Grammar {
 		}
 	}
 	g := prompt.Classify(c)
-	secrets := p.out.secrets
+	secrets := p.out.secrets.all()
 	if len(secrets) > 0 {
 		for _, l := range [][]string{g.Choices, g.Items} {
 			for i := range l {

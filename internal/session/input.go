@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/pty"
 )
@@ -38,6 +39,13 @@ func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) input
 	}
 	if !v.over && v.quiet >= probeAfter {
 		v.line, v.atEnd = p.out.line()
+	}
+	if secrets := p.out.secrets.all(); len(secrets) > 0 {
+		// The cursor's line comes from the cleaner, which sees the output
+		// before its second redaction: a secret interrupted by escape
+		// codes is whole only there.
+		v.line = policy.Redact(secrets, v.line)
+		v.marks.prompt = policy.Redact(secrets, v.marks.prompt)
 	}
 	return v
 }
@@ -110,7 +118,9 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		p.mu.Unlock()
 		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
 		if p.TTY {
-			if echo, canonical, err := p.proc.Modes(); err == nil && !echo && canonical {
+			if echo, canonical, err := p.proc.Modes(); err == nil && !echo && (canonical || prompt.MaskedPassword(v.line)) {
+				// Echo off, and a line read (getpass, read -s), or a
+				// line editor in mask mode: raw, one '*' per key.
 				st.Kind = prompt.KindPassword
 			}
 		} else {

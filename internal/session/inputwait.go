@@ -22,6 +22,23 @@ type InputState struct {
 	Ports []int
 }
 
+// AsksPassword reports whether the program waits for a password by what is
+// known of it: the kind, or a prompt line that says so (a terminal that
+// echoes makes it a line).
+func (s InputState) AsksPassword() bool {
+	return s.Waiting && (s.Kind == prompt.KindPassword || prompt.MaskedPassword(s.Prompt))
+}
+
+// TakesSecret reports whether a secret can be typed now: the program asks
+// for a password and the kernel shows it blocked reading its input with
+// the terminal's echo off (or reading a pipe, which does not echo). A
+// password prompt seen only by its text (SignalQuiet: a program that polls
+// several descriptors, or a system where the kernel cannot be asked) does
+// not qualify: the terminal may echo what is typed.
+func (s InputState) TakesSecret() bool {
+	return s.Waiting && s.Kind == prompt.KindPassword && (s.Signal == SignalTTY || s.Signal == SignalStdin)
+}
+
 // markState follows the shell-integration marks of a process.
 type markState struct {
 	atPrompt bool   // B seen, no C since

@@ -44,7 +44,7 @@ func TestOracleThroughThePipeline(t *testing.T) {
 		modelScreen := trimBlank(strings.Join(s.Snapshot().Lines, "\n"))
 
 		for _, chunk := range []int{4096, 7} {
-			o := newTerminalPipeline(120, 40, secrets)
+			o := newTerminalPipeline(120, 40, newSecretList(secrets))
 			l := outlog.New(64 << 20)
 			var sc scratch
 			for rest := raw; ; {

@@ -25,19 +25,19 @@ type pipeline struct {
 	// In PTY mode secrets are redacted again after cleaning: a secret the
 	// program interrupted with escape codes or redraws is whole only then.
 	redactor *policy.Redactor
-	secrets  []policy.Secret
-	lastLine []byte // pipe mode: the last unterminated line
-	urls     urlSet // the URLs printed so far, looked for when asked
+	secrets  *secretList // also in pipe mode: the process's secrets
+	lastLine []byte      // pipe mode: the last unterminated line
+	urls     urlSet      // the URLs printed so far, looked for when asked
 }
 
 // newTerminalPipeline returns the PTY-mode pipeline of a cols×rows terminal.
-func newTerminalPipeline(cols, rows int, secrets []policy.Secret) pipeline {
+func newTerminalPipeline(cols, rows int, secrets *secretList) pipeline {
 	return pipeline{
 		cleaner:  screen.NewTerminal(cols, rows),
 		view:     newTermView(cols, rows),
 		replies:  newReplyQueue(),
 		secrets:  secrets,
-		redactor: policy.NewRedactor(secrets),
+		redactor: policy.NewRedactor(secrets.all()),
 	}
 }
 
@@ -123,7 +123,7 @@ func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
 		} else {
 			b = nil
 		}
-		if re.MatchString(policy.Redact(o.secrets, string(line))) {
+		if re.MatchString(policy.Redact(o.secrets.all(), string(line))) {
 			return true
 		}
 	}
@@ -174,8 +174,9 @@ func (o *pipeline) screen(asked bool) *screen.Snapshot {
 		return nil
 	}
 	s := o.view.snapshot()
+	secrets := o.secrets.all()
 	for i, l := range s.Lines {
-		s.Lines[i] = policy.Redact(o.secrets, l)
+		s.Lines[i] = policy.Redact(secrets, l)
 	}
 	return &s
 }

@@ -13,7 +13,7 @@ import (
 // pattern finds text that is on the screen only, redacted.
 func TestPipelineDefersRowsOnScreen(t *testing.T) {
 	secrets := []policy.Secret{{Name: "TOKEN", Value: "hunter2hunter2"}}
-	o := newTerminalPipeline(80, 24, secrets)
+	o := newTerminalPipeline(80, 24, newSecretList(secrets))
 	l := outlog.New(1 << 20)
 	var sc scratch
 	o.append(l, Stdout, []byte("A: 0%\r\nB: 0%\r\n"), &sc, false)

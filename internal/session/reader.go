@@ -35,10 +35,16 @@ type streamReader struct {
 	// fg is the terminal's foreground process group when the newest
 	// output was read: who asked the queries in it (0: not known).
 	fg int
+	// secrets is the process's list red follows, gen the generation red
+	// was built from: a secret typed into the process (AddSecret) is
+	// redacted from the next turn on.
+	secrets *secretList
+	gen     uint64
 }
 
-func newStreamReader(s Stream, tty bool, secrets []policy.Secret) *streamReader {
-	sr := &streamReader{s: s, red: policy.NewRedactor(secrets)}
+func newStreamReader(s Stream, tty bool, secrets *secretList) *streamReader {
+	list, gen := secrets.get()
+	sr := &streamReader{s: s, red: policy.NewRedactor(list), secrets: secrets, gen: gen}
 	if !tty {
 		sr.strip = new(screen.Stripper)
 	}
@@ -47,6 +53,11 @@ func newStreamReader(s Stream, tty bool, secrets []policy.Secret) *streamReader 
 
 // take redacts b and splits the shell-integration marks out of it.
 func (sr *streamReader) take(b []byte) {
+	if sr.secrets != nil && sr.secrets.gen.Load() != sr.gen {
+		var list []policy.Secret
+		list, sr.gen = sr.secrets.get()
+		sr.red.Reset(list)
+	}
 	sr.redacted = sr.red.Write(sr.redacted[:0], b)
 	sr.text, sr.marks = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
 }

@@ -1,8 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"slices"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/screen"
 )
 
 // retention bounds what the Manager keeps of runs that ended, so that a
@@ -65,9 +68,6 @@ func (r *registry) trimRuns(name string, keep int) []*Process {
 // fitEndedOutput evicts the output of the runs that ended first until
 // what ended runs hold fits limit.
 func (r *registry) fitEndedOutput(limit int64) {
-	if limit <= 0 {
-		return
-	}
 	type held struct {
 		p     *Process
 		ended time.Time
@@ -83,7 +83,7 @@ func (r *registry) fitEndedOutput(limit int64) {
 		ended = append(ended, held{p, in.EndedAt, n})
 		total += n
 	}
-	if total <= limit {
+	if limit <= 0 || total <= limit {
 		return
 	}
 	slices.SortStableFunc(ended, func(a, b held) int { return a.ended.Compare(b.ended) })
@@ -97,16 +97,41 @@ func (r *registry) fitEndedOutput(limit int64) {
 }
 
 // held returns p's summary and the memory its output holds: the log's
-// ring, the terminal output not yet rendered and the URL scan's
-// unfinished lines.
+// ring, the terminal output not yet rendered, the rendered screen and the
+// URL scan's unfinished lines. A process whose output is complete keeps
+// its screen frozen (a snapshot, not the emulator: issue 30 item 5), so a
+// finished process's screen costs its text, and counts in endedBytes.
 func (p *Process) held() (Info, int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := p.log.Held() + cap(p.out.urls.scan.Partial[0]) + cap(p.out.urls.scan.Partial[1])
+	if p.lc.ended() && p.streams.open == 0 {
+		p.trimEndedLocked()
+	}
 	if v := p.out.view; v != nil {
-		n += cap(v.pending)
+		n += v.heldBytes()
 	}
 	return p.infoLocked(), int64(n)
+}
+
+// trimEndedLocked trims what a process whose output is complete keeps for
+// output that will not come: the screen is frozen, the cleaner shrunk, the
+// log's ring cut to its bytes, a pass-through redactor dropped. 10,000
+// finished execs then hold under 50 MB (TestFinishedExecRecordsStaySmall).
+// Called with p.mu held; once is enough, again is cheap.
+func (p *Process) trimEndedLocked() {
+	o := &p.out
+	if o.view != nil && !o.view.ended {
+		o.view.freeze()
+		if o.view.frozen == nil && len(o.view.pending) > 0 {
+			o.view.pending = bytes.Clone(o.view.pending) // its capacity grew for more
+		}
+		o.cleaner.Shrink() // closed at the end of the stream already
+	}
+	p.log.Trim()
+	if o.redactor != nil && len(o.secrets.all()) == 0 {
+		o.redactor = nil // Write and Flush pass through on nil
+	}
 }
 
 // dropOutput evicts all of an ended process's retained output, as a full
@@ -119,6 +144,9 @@ func (p *Process) dropOutput() {
 	p.out.urls.scan.Partial = [2][]byte{}
 	if v := p.out.view; v != nil {
 		v.pending, v.lost, v.scr = nil, false, nil
+		// An ended process's screen is not rendered again: it answers
+		// blank, marked as having lost what it showed.
+		v.frozen = &screen.Snapshot{Cols: v.cols, Rows: v.rows, CursorVisible: true, Degraded: true}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -106,6 +105,11 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if spec.Rows == 0 {
 		spec.Rows = DefaultRows
 	}
+	if spec.TTY {
+		if err := m.cfg.CheckScreen(int(spec.Cols), int(spec.Rows)); err != nil {
+			return nil, err
+		}
+	}
 	l := &launch{spec: spec, id: newID()}
 	tag := m.tag + l.id
 	line, env := spec.Command, m.environ(spec, tag)
@@ -177,9 +181,11 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
 	p.life, p.endLife = context.WithCancel(context.Background())
+	list := newSecretList(secrets)
+	p.out.secrets = list
 	if p.TTY {
 		cols, rows := proc.Size()
-		p.out = newTerminalPipeline(int(cols), int(rows), secrets)
+		p.out = newTerminalPipeline(int(cols), int(rows), list)
 		go p.out.replies.run(p.life, p.deliverReply)
 	}
 	stderr := proc.Stderr()
@@ -187,9 +193,9 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		p.streams.open = 2
 	}
 	p.streams.readers.Add(p.streams.open)
-	go p.read(proc.Stdout(), newStreamReader(Stdout, p.TTY, secrets))
+	go p.read(proc.Stdout(), newStreamReader(Stdout, p.TTY, list))
 	if stderr != nil {
-		go p.read(stderr, newStreamReader(Stderr, p.TTY, secrets))
+		go p.read(stderr, newStreamReader(Stderr, p.TTY, list))
 	}
 	go p.wait()
 	if feed {
@@ -249,11 +255,19 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 func (m *Manager) integrateShell(command string) (string, []string, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.shellDir == "" {
-		if !shellinit.IsShellCommand(command) {
-			return "", nil, false, nil
+	if !shellinit.IsShellCommand(command) {
+		return "", nil, false, nil
+	}
+	if m.shellDir != "" {
+		// Checked before every shell: recreated if a tmp cleaner removed
+		// it, abandoned for a new one if anyone else could have changed it.
+		if err := shellinit.PrepareDir(m.shellDir); err != nil {
+			m.log.Warn("not using the shell-integration directory any more", "dir", m.shellDir, "error", err)
+			m.shellDir = ""
 		}
-		dir, err := os.MkdirTemp("", "yieldshell-")
+	}
+	if m.shellDir == "" {
+		dir, err := NewTempDir("shell")
 		if err != nil {
 			return "", nil, false, fmt.Errorf("creating shell-integration directory: %w", err)
 		}

@@ -45,7 +45,8 @@ func endTagged(ctx context.Context, match func(tag string) bool, grace time.Dura
 
 // SweepOrphans starts the sweep of processes tagged by a server that no
 // longer runs: what a server killed outright (SIGKILL, OOM) left behind.
-// It logs how many it ended. A server calls it once, at start-up.
+// It logs how many it ended. A server calls it once, at start-up. The
+// temporary directories of dead servers (SweepTempDirs) go first.
 //
 // The sweep reads the environment of every process on the machine, which
 // takes time in proportion to their number, so it runs in the background,
@@ -55,7 +56,10 @@ func endTagged(ctx context.Context, match func(tag string) bool, grace time.Dura
 // server, which is alive, and a process is ended only when the server its
 // tag names is gone.
 func (m *Manager) SweepOrphans() {
-	m.janitor.Go(func() { sweepOrphans(m.life, m.log) })
+	m.janitor.Go(func() {
+		SweepTempDirs(m.log)
+		sweepOrphans(m.life, m.log)
+	})
 }
 
 // sweepOrphans is the sweep itself; it returns early when ctx is done.

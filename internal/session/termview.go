@@ -1,6 +1,10 @@
 package session
 
-import "github.com/yieldshell/yieldshell/internal/screen"
+import (
+	"strings"
+
+	"github.com/yieldshell/yieldshell/internal/screen"
+)
 
 // pendingCap bounds the terminal output kept for a screen nobody has asked
 // for yet.
@@ -20,6 +24,11 @@ type termView struct {
 	cols, rows int
 	pending    []byte // never more than pendingCap, in length or capacity
 	lost       bool
+	// frozen is the last rendered state of a process that ended
+	// (retention.go): the emulator is released, and answers come from
+	// this until the ended runs' budget evicts it.
+	frozen *screen.Snapshot
+	ended  bool // the output is complete: render once more, then freeze
 }
 
 func newTermView(cols, rows int) *termView {
@@ -27,6 +36,9 @@ func newTermView(cols, rows int) *termView {
 }
 
 func (v *termView) add(b []byte) {
+	if v.frozen != nil {
+		return
+	}
 	if len(v.pending)+len(b) > pendingCap {
 		// Keep the newest pendingCap/2 bytes of pending and b, in place.
 		keep := pendingCap / 2
@@ -60,13 +72,71 @@ func (v *termView) catchUp() {
 }
 
 func (v *termView) snapshot() screen.Snapshot {
+	if v.frozen != nil {
+		s := *v.frozen
+		s.Lines = append([]string(nil), s.Lines...) // the caller redacts in place
+		return s
+	}
 	v.catchUp()
-	return v.scr.Snapshot()
+	s := v.scr.Snapshot()
+	if v.ended {
+		v.keep(s)
+	}
+	return s
 }
 
 // resize applies a new size after the output written at the old one.
 func (v *termView) resize(cols, rows int) {
+	if v.frozen != nil {
+		return
+	}
 	v.catchUp()
 	v.cols, v.rows = cols, rows
 	v.scr.Resize(cols, rows)
+}
+
+// cellBytes is what a rendered screen costs per cell (vt10x keeps a glyph
+// per cell for the main and the alternate screen): 1000x500 is 16 MB.
+const cellBytes = 32
+
+// freeze keeps the screen as it is now and releases the emulator: called
+// once a process's output is complete. Nothing rendered or pending: nothing
+// to keep.
+//
+// A screen never rendered keeps its (bounded, counted) pending output
+// instead: rendering every finished process's screen just in case would
+// cost more than the bytes; the first look renders and freezes it.
+func (v *termView) freeze() {
+	if v.ended {
+		return
+	}
+	v.ended = true
+	if v.scr != nil {
+		v.keep(v.snapshot())
+	}
+}
+
+// keep freezes s, in as little memory as its text needs.
+func (v *termView) keep(s screen.Snapshot) {
+	lines := make([]string, len(s.Lines))
+	for i, l := range s.Lines {
+		lines[i] = strings.Clone(l)
+	}
+	s.Lines = lines
+	v.frozen, v.scr, v.pending = &s, nil, nil
+}
+
+// heldBytes is the memory the view holds: the output not rendered yet, the
+// emulator, the frozen screen.
+func (v *termView) heldBytes() int {
+	n := cap(v.pending)
+	if v.scr != nil {
+		n += v.cols * v.rows * cellBytes
+	}
+	if v.frozen != nil {
+		for _, l := range v.frozen.Lines {
+			n += len(l) + 16
+		}
+	}
+	return n
 }

@@ -41,7 +41,7 @@ __yieldshell_wrap
 // starts fish with it.
 func integrateFish(fish string, login bool, dir string) (string, error) {
 	path := filepath.Join(dir, "yieldshell.fish")
-	if err := writeOnce(path, fishIntegration); err != nil {
+	if err := ensure(path, fishIntegration); err != nil {
 		return "", err
 	}
 	line := "exec " + shellQuote(fish)

@@ -54,8 +54,9 @@ PS0=$'\033]133;C\007'"$PS0"
 // Integrate returns the command line that runs command, an interactive
 // shell invocation, with shell integration, and the environment it needs;
 // ok is false when command is not one we integrate (bash, zsh or fish with
-// no arguments but -i, -l and --login). The files it needs are written to
-// dir once.
+// no arguments but -i, -l and --login). The files it needs are checked, and
+// written again if missing or not exactly ours, in dir every time
+// (PrepareDir, then ensure): nothing planted there runs.
 func Integrate(command, dir string) (line string, env []string, ok bool, err error) {
 	if !IsShellCommand(command) {
 		return "", nil, false, nil
@@ -64,6 +65,9 @@ func Integrate(command, dir string) (line string, env []string, ok bool, err err
 	path, err := exec.LookPath(f[0])
 	if err != nil {
 		return "", nil, false, nil // let the shell report it as usual
+	}
+	if err := PrepareDir(dir); err != nil {
+		return "", nil, false, err
 	}
 	login := slices.ContainsFunc(f[1:], func(a string) bool { return a != "-i" })
 	switch filepath.Base(f[0]) {
@@ -82,7 +86,7 @@ func Integrate(command, dir string) (line string, env []string, ok bool, err err
 
 func integrateBash(bash string, login bool, dir string) (string, []string, error) {
 	rc := filepath.Join(dir, "bashrc")
-	if err := writeOnce(rc, bashIntegration); err != nil {
+	if err := ensure(rc, bashIntegration); err != nil {
 		return "", nil, err
 	}
 	var env []string

@@ -1,7 +1,6 @@
 package shellinit
 
 import (
-	"os"
 	"path/filepath"
 )
 
@@ -74,11 +73,11 @@ var zshFiles = map[string]string{
 // zsh with it, passing on the user's ZDOTDIR (set or not).
 func integrateZsh(zsh string, args []string, dir string) (string, error) {
 	zd := filepath.Join(dir, "zsh")
-	if err := os.MkdirAll(zd, 0o700); err != nil {
+	if err := PrepareDir(zd); err != nil {
 		return "", err
 	}
 	for name, content := range zshFiles {
-		if err := writeOnce(filepath.Join(zd, name), content); err != nil {
+		if err := ensure(filepath.Join(zd, name), content); err != nil {
 			return "", err
 		}
 	}

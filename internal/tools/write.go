@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
@@ -28,7 +29,7 @@ type WriteIn struct {
 	Rows           *int     `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
 	// WaitForPassword holds a secret back until the terminal no longer
 	// echoes: typed earlier, it would be echoed into the log.
-	WaitForPassword bool `json:"wait_for_password,omitempty" jsonschema:"hold the input until the program waits for a password (input_kind password: the terminal does not echo), at most yield_ms (10 s without it); if it asks for something else, ends or does not ask in time, nothing is written and the answer says so (ok false). Use it for every secret: input typed before the prompt is echoed into the output"`
+	WaitForPassword bool `json:"wait_for_password,omitempty" jsonschema:"hold the input until the kernel shows the program reading its terminal with echo off at a password prompt (input_kind password, input_signal tty_read or stdin_read), at most yield_ms (10 s without it); if it asks for something else, shows only a prompt's text (a program polling several inputs, ssh relaying a remote prompt, sudo), ends or does not ask in time, nothing is written and the answer says so (ok false). The secret is then redacted from every later view of this process's output, even if the program prints it. Use it for every secret: input typed before the prompt is echoed into the output"`
 }
 
 // WriteOut is write's answer. Without yield_ms it is only process_id and
@@ -60,7 +61,7 @@ func writeTool() *mcp.Tool {
 Example (a REPL): {"process_id": "proc_1a2b3c4d5e6f", "input": "1+1", "newline": true, "yield_ms": 5000}
 Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "keys": ["Down", "Down", "Enter"]}
 
-Passwords: write a secret with wait_for_password: true. Input written before the program turned the terminal's echo off (a password sent right after exec, or exec's stdin) is echoed into the output and the log; wait_for_password holds it until the program waits for a password, and writes nothing if it never does.
+Passwords: write a secret with wait_for_password: true. Input written before the program turned the terminal's echo off (a password sent right after exec, or exec's stdin) is echoed into the output and the log; wait_for_password holds it until the kernel shows the program reading with echo off at a password prompt, writes nothing if it never does, and redacts the secret from the process's later output. Where only the prompt's text says a password is asked (a program polling several inputs, a remote prompt behind ssh, sudo), nothing is written: ask the user to type it (ask_human, where offered), or, only if the user agreed that the secret may appear in the output, write it without wait_for_password.
 
 In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell (bash, zsh, fish), a command written with yield_ms answers when it finishes, with command_exit_code; several lines written at once (or a line typed while a command runs) answer after the last of them, with command_exit_codes listing each one's code in order. read and wait report the codes of commands that finished after the write's answer. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
 		Annotations: mcptool.Annotations("Send input to a process", mcptool.Types),
@@ -72,7 +73,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if err != nil {
 		return mcptool.Error(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
-	if msg := resize(p, in.Cols, in.Rows); msg != "" {
+	if msg := resize(h.cfg, p, in.Cols, in.Rows); msg != "" {
 		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
 	}
 	var yield time.Duration // no yield_ms: answer at once, as 0.4.0 did
@@ -84,6 +85,9 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		if out, ok := h.holdForPassword(ctx, p, in, start, yield); !ok {
 			return mcptool.Error(out)
 		}
+		// From now on every view of the process's output redacts it,
+		// should the program print it back (issue 30 item 2).
+		p.AddSecret(in.Input)
 	}
 	// Where the reply starts: everything from here on came after the write.
 	_, before := p.Snapshot(session.Query{Streams: session.Both})
@@ -117,12 +121,15 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 
 // resize applies write's cols and rows, if given; it returns what went
 // wrong, or "".
-func resize(p *session.Process, cols, rows *int) string {
+func resize(cfg *policy.Config, p *session.Process, cols, rows *int) string {
 	if cols == nil && rows == nil {
 		return ""
 	}
 	if cols == nil || rows == nil || *cols < 2 || *rows < 2 || *cols > 1000 || *rows > 1000 {
 		return "resizing needs both cols and rows, each from 2 to 1000"
+	}
+	if err := cfg.CheckScreen(*cols, *rows); err != nil {
+		return err.Error()
 	}
 	if err := p.Resize(uint16(*cols), uint16(*rows)); err != nil {
 		return "resizing the terminal: " + err.Error()
@@ -153,16 +160,29 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	}
 	_, before := p.Snapshot(session.Query{Streams: session.Both})
 	o := p.Await(ctx, start.Add(hold), session.Until{InputWait: true})
-	if o.Reason == session.ReasonInputWait && o.Input.Kind == "password" {
+	if o.Reason == session.ReasonInputWait && o.Input.TakesSecret() {
 		return WriteOut{}, true
 	}
+	advice := "Read the output, answer what it asks, and write the password again with wait_for_password"
 	var why string
-	switch o.Reason {
-	case session.ReasonInputWait:
+	switch {
+	case o.Reason == session.ReasonInputWait && o.Input.AsksPassword():
+		// It asks for a password, but nothing shows the terminal will not
+		// echo it: prompt text alone is never enough.
+		if o.Input.Kind == "password" {
+			why = "the program shows a password prompt, but the kernel does not show it reading its terminal with echo off " +
+				"(it waits on several inputs at once, as node's readline, a select() loop or ssh relaying a remote host's prompt do, " +
+				"or this system cannot be asked), so the secret could be echoed into the output"
+		} else {
+			why = "the program shows a password prompt, but its terminal echoes what is typed, so the secret would appear in the output"
+		}
+		advice = "Ask the user to type it themselves (ask_human, where offered), " +
+			"or, only if the user agreed that this secret may appear in the output and the logs, write it without wait_for_password"
+	case o.Reason == session.ReasonInputWait:
 		why = "the program waits for " + string(o.Input.Kind) + " input, not a password"
-	case session.ReasonExited:
+	case o.Reason == session.ReasonExited:
 		why = "the process ended before it asked for a password"
-	case session.ReasonCancelled:
+	case o.Reason == session.ReasonCancelled:
 		why = "the call was cancelled before the program asked for a password"
 	default:
 		why = "the program did not ask for a password within " + hold.String()
@@ -172,7 +192,7 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 		ProcessID: p.ID, OK: false, Status: r.Status, ExitCode: r.ExitCode, Signal: r.Signal,
 		Stdout: r.Stdout, Stderr: r.Stderr, NextSeq: r.NextSeq, Truncated: r.Truncated,
 		EndedBy: r.EndedBy, InputOut: r.InputOut, Screen: r.Screen,
-		Error: why + "; nothing was written. Read the output, answer what it asks, and write the password again with wait_for_password",
+		Error: why + "; nothing was written. " + advice,
 	}
 	if o.Reason == session.ReasonInputWait {
 		out.InputOut = inputOut(o.Input)

@@ -1,0 +1,92 @@
+//go:build unix
+
+package session
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
+)
+
+// heapAfterGC is the live heap once the collector has run.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// Issue 30 item 5: each finished exec kept about 7 KB until purged, so
+// 10,000 of them held 117 MB. The record of a finished exec must be small
+// enough that 10,000 stay under 50 MB: under 5,000 bytes each, measured
+// with runtime.MemStats over real runs (a terminal each, as exec's default).
+func TestFinishedExecRecordsStaySmall(t *testing.T) {
+	const n = 400
+	m := newTestManager(t, nil)
+	before := heapAfterGC()
+	for i := range n {
+		p, err := m.Start(t.Context(), spec(fmt.Sprintf("echo run %d", i), true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := p.WaitEnd(t.Context(), time.Now().Add(20*time.Second)); r != ReasonExited {
+			t.Fatalf("run %d did not end: %s", i, r)
+		}
+	}
+	// Wait for every end to be handled (the Manager's bookkeeping).
+	for _, p := range m.List() {
+		p.WaitEnd(t.Context(), time.Now().Add(20*time.Second))
+	}
+	after := heapAfterGC()
+	if f, err := os.Create(os.Getenv("YS_HEAPPROF")); err == nil {
+		_ = pprof.WriteHeapProfile(f)
+		f.Close()
+	}
+	per := int64(after-before) / n
+	t.Logf("%d finished execs: %d bytes each, %.1f MB for 10,000", n, per, float64(per)*10000/(1<<20))
+	if per*10000 > 50<<20 {
+		t.Errorf("a finished exec holds %d bytes: 10,000 would hold %.0f MB, over 50 MB", per, float64(per)*10000/(1<<20))
+	}
+	runtime.KeepAlive(m)
+}
+
+// Issue 30 item 5: a terminal larger than YIELDSHELL_MAX_SCREEN_CELLS is
+// refused (1000x500 was accepted and cost 16 MB rendered), and 50
+// processes at the largest size allowed, every screen rendered, keep the
+// server under 300 MB (841 MB at 1000x500 before).
+func TestScreensAtMaximumSizeStayBounded(t *testing.T) {
+	m := newTestManager(t, nil)
+	big := spec("true", true)
+	big.Cols, big.Rows = 1000, 500
+	if _, err := m.Start(t.Context(), big); err == nil || !strings.Contains(err.Error(), "YIELDSHELL_MAX_SCREEN_CELLS") {
+		t.Fatalf("a 1000x500 terminal: %v", err)
+	}
+	const n = 50
+	before := heapAfterGC()
+	for i := range n {
+		s := spec(fmt.Sprintf("printf 'screen %d\\n'; exec sleep 60", i), true)
+		s.Cols, s.Rows = 400, 250 // 100,000 cells: the default maximum
+		p, err := m.Start(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Close)
+		poll.Until(t, 20*time.Second, "the screen's text", func() bool {
+			_, out := p.Snapshot(Query{Screen: true, Streams: Both})
+			return out.Screen != nil && len(out.Screen.Lines) > 0 && strings.HasPrefix(out.Screen.Lines[0], "screen")
+		})
+	}
+	after := heapAfterGC()
+	mb := float64(after-before) / (1 << 20)
+	t.Logf("%d processes at 400x250, screens rendered: %.1f MB of heap", n, mb)
+	if mb > 300 {
+		t.Errorf("%d screens hold %.0f MB, over 300 MB", n, mb)
+	}
+}
