@@ -103,7 +103,7 @@ type fakeProc struct {
 	events                      []fakeEvent
 
 	pending, typeahead bool
-	echo               bool
+	echo, raw          bool // the terminal's modes: echo on, lines not read whole
 	input              []byte
 	inputClosed        bool
 }
@@ -270,7 +270,7 @@ func (f *fakeProc) ForegroundPgrp() (int, error) {
 func (f *fakeProc) Modes() (bool, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.echo, true, nil
+	return f.echo, !f.raw, nil
 }
 
 func (f *fakeProc) InputPath() string {

@@ -135,10 +135,24 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
-			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
+			st := InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
+			if kind == prompt.KindPassword && pr.Activity == prompt.Unknown && p.lineReadNoEcho() {
+				st.Signal = SignalTTYMode
+			}
+			return st
 		}
 	}
 	return InputState{}
+}
+
+// lineReadNoEcho reports whether the terminal reads whole lines with its
+// echo off: what is typed there is not shown, whoever reads it.
+func (p *Process) lineReadNoEcho() bool {
+	if !p.TTY {
+		return false
+	}
+	echo, canonical, err := p.proc.Modes()
+	return err == nil && !echo && canonical
 }
 
 // unchangedSince reports whether every byte the program wrote before the

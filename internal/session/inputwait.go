@@ -31,12 +31,17 @@ func (s InputState) AsksPassword() bool {
 
 // TakesSecret reports whether a secret can be typed now: the program asks
 // for a password and the kernel shows it blocked reading its input with
-// the terminal's echo off (or reading a pipe, which does not echo). A
-// password prompt seen only by its text (SignalQuiet: a program that polls
-// several descriptors, or a system where the kernel cannot be asked) does
-// not qualify: the terminal may echo what is typed.
+// the terminal's echo off (or reading a pipe, which does not echo), or,
+// where the reader cannot be looked at, the terminal itself reads lines
+// with its echo off (SignalTTYMode: sudo's prompt). A password prompt seen
+// only by its text (SignalQuiet: a program polling several descriptors, a
+// remote prompt behind ssh, a line editor in raw mode) does not qualify:
+// what is typed may be echoed.
 func (s InputState) TakesSecret() bool {
-	return s.Waiting && s.Kind == prompt.KindPassword && (s.Signal == SignalTTY || s.Signal == SignalStdin)
+	if !s.Waiting || s.Kind != prompt.KindPassword {
+		return false
+	}
+	return s.Signal == SignalTTY || s.Signal == SignalStdin || s.Signal == SignalTTYMode
 }
 
 // markState follows the shell-integration marks of a process.

@@ -58,10 +58,15 @@ const (
 type Signal string
 
 const (
-	SignalMark  Signal = "prompt_mark"  // an OSC 133/633 prompt mark
-	SignalTTY   Signal = "tty_read"     // blocked reading the terminal
-	SignalStdin Signal = "stdin_read"   // blocked reading the stdin pipe
-	SignalQuiet Signal = "quiet_prompt" // a prompt-shaped last line, then silence
+	SignalMark  Signal = "prompt_mark" // an OSC 133/633 prompt mark
+	SignalTTY   Signal = "tty_read"    // blocked reading the terminal
+	SignalStdin Signal = "stdin_read"  // blocked reading the stdin pipe
+	// SignalTTYMode: a password prompt, then silence, with the terminal
+	// reading lines with its echo off, where the reader cannot be looked
+	// at (another user's program, such as sudo; a system without the
+	// probe).
+	SignalTTYMode Signal = "tty_mode"
+	SignalQuiet   Signal = "quiet_prompt" // a prompt-shaped last line, then silence
 )
 
 // phase is where a process is in its life. It only moves forward, through

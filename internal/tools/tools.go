@@ -117,7 +117,7 @@ func screenOut(o session.Output) *ScreenOut {
 type InputOut struct {
 	WaitingForInput *bool  `json:"waiting_for_input,omitempty" jsonschema:"the program is waiting for input: answer it with write"`
 	InputKind       string `json:"input_kind,omitempty" jsonschema:"what it waits for: line, password (a secret is asked; with input_signal tty_read or stdin_read the kernel shows the read with the terminal's echo off, and write's wait_for_password types it; with quiet_prompt only the prompt's text says so, and wait_for_password refuses), command (a shell prompt), confirm (type one of choices; Enter alone takes default), choice (a menu: items, selected; or type one of choices when numbered), continuation (the rest of an unfinished statement), pager (Space pages, q quits) or editor (a full-screen editor)"`
-	InputSignal     string `json:"input_signal,omitempty" jsonschema:"how that was seen: prompt_mark (shell integration), tty_read or stdin_read (the kernel: blocked reading its input), quiet_prompt (a prompt-shaped last line, then 150 ms of silence)"`
+	InputSignal     string `json:"input_signal,omitempty" jsonschema:"how that was seen: prompt_mark (shell integration), tty_read or stdin_read (the kernel: blocked reading its input), tty_mode (a password prompt on a terminal reading lines with echo off, where the reader cannot be looked at: sudo), quiet_prompt (a prompt-shaped last line, then 150 ms of silence)"`
 	Prompt          string `json:"prompt,omitempty" jsonschema:"the prompt text: the line the cursor is on"`
 	mcptool.Asked
 }
