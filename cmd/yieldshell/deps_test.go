@@ -26,7 +26,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/safedir":         {},
 		"internal/outlog":          {},
 		"internal/shellinit":       {"internal/safedir"},
-		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool"},
+		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool", "internal/outlog"},
 		"internal/tools/shellyeah": {"internal/session", "internal/policy", "internal/tools/mcptool", "internal/proc"},
 		"internal/tools/mcptool":   {},
 		"internal/metrics":         {"internal/session"},

@@ -314,7 +314,7 @@ type app struct {
 
 // newApp builds the server.
 func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion()},
+	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion(), Icons: tools.Icons()},
 		&mcp.ServerOptions{Instructions: instructions(cfg.Toolset), Logger: l.sdk,
 			// Stated, not inferred from the tools registered so far (see
 			// registerInBackground); the tool set never changes.

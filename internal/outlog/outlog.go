@@ -5,6 +5,7 @@
 package outlog
 
 import (
+	"bytes"
 	"iter"
 	"slices"
 	"sort"
@@ -50,6 +51,11 @@ type Log struct {
 	start    int64       // position of the first retained byte
 	end      int64       // position the next byte will get
 	total    [2]int64
+	// head is a copy of the first HeadSize bytes, with their streams;
+	// lines counts the line ends ever appended.
+	head     []byte
+	headRuns []streamRun
+	lines    int64
 }
 
 func New(capacity int) *Log {
@@ -111,6 +117,8 @@ func (l *Log) Append(s Stream, b []byte) {
 		return
 	}
 	l.total[streamIndex(s)] += int64(len(b))
+	l.keepHead(s, b)
+	l.lines += int64(bytes.Count(b, nl))
 	if n := len(l.runs); n == 0 || l.runs[n-1].stream != s {
 		l.runs = append(l.runs, streamRun{pos: l.end, stream: s})
 	}

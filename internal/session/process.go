@@ -202,6 +202,10 @@ type Query struct {
 	// Screen asks for the rendered screen. A process in the alternate
 	// screen always gets it.
 	Screen bool
+	// HeadTail cuts output over MaxBytes into its head and its tail,
+	// saying what is left out between them (Output.Omitted), instead of
+	// keeping only the tail (no Since) or the head (Since).
+	HeadTail bool
 }
 
 // Output is a slice of a process's output.
@@ -211,6 +215,8 @@ type Output struct {
 	NextSeq        int64
 	Evicted        bool // some of the output asked for is no longer retained
 	Capped         bool // the byte budget left some of it out
+	// Omitted is the stretch a HeadTail query left out, if any.
+	Omitted *outlog.Omission
 	// Screen is the rendered terminal, when asked for or while a
 	// full-screen program runs; nil otherwise and in pipe mode.
 	Screen *screen.Snapshot
@@ -222,7 +228,14 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	defer p.mu.Unlock()
 	p.out.flush(p.log)
 	var r outlog.Result
-	if q.Since == nil {
+	var om *outlog.Omission
+	if q.HeadTail {
+		from := int64(-1)
+		if q.Since != nil {
+			from = max(*q.Since, 0)
+		}
+		r, om = p.log.HeadTail(from, q.MaxBytes, q.Streams)
+	} else if q.Since == nil {
 		r = p.log.ReadTail(q.MaxBytes, q.Streams)
 	} else {
 		r = p.log.ReadFrom(*q.Since, q.MaxBytes, q.Streams)
@@ -230,7 +243,7 @@ func (p *Process) Snapshot(q Query) (Info, Output) {
 	out := Output{
 		Stdout: r.Stdout, Stderr: r.Stderr,
 		StartSeq: r.Start, NextSeq: r.Next,
-		Evicted: r.Evicted, Capped: r.Capped,
+		Evicted: r.Evicted, Capped: r.Capped, Omitted: om,
 	}
 	out.Screen = p.out.screen(q.Screen)
 	return p.infoLocked(), out

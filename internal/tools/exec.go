@@ -70,6 +70,7 @@ type ExecOut struct {
 	ExistingProcessID string `json:"existing_process_id,omitempty" jsonschema:"when the name is taken: the running process that holds it (use restart or stop)"`
 	patternFields
 	longFields
+	omitFields
 }
 
 func execTool(cfg *policy.Config) *mcp.Tool {
@@ -254,13 +255,14 @@ type yielded struct {
 
 // execAnswer is exec's answer once it stopped waiting.
 func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
-	info, o := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	info, o := p.Snapshot(h.answerQuery(nil, in.MaxOutputBytes, session.Both))
+	stdout, stderr, of := answerText(o)
 	out := ExecOut{
 		ProcessID:   p.ID,
 		Pid:         p.Pid,
 		DurationMs:  millis(time.Since(start)),
-		Stdout:      new(text(o.Stdout)),
-		Stderr:      new(text(o.Stderr)),
+		Stdout:      new(stdout),
+		Stderr:      new(stderr),
 		Truncated:   o.Evicted || o.Capped,
 		NextSeq:     new(o.NextSeq),
 		YieldReason: string(y.reason),
@@ -269,6 +271,7 @@ func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, wa
 		Name:        p.Name,
 	}
 	out.patternFields = y.pf
+	out.omitFields = of
 	out.longFields = h.long(p)
 	out.ExitCode, out.Signal = exitFields(info)
 	if info.Status == session.Running {

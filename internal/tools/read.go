@@ -42,6 +42,8 @@ type OutputOut struct {
 	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
 	patternFields
 	longFields
+	manyFields
+	omitFields
 }
 
 func readTool() *mcp.Tool {
@@ -83,7 +85,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	}
 	switch in.View {
 	case "", "log":
-		return nil, h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: streams}), nil
+		return nil, h.output(p, h.answerQuery(in.SinceSeq, in.MaxOutputBytes, streams)), nil
 	case "screen":
 		// The screen instead of the log: nothing of the log is consumed,
 		// so next_seq stays where the reader is.
@@ -111,7 +113,7 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 		StartSeq:  new(o.StartSeq),
 		Truncated: o.Evicted || o.Capped,
 		Evicted:   o.Evicted,
-		Capped:    o.Capped,
+		Capped:    o.Capped && o.Omitted == nil, // a head-and-tail cut says omitted instead
 		EndedBy:   string(info.EndedBy),
 		Notes:     append(endNotes(info), replyNotes(info)...),
 		Screen:    screenOut(o),
@@ -123,11 +125,13 @@ func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
 		out.InputOut = inputOut(p.InputState())
 		out.CommandOut = commandOut(p)
 	}
+	stdout, stderr, of := answerText(o)
+	out.omitFields = of
 	if q.Streams&session.Stdout != 0 {
-		out.Stdout = new(text(o.Stdout))
+		out.Stdout = new(stdout)
 	}
 	if q.Streams&session.Stderr != 0 {
-		out.Stderr = new(text(o.Stderr))
+		out.Stderr = new(stderr)
 	}
 	return out
 }

@@ -46,6 +46,9 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 	mcptool.Add(s, restartTool(), h.restart)
 }
 
+// Icons is the server's icon list, for serverInfo (the tools carry it too).
+func Icons() []mcp.Icon { return mcptool.Icons() }
+
 func unknownProcess(id string) string {
 	return fmt.Sprintf("Unknown process_id: %s (ps lists the processes this server knows)", id)
 }

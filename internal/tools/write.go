@@ -29,7 +29,8 @@ type WriteIn struct {
 	Rows           *int     `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
 	// WaitForPassword holds a secret back until the terminal no longer
 	// echoes: typed earlier, it would be echoed into the log.
-	WaitForPassword bool `json:"wait_for_password,omitempty" jsonschema:"hold the input until the kernel shows the program reading its terminal with echo off at a password prompt (input_kind password, input_signal tty_read or stdin_read; tty_mode where the reader cannot be looked at but the terminal reads lines with echo off, as for sudo), at most yield_ms (10 s without it); if it asks for something else, shows only a prompt's text (a program polling several inputs, ssh relaying a remote prompt), ends or does not ask in time, nothing is written and the answer says so (ok false). The secret is then redacted from every later view of this process's output, even if the program prints it. Use it for every secret: input typed before the prompt is echoed into the output"`
+	WaitForPassword bool        `json:"wait_for_password,omitempty" jsonschema:"hold the input until the kernel shows the program reading its terminal with echo off at a password prompt (input_kind password, input_signal tty_read or stdin_read; tty_mode where the reader cannot be looked at but the terminal reads lines with echo off, as for sudo), at most yield_ms (10 s without it); if it asks for something else, shows only a prompt's text (a program polling several inputs, ssh relaying a remote prompt), ends or does not ask in time, nothing is written and the answer says so (ok false). The secret is then redacted from every later view of this process's output, even if the program prints it. Use it for every secret: input typed before the prompt is echoed into the output"`
+	Steps           []WriteStep `json:"steps,omitempty" jsonschema:"several inputs in one call, typed in order, each waiting for its condition (until, or the program waiting for input again) before the next; the answer has one result per step and stops at the first that failed (failed_step). Replaces input, keys, newline and yield_ms; never for secrets"`
 }
 
 // WriteOut is write's answer. Without yield_ms it is only process_id and
@@ -50,6 +51,8 @@ type WriteOut struct {
 	InputOut
 	Screen *ScreenOut `json:"screen,omitempty" jsonschema:"with yield_ms: the rendered terminal while a full-screen program runs"`
 	Error  string     `json:"error,omitempty" jsonschema:"why the input was not delivered and what to do instead"`
+	stepsFields
+	omitFields
 }
 
 func writeTool() *mcp.Tool {
@@ -63,7 +66,9 @@ Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "keys": ["Down", "Down", "En
 
 Passwords: write a secret with wait_for_password: true. Input written before the program turned the terminal's echo off (a password sent right after exec, or exec's stdin) is echoed into the output and the log; wait_for_password holds it until the kernel shows the program reading with echo off at a password prompt, writes nothing if it never does, and redacts the secret from the process's later output. Where only the prompt's text says a password is asked (a program polling several inputs, a remote prompt behind ssh), nothing is written: ask the user to type it (ask_human, where offered), or, only if the user agreed that the secret may appear in the output, write it without wait_for_password.
 
-In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell (bash, zsh, fish), a command written with yield_ms answers when it finishes, with command_exit_code; several lines written at once (or a line typed while a command runs) answer after the last of them, with command_exit_codes listing each one's code in order. read and wait report the codes of commands that finished after the write's answer. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).`,
+In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell (bash, zsh, fish), a command written with yield_ms answers when it finishes, with command_exit_code; several lines written at once (or a line typed while a command runs) answer after the last of them, with command_exit_codes listing each one's code in order. read and wait report the codes of commands that finished after the write's answer. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).
+
+Several steps in one call (a debugger or database session whose next lines you know): {"process_id": "db", "steps": [{"input": "select 1;", "newline": true}, {"input": ".tables", "newline": true, "until": "users"}]} types each step, waits until the program waits for input again (or until matches, within timeout_ms), then types the next; the answer has steps (ok and the output of each) and failed_step when one did not get there. Never put a secret in a step.`,
 		Annotations: mcptool.Annotations("Send input to a process", mcptool.Types),
 	}
 }
@@ -72,6 +77,9 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
 		return mcptool.Error(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+	}
+	if len(in.Steps) > 0 {
+		return h.writeSteps(ctx, req, p, in)
 	}
 	if msg := resize(h.cfg, p, in.Cols, in.Rows); msg != "" {
 		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
@@ -106,11 +114,11 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if reason == session.ReasonDeadline {
 		reason = session.ReasonYield
 	}
-	o := h.output(p, session.Query{Since: &before.NextSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	o := h.output(p, h.answerQuery(&before.NextSeq, in.MaxOutputBytes, session.Both))
 	out := WriteOut{
 		ProcessID: p.ID, OK: true, Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
-		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
+		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen, omitFields: o.omitFields,
 	}
 	if reason == session.ReasonInputWait || reason == session.ReasonReady {
 		out.InputOut = inputOut(st)
