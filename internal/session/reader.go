@@ -35,6 +35,8 @@ type streamReader struct {
 	// fg is the terminal's foreground process group when the newest
 	// output was read: who asked the queries in it (0: not known).
 	fg int
+	// learned is how many secrets typed by a person red knows (human.go).
+	learned int
 }
 
 func newStreamReader(s Stream, tty bool, secrets []policy.Secret) *streamReader {
@@ -114,6 +116,7 @@ func (p *Process) pass(sr *streamReader, batch []byte) {
 	for len(batch) > 0 {
 		turn := batch[:min(len(batch), turnBytes)]
 		batch = batch[len(turn):]
+		p.learnSecrets(sr)
 		sr.take(turn)
 		p.mu.Lock()
 		p.appendLocked(sr, false)

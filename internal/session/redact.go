@@ -17,7 +17,7 @@ func redactError(secrets []policy.Secret, err error) error {
 		return err
 	}
 	if r, ok := errors.AsType[*policy.Refusal](err); ok {
-		return &policy.Refusal{Rule: r.Rule, Message: msg}
+		return &policy.Refusal{Rule: r.Rule, Message: msg, Askable: r.Askable}
 	}
 	return redactedError{msg: msg, err: err}
 }
