@@ -29,14 +29,32 @@ func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error
 	return cwd, nil
 }
 
+// Asking is what a person is asked to allow: the refusals a start meets
+// that they may waive, and the command and directory (resolved) it would
+// run with, redacted as answers are.
+type Asking struct {
+	Refusals     []*policy.Refusal
+	Command, Cwd string
+}
+
+// Rules names the refusals' rules, for Spec.Waived.
+func (a Asking) Rules() []string {
+	rules := make([]string, len(a.Refusals))
+	for i, r := range a.Refusals {
+		rules[i] = r.Rule
+	}
+	return rules
+}
+
 // Askable says what a person would have to allow for spec to start: the
 // policy refusals it meets, in the order policy checks them, as long as
 // each may be waived (policy.Refusal.Askable). err is the first refusal
 // that may not be (or another failure); nil when, with the askable ones
 // waived, policy lets the command start. Nothing is started or reserved;
 // the process limit is not looked at.
-func (m *Manager) Askable(spec Spec) (askable []*policy.Refusal, err error) {
+func (m *Manager) Askable(spec Spec) (Asking, error) {
 	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	a := Asking{Command: redact(secrets, spec.Command)}
 	spec.Waived = slices.Clone(spec.Waived)
 	for {
 		cfg := m.cfg.Waive(spec.Waived...)
@@ -45,17 +63,18 @@ func (m *Manager) Askable(spec Spec) (askable []*policy.Refusal, err error) {
 			err = cfg.CheckCommand(spec.Command, secrets...)
 		}
 		if err == nil {
-			_, err = cfg.ResolveCwd(spec.Cwd)
+			a.Cwd, err = cfg.ResolveCwd(spec.Cwd)
+			a.Cwd = redact(secrets, a.Cwd)
 		}
 		if err == nil {
-			return askable, nil
+			return a, nil
 		}
 		err = redactError(secrets, err)
 		r, ok := errors.AsType[*policy.Refusal](err)
 		if !ok || !r.Askable || slices.Contains(spec.Waived, r.Rule) {
-			return askable, err
+			return a, err
 		}
-		askable = append(askable, r)
+		a.Refusals = append(a.Refusals, r)
 		spec.Waived = append(spec.Waived, r.Rule)
 	}
 }
