@@ -19,8 +19,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
-	"sync"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
