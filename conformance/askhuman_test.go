@@ -466,3 +466,44 @@ func TestAskApprovalOff(t *testing.T) {
 		t.Errorf("without YIELDSHELL_ASK (asked %d): %s", asked.Load(), r.text)
 	}
 }
+
+// Through the persistent server the page is the server's (on its own
+// loopback listener), the bridge only relays the calls, URL elicitation
+// included.
+//
+// Spec: issue 33 item 1: "Works through the persistent server (--persist) too: the page is the server's, the bridge only relays the call."
+func TestAskHumanPersist(t *testing.T) {
+	need(t, "bash", "sha256sum")
+	env := persistRuntime(t)
+	fallback := start(t, "2025-06-18", env...)
+	id := waiting(t, fallback.exec("cat", map[string]any{"yield_ms": longYield}), "line").str("process_id")
+	u := fallback.call("ask_human", map[string]any{"process_id": id, "message": "m"}).str("url")
+	p := newPerson(t)
+	p.open(u)
+	p.keys(u, "through the bridge\r")
+	fallback.readUntil(id, "through the bridge")
+	p.press(u, "done")
+	if w := fallback.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000}); w.str("yield_reason") != "human_done" {
+		t.Errorf("wait through the bridge: %s", w.text)
+	}
+
+	client := askClient([]string{"url"}, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		p.open(req.Params.URL)
+		p.submit(req.Params.URL, askSecret)
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	})
+	s, err := connectClient(t, client, "", env...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = waiting(t, s.exec(passwordProgram, map[string]any{"shell": "bash", "yield_ms": longYield}), "password").str("process_id")
+	a := s.call("ask_human", map[string]any{"process_id": id, "message": "m", "secret": true})
+	if a.str("yield_reason") != "human_done" || !strings.Contains(a.str("stdout"), sha(askSecret)) {
+		t.Errorf("URL elicitation through the bridge: %s", a.text)
+	}
+	serverLog, _ := os.ReadFile(filepath.Join(strings.TrimPrefix(env[0], "XDG_RUNTIME_DIR="), "yieldshell", "server.log"))
+	if len(serverLog) == 0 {
+		t.Error("the persistent server's log is empty or missing")
+	}
+	noSecret(t, "", map[string]string{"ask_human": a.text, "the persistent server's log": string(serverLog)})
+}
