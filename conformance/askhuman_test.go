@@ -507,3 +507,34 @@ func TestAskHumanPersist(t *testing.T) {
 	}
 	noSecret(t, "", map[string]string{"ask_human": a.text, "the persistent server's log": string(serverLog)})
 }
+
+// shell-yeah's ask_human takes a label; send_input is refused while the
+// person holds the terminal.
+//
+// Spec: issue 33 item 1: "A new tool ask_human (in both toolsets; label in place of process_id in the shell-yeah one)"
+func TestAskHumanShellYeah(t *testing.T) {
+	s := start(t, "", "YIELDSHELL_TOOLSET=shell-yeah")
+	if r := s.call("start_shell", map[string]any{"command": "cat", "label": "kitty", "workingDirectory": t.TempDir()}); r.isError {
+		t.Fatalf("start_shell: %s", r.text)
+	}
+	t.Cleanup(func() { s.stopQuietly("kitty") })
+	a := s.call("ask_human", map[string]any{"label": "kitty", "message": "m"})
+	u := a.str("url")
+	if a.isError || u == "" || a.str("label") != "kitty" {
+		t.Fatalf("ask_human: %s", a.text)
+	}
+	p := newPerson(t)
+	p.open(u)
+	eventually(t, 10*time.Second, "send_input to be refused while the person holds the terminal", func() bool {
+		r := s.call("send_input", map[string]any{"label": "kitty", "input": "agent"})
+		return r.isError && strings.Contains(r.str("error"), "person holds this terminal")
+	})
+	p.keys(u, "from the person\r")
+	p.press(u, "done")
+	eventually(t, 10*time.Second, "the person's line in the log", func() bool {
+		return strings.Contains(s.call("get_all_loglines", map[string]any{"label": "kitty"}).text, "from the person")
+	})
+	if r := s.call("send_input", map[string]any{"label": "kitty", "input": "agent again"}); r.isError {
+		t.Errorf("send_input after Done: %s", r.text)
+	}
+}
