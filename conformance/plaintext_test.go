@@ -60,6 +60,7 @@ func TestTextIsPlainJSON(t *testing.T) {
 		call("restart", map[string]any{"process_id": "plain", "wait_for": ">>>", "force_after_ms": 100})
 		call("stop", map[string]any{"process_id": "plain", "signal": "SIGKILL"})
 		call("read", map[string]any{"process_id": "<none> && >"}) // an error answer
+		call("ask_human", map[string]any{"process_id": "<none> && >", "message": "<m> & >"})
 		call("cleanup", map[string]any{"completed_older_than_ms": 0, "stopped_older_than_ms": 0})
 
 		// The mcp-shell-yeah toolset.

@@ -26,7 +26,7 @@ func TestShellYeahToolset(t *testing.T) {
 		for _, tool := range tools.Tools {
 			names = append(names, tool.Name)
 		}
-		if len(names) != 11 || !slices.Contains(names, "start_shell") || slices.Contains(names, "exec") {
+		if len(names) != 12 || !slices.Contains(names, "start_shell") || !slices.Contains(names, "ask_human") || slices.Contains(names, "exec") {
 			t.Fatalf("tools: %v", names)
 		}
 		wd := t.TempDir()

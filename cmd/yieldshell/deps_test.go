@@ -26,8 +26,10 @@ func TestImportDirection(t *testing.T) {
 		"internal/safedir":         {},
 		"internal/outlog":          {},
 		"internal/shellinit":       {"internal/safedir"},
-		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool", "internal/outlog"},
-		"internal/tools/shellyeah": {"internal/session", "internal/policy", "internal/tools/mcptool", "internal/proc"},
+		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool", "internal/outlog", "internal/tools/askhuman"},
+		"internal/tools/shellyeah": {"internal/session", "internal/policy", "internal/tools/mcptool", "internal/proc", "internal/tools/askhuman"},
+		"internal/tools/askhuman":  {"internal/session", "internal/policy", "internal/human"},
+		"internal/human":           {},
 		"internal/tools/mcptool":   {},
 		"internal/metrics":         {"internal/session"},
 		"conformance":              {},
@@ -37,7 +39,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/testdir":         {},
 		"internal/console":         {"internal/tools"},
 		"internal/mcplog":          {},
-		"cmd/yieldshell":           {"internal/daemon", "internal/linerpc", "internal/tools", "internal/metrics", "internal/session", "internal/pty", "internal/policy", "internal/console", "internal/mcplog"},
+		"cmd/yieldshell":           {"internal/daemon", "internal/linerpc", "internal/tools", "internal/metrics", "internal/session", "internal/pty", "internal/policy", "internal/console", "internal/mcplog", "internal/human", "internal/tools/askhuman"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

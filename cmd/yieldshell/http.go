@@ -196,6 +196,9 @@ func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) er
 	}
 	a.log.Info("serving MCP over streamable HTTP", "url", url)
 	hs := httpServer(a.srv, a.metrics, hc)
+	if err := mountHuman(a.people, hs, ln.Addr()); err != nil {
+		return err
+	}
 	ln = newCapListener(ln, hc.maxConns)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

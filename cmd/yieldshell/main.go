@@ -50,16 +50,18 @@ const defaultInstructions = `yieldshell runs shell commands for you, each under 
 - For a backgrounded process: read with since_seq set to the last next_seq to get only new output; wait to block until it finishes or asks for input (at most 55 s per call); stop to end it and its children.
 - Output is the terminal's text, cleaned of escape codes. For full-screen programs (vim, less, top) answers carry the rendered screen; read with view "screen" shows it any time.
 - ps lists processes; cleanup forgets finished ones.
-- For servers and watchers: exec with a name (a handle every tool accepts in place of process_id) and wait_for (a regex such as "Local:.*http") to answer once it is up; restart restarts it; stop with all: true stops everything.`
+- For servers and watchers: exec with a name (a handle every tool accepts in place of process_id) and wait_for (a regex such as "Local:.*http") to answer once it is up; restart restarts it; stop with all: true stops everything.
+- A password the user did not give you, or a prompt only they can answer: ask_human gives them a one-time page (secret: true types a password into the program without it ever reaching you; secret: false hands them the terminal until they press Done). Never ask the user to paste a password into the chat.`
 
 const shellYeahInstructions = `yieldshell runs long-lived commands for you in the background, each under its own terminal, with the tools of mcp-shell-yeah.
 - start_shell starts a command (dev server, watcher, test runner) under a label, a handle every tool takes, and answers with its first output once it goes quiet; start_shell_with_verification answers once a regex such as "Local:.*http" appears, and can start a crashing shell again.
 - check_shell gives a shell's status, exit code, detected URLs and the log lines since the previous check; get_all_loglines gives every retained line; list_shells lists every shell; wait_for_shell blocks until a shell is running, stopped or crashed.
 - When isProbablyAwaitingInput is true the shell waits at a prompt: answer with send_input, which types a line and answers with the reaction.
 - stop_shell ends a shell and everything it started; restart_shell starts it again with the same options; stop_all_shells ends every shell; health_check describes the server.
-- Log lines are the terminal's text, cleaned of escape codes.`
+- Log lines are the terminal's text, cleaned of escape codes.
+- A password the user did not give you, or a prompt only they can answer: ask_human gives them a one-time page for that shell (secret: true for a password, which never reaches you). Never ask the user to paste a password into the chat.`
 
-const allInstructions = `The mcp-shell-yeah tools are here too, on the same processes: start_shell, start_shell_with_verification, check_shell, send_input, wait_for_shell, get_all_loglines, list_shells, stop_shell, restart_shell, stop_all_shells, health_check. A shell's label is a name the tools above accept in place of process_id.`
+const allInstructions = `The mcp-shell-yeah tools are here too, on the same processes: start_shell, start_shell_with_verification, check_shell, send_input, wait_for_shell, get_all_loglines, list_shells, stop_shell, restart_shell, stop_all_shells, health_check (ask_human takes process_id, a label included). A shell's label is a name the tools above accept in place of process_id.`
 
 func main() {
 	setProcessWide()
@@ -304,6 +306,7 @@ func envBool(name string, getenv func(string) string) (bool, error) {
 type app struct {
 	srv        *mcp.Server
 	mgr        *session.Manager
+	people     *people // ask_human's pages, approvals (human.go)
 	metrics    *metrics.Metrics
 	log        *slog.Logger
 	tempLogDir string // removed at shutdown; "" when none was made
@@ -343,8 +346,13 @@ func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
 		}
 		return nil, err
 	}
+	pp, err := newPeople(log)
+	if err != nil {
+		mgr.Shutdown(context.Background())
+		return nil, err
+	}
 	m := metrics.New(mgr)
-	a := &app{srv: srv, mgr: mgr, log: log, metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
+	a := &app{srv: srv, mgr: mgr, people: pp, log: log, metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	srv.AddReceivingMiddleware(recoverPanics(log), m.Middleware(), a.awaitTools())
 	a.registerInBackground(cfg, r)
 	return a, nil
@@ -386,7 +394,7 @@ func tuneGC() {
 // shutdown joins the goroutine.
 func (a *app) registerInBackground(cfg *policy.Config, r role) {
 	a.background.Go(func() {
-		tools.Register(a.srv, a.mgr, cfg, buildVersion())
+		tools.Register(a.srv, a.mgr, cfg, buildVersion(), tools.WithHuman(a.people.ask))
 		close(a.registered)
 		tuneGC()
 		if r == longRunning {
@@ -419,6 +427,9 @@ func (a *app) shutdown() {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	a.background.Wait() // registration: the sweep must start before Shutdown, or not at all
+	if err := a.people.close(sctx); err != nil {
+		a.log.Warn("closing the pages for people", "error", err)
+	}
 	a.mgr.Shutdown(sctx)
 	if a.tempLogDir != "" {
 		if err := os.RemoveAll(a.tempLogDir); err != nil {

@@ -362,3 +362,19 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s[:maxText], "") + "…"
 }
+
+// Mount makes a Pages created without a BaseURL one that the caller
+// serves: [Pages.Handler] mounted under baseURL (e.g. once an HTTP
+// listener's address is known). It must come before the first Open.
+func (p *Pages) Mount(baseURL string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.self || p.srv != nil || p.nextID > 0 || p.closed {
+		return errors.New("human pages: Mount must come first, on Pages made without a BaseURL")
+	}
+	if err := p.setBase(baseURL); err != nil {
+		return err
+	}
+	p.self = false
+	return nil
+}

@@ -22,7 +22,7 @@ const commandEcho = 40
 // refusal quotes the command with secrets redacted.
 func (c *Config) CheckCommand(command string, secrets ...Secret) error {
 	if c.DenyCommand != nil && c.DenyCommand.MatchString(command) {
-		return refuse("deny_command_regex", fmt.Sprintf(
+		return askable("deny_command_regex", fmt.Sprintf(
 			"command denied by policy (deny_command_regex): %s matches the operator's %s. Nothing was started. "+
 				"Use a different command that does not match the operator's deny pattern, "+
 				"or ask the operator to change %s.",
@@ -129,7 +129,7 @@ func (c *Config) ResolveCwd(cwd string) (string, error) {
 }
 
 func (c *Config) outsideRoots(cwd, resolved string) error {
-	return refuse("cwd", fmt.Sprintf("cwd %s is not under allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
+	return askable("cwd", fmt.Sprintf("cwd %s is not under allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
 		"Nothing was started. Use a directory inside one of: %s.",
 		describe(cwd, resolved), strings.Join(c.AllowedCwds, ", ")))
 }

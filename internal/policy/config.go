@@ -36,6 +36,7 @@ const (
 	envTimeoutGraceMs   = "YIELDSHELL_TIMEOUT_GRACE_MS" // extension
 	envToolset          = "YIELDSHELL_TOOLSET"          // extension
 	envMaxLogLines      = "MCP_MAX_LOG_LINES"           // mcp-shell-yeah's
+	envAsk              = "YIELDSHELL_ASK"              // extension
 )
 
 // Defaults. The numeric ones match 0.4.0.
@@ -108,6 +109,8 @@ func Vars() []Var {
 			"yieldshell extension: records of finished processes are forgotten this long after they ended, as cleanup would; 0 keeps them until cleanup."},
 		{envToolset, ToolsetDefault,
 			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
+		{envAsk, "false",
+			"yieldshell extension: with a client that declared form elicitation, a command refused for a blocked side-effect category, a cwd outside " + envAllowedCwds + " or " + envDenyCommand + " asks the user once (allow once / deny) instead of failing; never for " + envAllowCommand + ", the process limit or a malformed call."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
 			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
 	}
@@ -162,6 +165,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 		Toolset:        l.toolset(),
 		MaxLogLines:    l.int(envMaxLogLines, defaultMaxLogLines, 1),
 		MaxScreenCells: l.int(envMaxScreenCells, defaultMaxScreenCells, 4),
+		Ask:            l.bool(envAsk, false),
 	}
 	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -306,7 +307,7 @@ func TestVars(t *testing.T) {
 			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
 		}
 	}
-	if len(vars) != 20 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+	if len(vars) != 21 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
 		t.Errorf("unexpected order: %v", vars)
 	}
 }
@@ -347,5 +348,39 @@ func TestLoadLongRunningSettings(t *testing.T) {
 		if _, err := Load(func(k string) string { return bad[k] }, dir); err == nil {
 			t.Errorf("Load(%v) accepted it", bad)
 		}
+	}
+}
+
+// YIELDSHELL_ASK lifts exactly the askable part of a rule for one call.
+func TestWaive(t *testing.T) {
+	dir := tempDir(t)
+	c, err := Load(envOf(map[string]string{"YIELDSHELL_ASK": "1", "YIELDSHELL_DENY_COMMAND_REGEX": "rm -rf",
+		"YIELDSHELL_ALLOW_COMMAND_REGEX": "^echo|^rm", "YIELDSHELL_ALLOWED_CWDS": dir}), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Ask {
+		t.Fatal("YIELDSHELL_ASK=1 did not set Ask")
+	}
+	for _, tc := range []struct {
+		err      error
+		askable  bool
+		rule     string
+		waivedOK bool
+	}{
+		{c.CheckSideEffects([]string{"RUNS_INLINE_CODE"}), true, "side_effects", c.Waive("side_effects").CheckSideEffects([]string{"RUNS_INLINE_CODE"}) == nil},
+		{c.CheckSideEffects([]string{"NOPE"}), false, "side_effects", c.Waive("side_effects").CheckSideEffects([]string{"NOPE"}) == nil},
+		{c.CheckCommand("rm -rf x"), true, "deny_command_regex", c.Waive("deny_command_regex").CheckCommand("rm -rf x") == nil},
+		{c.CheckCommand("ls"), false, "allow_command_regex", c.Waive("deny_command_regex", "side_effects", "cwd").CheckCommand("ls") == nil},
+		{func() error { _, err := c.ResolveCwd("/"); return err }(), true, "cwd", func() bool { _, err := c.Waive("cwd").ResolveCwd("/"); return err == nil }()},
+		{func() error { _, err := c.ResolveCwd(filepath.Join(dir, "missing")); return err }(), false, "cwd", false},
+	} {
+		r, ok := errors.AsType[*Refusal](tc.err)
+		if !ok || r.Rule != tc.rule || r.Askable != tc.askable || tc.waivedOK != tc.askable {
+			t.Errorf("%v: askable %v rule %q, waived passes %v", tc.err, tc.askable, tc.rule, tc.waivedOK)
+		}
+	}
+	if c.Waive() != c || len(c.Blocked) == 0 || c.DenyCommand == nil || len(c.AllowedCwds) == 0 {
+		t.Error("Waive changed the configuration it copies")
 	}
 }

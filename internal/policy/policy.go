@@ -30,6 +30,7 @@ type Config struct {
 	PurgeAfter     time.Duration // finished records are forgotten after this; 0 = never
 	Toolset        string        // ToolsetDefault, ToolsetShellYeah or ToolsetAll
 	MaxLogLines    int           // lines the mcp-shell-yeah tools show of a shell (1000)
+	Ask            bool          // YIELDSHELL_ASK: a person may approve an askable refusal (approve.go)
 }
 
 // Var documents one configuration variable.
@@ -41,6 +42,8 @@ type Var struct{ Name, Default, Help string }
 type Refusal struct {
 	Rule    string // "side_effects", "deny_command_regex", "allow_command_regex", "cwd", "max_processes"
 	Message string
+	// Askable: with Ask set, a person may allow this one call (approve.go).
+	Askable bool
 }
 
 func (r *Refusal) Error() string { return r.Message }

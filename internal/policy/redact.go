@@ -325,7 +325,7 @@ func RedactError(secrets []Secret, err error) error {
 		return err
 	}
 	if r, ok := errors.AsType[*Refusal](err); ok {
-		return &Refusal{Rule: r.Rule, Message: msg}
+		return &Refusal{Rule: r.Rule, Message: msg, Askable: r.Askable}
 	}
 	return redactedError{msg: msg, err: err}
 }

@@ -118,7 +118,7 @@ func (c *Config) CheckSideEffects(declared []string) error {
 		return refuse("side_effects", msg)
 	}
 	if hits := c.blockedHits(declared); len(hits) > 0 {
-		return refuse("side_effects", blockedMessage(hits))
+		return askable("side_effects", blockedMessage(hits))
 	}
 	return nil
 }

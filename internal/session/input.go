@@ -239,10 +239,13 @@ func (p *Process) beforeWrite() {
 // Write sends input to the process.
 func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) error {
 	p.mu.Lock()
-	over := p.lc.over()
+	over, held := p.lc.over(), p.human.holds > 0
 	p.mu.Unlock()
 	if over {
 		return p.notRunning()
+	}
+	if held {
+		return ErrHeld // a person types now (human.go)
 	}
 	p.beforeWrite()
 	if len(input) > 0 {

@@ -53,6 +53,7 @@ type Process struct {
 	out     pipeline
 	lc      lifecycle
 	in      inputTracker
+	human   humanState // pages a person answers (human.go)
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called

@@ -45,7 +45,7 @@ func (s *secretList) all() []policy.Secret {
 }
 
 // add adds a typed secret; it reports false if it was known already.
-func (s *secretList) add(value string) bool {
+func (s *secretList) add(name, value string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range s.list {
@@ -54,7 +54,7 @@ func (s *secretList) add(value string) bool {
 		}
 	}
 	// A new array: readers may hold the old one.
-	s.list = append(slices.Clip(s.list), policy.Secret{Name: typedSecretName, Value: value})
+	s.list = append(slices.Clip(s.list), policy.Secret{Name: name, Value: value})
 	s.gen.Add(1)
 	return true
 }
@@ -80,11 +80,18 @@ func typedSecrets(input string) []string {
 // (typing "42" turns "1425" into "1[REDACTED:password]5"). Output stays safe
 // and becomes harder to read; asking the person instead avoids it.
 func (p *Process) AddSecret(input string) {
+	p.addSecrets(typedSecretName, typedSecrets(input)...)
+}
+
+// addSecrets redacts values, named name in the marker, from every view of
+// p's output from now on: the readers' redactors follow the list's
+// generation, the cleaned text's redactor is reset here.
+func (p *Process) addSecrets(name string, values ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	added := false
-	for _, v := range typedSecrets(input) {
-		if p.out.secrets.add(v) {
+	for _, v := range values {
+		if v != "" && p.out.secrets.add(name, v) {
 			added = true
 		}
 	}

@@ -26,6 +26,9 @@ type Spec struct {
 	Timeout     time.Duration // 0 means none
 	TTY         bool
 	Cols, Rows  uint16
+	// Waived names the askable policy rules a person allowed this one
+	// start to pass (policy.Config.Waive; approve.go).
+	Waived []string
 }
 
 // startSpec is a Spec after policy, with what was resolved.

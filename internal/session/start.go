@@ -83,13 +83,7 @@ func (m *Manager) prepare(spec Spec) (*launch, error) {
 
 // resolve is prepare before its errors are redacted.
 func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
-	if err := m.cfg.CheckSideEffects(spec.SideEffects); err != nil {
-		return nil, err
-	}
-	if err := m.cfg.CheckCommand(spec.Command, secrets...); err != nil {
-		return nil, err
-	}
-	cwd, err := m.cfg.ResolveCwd(spec.Cwd)
+	cwd, err := m.checkPolicy(spec, secrets)
 	if err != nil {
 		return nil, err
 	}

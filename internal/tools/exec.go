@@ -175,8 +175,17 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		waitFor = re
 	}
 	start := time.Now()
-	p, err := h.m.Start(ctx, h.execSpec(in))
+	spec := h.execSpec(in)
+	approved, retried, err := h.human.Approved(req, spec)
 	if err != nil {
+		return mcptool.Error(startFailure(err))
+	}
+	spec.Waived = approved
+	p, err := h.m.Start(ctx, spec)
+	if err != nil {
+		if ask := h.human.AskApproval(req, h.cfg, h.m, spec, err); ask != nil && !retried {
+			return ask, ExecOut{}, nil // YIELDSHELL_ASK: the user decides (askhuman/approve.go)
+		}
 		return mcptool.Error(startFailure(err))
 	}
 	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
@@ -197,7 +206,11 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 	}
 	stopProgress()
-	return nil, h.execAnswer(p, in, start, waitFor, y), nil
+	out := h.execAnswer(p, in, start, waitFor, y)
+	if len(approved) > 0 {
+		out.Notes = append(out.Notes, "the user allowed this command once, which policy refused ("+strings.Join(approved, ", ")+")")
+	}
+	return nil, out, nil
 }
 
 // The statuses exec answers besides a process's own ([session.Status]).

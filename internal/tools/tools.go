@@ -10,6 +10,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools/askhuman"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 	"github.com/yieldshell/yieldshell/internal/tools/shellyeah"
 )
@@ -22,20 +23,35 @@ type handlers struct {
 	// progressEvery overrides how often blocking calls report progress
 	// (tests); zero means progressEvery.
 	progressEvery time.Duration
+	human         *askhuman.Human // ask_human and approvals
 }
+
+// Option configures Register.
+type Option func(*options)
+
+type options struct{ human *askhuman.Human }
+
+// WithHuman gives the tools a way to ask the person at the other end:
+// ask_human's pages and YIELDSHELL_ASK's approvals. Without it ask_human
+// answers that it cannot make pages, and refusals stand.
+func WithHuman(h *askhuman.Human) Option { return func(o *options) { o.human = h } }
 
 // Register adds the tool surface that cfg.Toolset selects to s: by default
 // the seven tools of mcp-yieldshell 0.4.0 plus restart; the mcp-shell-yeah
 // tools (package shellyeah) for "shell-yeah"; both for "all". version is the
 // server's, reported by ps and health_check.
-func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string, opts ...Option) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if cfg.Toolset == policy.ToolsetShellYeah || cfg.Toolset == policy.ToolsetAll {
-		shellyeah.Register(s, m, cfg, version)
+		shellyeah.Register(s, m, cfg, version, o.human)
 	}
 	if cfg.Toolset == policy.ToolsetShellYeah {
 		return
 	}
-	h := &handlers{m: m, cfg: cfg, version: version}
+	h := &handlers{m: m, cfg: cfg, version: version, human: o.human}
 	mcptool.Add(s, execTool(cfg), h.exec)
 	mcptool.Add(s, readTool(), h.read)
 	mcptool.Add(s, writeTool(), h.write)
@@ -44,6 +60,7 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 	mcptool.Add(s, psTool(), h.ps)
 	mcptool.Add(s, cleanupTool(), h.cleanup)
 	mcptool.Add(s, restartTool(), h.restart)
+	mcptool.Add(s, askHumanTool(), h.askHuman) // in "all" it replaces shell-yeah's
 }
 
 // Icons is the server's icon list, for serverInfo (the tools carry it too).

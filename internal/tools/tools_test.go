@@ -68,8 +68,8 @@ func TestToolGoldens(t *testing.T) {
 
 // The toolsets: the SDK lists tools sorted by name.
 var (
-	defaultTools   = []string{"cleanup", "exec", "ps", "read", "restart", "stop", "wait", "write"}
-	shellYeahTools = []string{"check_shell", "get_all_loglines", "health_check", "list_shells", "restart_shell", "send_input",
+	defaultTools   = []string{"ask_human", "cleanup", "exec", "ps", "read", "restart", "stop", "wait", "write"}
+	shellYeahTools = []string{"ask_human", "check_shell", "get_all_loglines", "health_check", "list_shells", "restart_shell", "send_input",
 		"start_shell", "start_shell_with_verification", "stop_all_shells", "stop_shell", "wait_for_shell"}
 )
 
@@ -77,7 +77,7 @@ func TestToolsets(t *testing.T) {
 	for toolset, want := range map[string][]string{
 		policy.ToolsetDefault:   defaultTools,
 		policy.ToolsetShellYeah: shellYeahTools,
-		policy.ToolsetAll:       slices.Sorted(slices.Values(slices.Concat(defaultTools, shellYeahTools))),
+		policy.ToolsetAll:       slices.Compact(slices.Sorted(slices.Values(slices.Concat(defaultTools, shellYeahTools)))),
 	} {
 		var names []string
 		for _, tool := range listTools(t, toolset).Tools {

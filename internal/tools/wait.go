@@ -33,7 +33,7 @@ func waitTool() *mcp.Tool {
 
 Example: {"process_id": "proc_1a2b3c4d5e6f", "timeout_ms": 20000}
 
-timeout_ms defaults to 30000 and is capped at 55000 so the call answers within client request timeouts; call wait again to keep waiting. A process has finished once its command and everything it started (its process group, and descendants that left the group) have ended: a command that exits leaving "cmd &" behind stays running until that ends. A process that waits for input will not finish by waiting: wait answers at once then, with waiting_for_input true, the prompt and what it asks (input_kind, choices, items). A server that reads its terminal only for shortcut keys is serving, not waiting (ready true, with its ports): wait waits on; use until to wait for a line of its output. yield_reason says why the wait returned: exited, input_wait, deadline or cancelled, or pattern when until (a regex) matched a line of output, e.g. {"process_id": "web", "until": "compiled|error"}.
+timeout_ms defaults to 30000 and is capped at 55000 so the call answers within client request timeouts; call wait again to keep waiting. A process has finished once its command and everything it started (its process group, and descendants that left the group) have ended: a command that exits leaving "cmd &" behind stays running until that ends. A process that waits for input will not finish by waiting: wait answers at once then, with waiting_for_input true, the prompt and what it asks (input_kind, choices, items). A server that reads its terminal only for shortcut keys is serving, not waiting (ready true, with its ports): wait waits on; use until to wait for a line of its output. While a person has an ask_human page for the process, its input waits are theirs: wait answers when they are done, with yield_reason human_done, human_declined or human_left (once), then the program's reply. yield_reason says why the wait returned: exited, input_wait, deadline or cancelled, or pattern when until (a regex) matched a line of output, e.g. {"process_id": "web", "until": "compiled|error"}.
 
 Several processes at once: {"process_ids": ["web", "tests"], "since_seqs": {"tests": 120}} answers when the first of them finishes, waits for input or matches until; process_id names that one, yield_reason why, and waited lists every process with its status.`,
 		Annotations: mcptool.Annotations("Wait for a process to finish", mcptool.Reads),
@@ -72,7 +72,8 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		reason, pf = waitPattern(ctx, p, re, from, d)
 		pf.Verified = nil
 	} else {
-		reason = p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true}).Reason
+		// A person's page ends the wait, once (ask_human).
+		reason = p.AwaitPerson(ctx, time.Now().Add(d), session.Until{InputWait: true}).Reason
 	}
 	stopProgress()
 	out := h.output(p, h.answerQuery(in.SinceSeq, in.MaxOutputBytes, session.Both))

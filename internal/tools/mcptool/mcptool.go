@@ -47,15 +47,16 @@ func Error[Out any](out Out) (*mcp.CallToolResult, Out, error) {
 // text content is its JSON without HTML escaping: the SDK fills it with
 // json.Marshal, which writes <, > and & as \u003c, \u003e and \u0026, and
 // clients hand that text to the model as it is. A handler that sets its
-// own Content keeps it; an error returned as error is the SDK's. A tool
-// without icons gets the server's.
+// own Content, or answers with input requests (elicitation), keeps it; an
+// error returned as error is the SDK's. A tool without icons gets the
+// server's.
 func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.Icons == nil {
 		t.Icons = Icons()
 	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
-		if err != nil || res != nil && res.Content != nil {
+		if err != nil || res != nil && (res.Content != nil || res.InputRequests != nil) {
 			return res, out, err
 		}
 		text, err := JSON(out)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools/askhuman"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
 
@@ -31,6 +32,7 @@ type handlers struct {
 	m       *session.Manager
 	cfg     *policy.Config
 	version string
+	human   *askhuman.Human
 
 	settle settleTiming
 
@@ -47,10 +49,11 @@ type startArgs struct {
 	Verify  verification
 }
 
-// Register adds the eleven mcp-shell-yeah tools to s.
-func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string) {
+// Register adds the eleven mcp-shell-yeah tools and ask_human to s; human
+// asks the person (nil: ask_human refuses).
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string, human *askhuman.Human) {
 	h := &handlers{
-		m: m, cfg: cfg, version: version,
+		m: m, cfg: cfg, version: version, human: human,
 		// 75 ms after the output stops: the peer's fast-mode window.
 		settle: settleTiming{
 			quiet: 75 * time.Millisecond,
@@ -71,6 +74,7 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 	addLenient(s, getAllLoglinesTool(), h.getAllLoglines)
 	addLenient(s, sendInputTool(), h.sendInput)
 	addLenient(s, healthCheckTool(), h.healthCheck)
+	addLenient(s, askHumanTool(), h.askHuman)
 }
 
 // Shell is a shell's state as check_shell, list_shells and the start tools
