@@ -32,28 +32,6 @@ const (
 	tabWidth  = 8
 )
 
-// Parser states. Bytes inside escape sequences never reach the log.
-type pstate uint8
-
-const (
-	stGround   pstate = iota
-	stEsc             // after ESC
-	stEscInter        // ESC + intermediates (charset selects etc.)
-	stCSI             // ESC [ ...
-	stOSC             // ESC ] ... (BEL | ST)
-	stOSCEsc          // ESC inside an OSC: ST or the start of a new sequence
-	stStr             // DCS, SOS, PM, APC ... ST
-	stStrEsc          // ESC inside such a string
-)
-
-const (
-	bel = 0x07
-	esc = 0x1b
-	can = 0x18
-	sub = 0x1a
-	del = 0x7f
-)
-
 // Cleaner turns raw terminal output into clean log text, streaming. It is a
 // terminal: it keeps a row model of the normal screen, as wide and as tall as
 // the terminal, and commits rows to the log as they become final.
@@ -117,22 +95,8 @@ const (
 // Without Commit calls, the output does not depend on how the input was
 // split into Writes.
 type Cleaner struct {
-	// Parser.
-	st      pstate
-	np      int // index of the CSI parameter being read
-	params  [maxParams]int
-	marker  byte // CSI private marker (< = > ?), 0 if none
-	ib      byte // CSI intermediate byte, 0 if none
-	inter   bool // CSI was malformed: ignore it
-	csiAny  bool // a parameter byte was seen (a marker must come first)
-	strLen  int  // payload bytes of the current OSC/DCS/... string
-	osc     [oscKeep]byte
-	carry   [utf8.UTFMax]byte
-	ncarry  int // bytes of an incomplete UTF-8 character held back
-	escIB   byte
-	charset bool // G0 is the DEC line-drawing set (ESC ( 0)
-
-	term
+	tok  tokenizer // bytes to tokens (token.go)
+	term           // the row model the tokens act on (dispatch.go, rows.go)
 
 	eager   bool
 	replies []byte
@@ -240,9 +204,9 @@ func (c *Cleaner) Flush(dst []byte) []byte { return c.Commit(dst) }
 // Afterwards the cleaner is as new, with the same size and policy (and the
 // same DroppedReplies count).
 func (c *Cleaner) Close(dst []byte) []byte {
-	for c.ncarry > 0 {
+	for c.tok.ncarry > 0 {
 		// Each held byte is an error, as Go decodes a truncated sequence.
-		c.ncarry--
+		c.tok.ncarry--
 		dst = c.printRune(dst, utf8.RuneError)
 	}
 	if !c.alt {
@@ -294,450 +258,31 @@ func (c *Cleaner) reply(q Query) {
 }
 
 // Write consumes p and appends the text it commits to dst. The result is
-// valid UTF-8.
+// valid UTF-8. The tokenizer cuts p into tokens; each is dispatched by kind.
 func (c *Cleaner) Write(dst, p []byte) []byte {
-	if c.ncarry > 0 {
-		dst, p = c.finishCarry(dst, p)
-	}
-	for i := 0; i < len(p); {
-		b := p[i]
-		switch c.st {
-		case stGround:
-			if b-0x20 < 0x5f { // printable ASCII: the fast path
-				j := i + 1
-				for j < len(p) && p[j]-0x20 < 0x5f {
-					j++
-				}
-				dst = c.printASCII(dst, p[i:j])
-				i = j
-				continue
-			}
-			if b < 0x80 {
-				dst = c.control(dst, b)
-				i++
-				continue
-			}
-			if !utf8.FullRune(p[i:]) {
-				// Only possible at the end of p: hold the bytes back.
-				c.ncarry = copy(c.carry[:], p[i:])
-				return dst
-			}
-			r, n := utf8.DecodeRune(p[i:])
-			dst = c.printRune(dst, r)
-			i += n
-			continue
-
-		case stEsc:
-			switch {
-			case b == '[':
-				c.st = stCSI
-				c.np, c.params[0], c.marker, c.ib, c.inter, c.csiAny = 0, 0, 0, 0, false, false
-			case b == ']':
-				c.st, c.strLen, c.last = stOSC, 0, 0
-			case b == 'P' || b == 'X' || b == '^' || b == '_':
-				c.st, c.strLen, c.last = stStr, 0, 0
-			case b >= 0x20 && b <= 0x2f:
-				c.st, c.escIB = stEscInter, b
-			case b >= 0x30 && b <= 0x7e:
-				c.st = stGround
-				dst = c.escFinal(dst, b)
-			case b == esc:
-				// ESC ESC: the second one starts the sequence.
-			default:
-				if !c.inSequenceByte(&dst, b) {
-					continue // reprocess b as text
-				}
-			}
-
-		case stEscInter:
-			switch {
-			case b >= 0x20 && b <= 0x2f:
-				c.escIB = 0 // two intermediates: nothing we act on
-			case b >= 0x30 && b <= 0x7e:
-				c.st = stGround
-				if c.escIB == '(' { // designate G0: ASCII or line drawing
-					c.charset = b == '0'
-				}
-			case b == esc:
-				c.st = stEsc
-			default:
-				if !c.inSequenceByte(&dst, b) {
-					continue
-				}
-			}
-
-		case stCSI:
-			// Parameters usually come in bulk (SGR): read them in a tight loop.
-			for b-'0' < 10 || b == ';' {
-				if b == ';' {
-					if c.np < maxParams-1 {
-						c.np++
-						c.params[c.np] = 0
-					}
-				} else {
-					c.params[c.np] = min(c.params[c.np]*10+int(b-'0'), maxParam)
-				}
-				c.csiAny = true
-				i++
-				if i == len(p) {
-					return dst
-				}
-				b = p[i]
-			}
-			switch {
-			case b == ':':
-				if c.np < maxParams-1 {
-					c.np++
-					c.params[c.np] = 0
-				}
-				c.csiAny = true
-			case b >= '<' && b <= '?':
-				if c.csiAny || c.ib != 0 {
-					c.inter = true // a marker after parameters: malformed
-				} else {
-					c.marker = b
-					c.csiAny = true
-				}
-			case b >= 0x20 && b <= 0x2f:
-				if c.ib != 0 {
-					c.inter = true // no sequence we act on has two
-				}
-				c.ib = b
-			case b >= 0x40 && b <= 0x7e:
-				c.st = stGround
-				dst = c.csiFinal(dst, b)
-			case b == esc:
-				c.st = stEsc
-			default:
-				if !c.inSequenceByte(&dst, b) {
-					continue
-				}
-			}
-
-		case stOSC, stStr:
-			// Swallow the payload up to a terminator, in bulk; keep the
-			// start of an OSC to recognise colour queries.
-			limit := OSCCap
-			if c.st == stStr {
-				limit = StringCap
-			}
-			j := i
-			for j < len(p) && c.strLen < limit {
-				q := p[j]
-				if q == esc || q == can || q == sub || (q == bel && c.st == stOSC) {
-					break
-				}
-				if c.strLen < oscKeep {
-					c.osc[c.strLen] = q
-				}
-				j++
-				c.strLen++
-			}
-			i = j
-			if j == len(p) {
-				return dst
-			}
-			if c.strLen >= limit && p[j] != esc && p[j] != can && p[j] != sub && !(p[j] == bel && c.st == stOSC) {
-				c.st = stGround // give up: the rest is text again
-				continue
-			}
-			switch p[j] {
-			case esc:
-				if c.st == stOSC {
-					c.st = stOSCEsc
-				} else {
-					c.st = stStrEsc
-				}
-			case bel:
-				c.st = stGround
-				c.oscEnd("\a")
-			default: // CAN and SUB abort any string
-				c.st = stGround
-			}
-
-		case stOSCEsc, stStrEsc:
-			if b == '\\' {
-				if c.st == stOSCEsc {
-					c.oscEnd("\x1b\\")
-				}
-				c.st = stGround // ST
-			} else {
-				// Any other byte after ESC ends the string and starts a new
-				// sequence, as in xterm.
-				c.st = stEsc
-				continue
-			}
-		}
-		i++
-	}
-	return dst
-}
-
-// oscEnd looks at a complete OSC for a colour query (OSC 10/11/12 ; ?).
-func (c *Cleaner) oscEnd(st string) {
-	if c.strLen != 4 || c.osc[0] != '1' || c.osc[2] != ';' || c.osc[3] != '?' || c.osc[1] < '0' || c.osc[1] > '2' {
-		return
-	}
-	c.reply(Query{Kind: QColour, N: 10 + int(c.osc[1]-'0'), ST: st})
-}
-
-// inSequenceByte handles a byte that is neither parameter nor final inside an
-// escape sequence. It reports false if the sequence is abandoned and b must be
-// processed again as text (bytes >= 0x80).
-func (c *Cleaner) inSequenceByte(dst *[]byte, b byte) bool {
-	switch {
-	case b == can || b == sub:
-		c.st = stGround
-	case b == del:
-	case b < 0x20:
-		// C0 controls act in the middle of a sequence (as on a VT100).
-		*dst = c.control(*dst, b)
-	default:
-		c.st = stGround
-		return false
-	}
-	return true
-}
-
-// finishCarry completes (or rejects) the UTF-8 character held back at the end
-// of the previous Write, exactly as if the two Writes had been one.
-func (c *Cleaner) finishCarry(dst, p []byte) ([]byte, []byte) {
-	for c.ncarry > 0 {
-		var tmp [2 * utf8.UTFMax]byte
-		n := copy(tmp[:], c.carry[:c.ncarry])
-		m := copy(tmp[n:], p)
-		buf := tmp[:n+m]
-		if !utf8.FullRune(buf) { // still incomplete, so p was all used
-			c.ncarry = copy(c.carry[:], buf)
-			return dst, nil
-		}
-		r, size := utf8.DecodeRune(buf)
-		if size > n {
-			c.ncarry = 0
-			return c.printRune(dst, r), p[size-n:]
-		}
-		// Invalid: the first held byte is an error; look at the rest again.
-		dst = c.printRune(dst, utf8.RuneError)
-		copy(c.carry[:], c.carry[1:c.ncarry])
-		c.ncarry--
-	}
-	return dst, p
-}
-
-// control executes a C0 control (or DEL) in ground state or inside a sequence.
-func (c *Cleaner) control(dst []byte, b byte) []byte {
-	if b != esc {
-		c.last = 0 // REP repeats only a character right before it, as in tmux
-	}
-	switch b {
-	case '\n', 0x0b, 0x0c:
-		return c.lineFeed(dst)
-	case '\r':
-		c.cx, c.wrapnext = 0, false
-	case '\b':
-		if c.cx > 0 && !c.wrapnext {
-			c.cx--
-		}
-		c.wrapnext = false
-	case '\t':
-		c.tab(1)
-	case esc:
-		c.st = stEsc
-	}
-	// BEL, NUL, SO, SI, DEL and the rest are dropped.
-	return dst
-}
-
-// param returns CSI parameter i, or def when it is absent or zero.
-func (c *Cleaner) param(i, def int) int {
-	if i > c.np || c.params[i] == 0 {
-		return def
-	}
-	return c.params[i]
-}
-
-func (c *Cleaner) escFinal(dst []byte, b byte) []byte {
-	c.last = 0
-	switch b {
-	case 'c': // RIS: full reset, which also leaves the alternate screen
-		dst = c.reset(dst)
-	case '7':
-		c.saveCursor()
-	case '8':
-		c.restoreCursor()
-	case 'M': // RI
-		dst = c.reverseIndex(dst)
-	case 'D': // IND
-		dst = c.lineFeed(dst)
-	case 'E': // NEL
-		dst = c.lineFeed(dst)
-		c.cx = 0
-	case 'H': // HTS
-		c.tabs[c.cx] = true
-	}
-	// ESC =, ESC >, ESC 6, ESC 9, ...: keypad and other modes, no text effect.
-	return dst
-}
-
-func (c *Cleaner) csiFinal(dst []byte, b byte) []byte {
-	if b != 'b' {
-		c.last = 0
-	}
-	if c.inter {
-		return dst
-	}
-	switch c.marker {
-	case 0:
-	case '?':
-		switch {
-		case c.ib == 0 && (b == 'h' || b == 'l'):
-			for i := 0; i <= c.np; i++ {
-				dst = c.setPrivate(dst, c.params[i], b == 'h')
-			}
-		case c.ib == 0 && b == 'n' && c.params[0] == 6:
-			c.reply(Query{Kind: QExtCursor})
-		case c.ib == '$' && b == 'p':
-			c.reply(Query{Kind: QMode, N: c.params[0], Private: true})
-		case c.ib == 0 && b == 'u':
-			c.reply(Query{Kind: QKitty})
-		}
-		return dst
-	case '>':
-		switch {
-		case c.ib == 0 && b == 'c' && c.params[0] == 0:
-			c.reply(Query{Kind: QDA2})
-		case c.ib == 0 && b == 'q' && c.params[0] == 0:
-			c.reply(Query{Kind: QVersion})
-		}
-		return dst
-	default:
-		return dst
-	}
-	switch c.ib {
-	case 0:
-	case '$':
-		if b == 'p' {
-			c.reply(Query{Kind: QMode, N: c.params[0]})
-		}
-		return dst
-	case '!':
-		if b == 'p' {
-			c.softReset()
-		}
-		return dst
-	default: // DECSCUSR (SP q) and the like: no effect on text
-		return dst
-	}
-	n := c.param(0, 1)
-	switch b {
-	case 'A': // CUU
-		c.cursorUp(n)
-	case 'F': // CPL
-		c.cursorUp(n)
-		c.cx = 0
-	case 'B', 'e': // CUD, VPR
-		c.cursorDown(n)
-	case 'E': // CNL
-		c.cursorDown(n)
-		c.cx = 0
-	case 'C', 'a': // CUF, HPR
-		c.moveTo(c.cx+n, c.cy)
-	case 'D': // CUB
-		c.moveTo(c.cx-n, c.cy)
-	case 'G', '`': // CHA, HPA
-		c.moveTo(n-1, c.cy)
-	case 'I': // CHT
-		c.tab(n)
-	case 'Z': // CBT
-		c.backTab(n)
-	case 'H', 'f': // CUP, HVP
-		c.moveAbs(c.param(1, 1)-1, n-1)
-	case 'd': // VPA
-		c.moveAbs(c.cx, n-1)
-	case 's': // SCOSC; with parameters it is DECSLRM (left/right margins), ignored
-		if c.np == 0 && c.params[0] == 0 {
-			c.saveCursor()
-		}
-	case 'u': // SCORC
-		c.restoreCursor()
-	case 'K':
-		c.eraseInLine(c.param(0, 0))
-	case 'J':
-		dst = c.eraseInDisplay(dst, c.param(0, 0))
-	case 'X': // ECH
-		c.eraseChars(n)
-	case 'P': // DCH
-		c.deleteChars(n)
-	case '@': // ICH
-		c.insertChars(n)
-	case 'L': // IL
-		c.insertLines(n)
-	case 'M': // DL
-		c.deleteLines(n)
-	case 'S': // SU
-		dst = c.scrollUp(dst, c.top, n)
-	case 'T': // SD
-		if c.np == 0 { // with more parameters it is mouse tracking
-			c.scrollDown(c.top, n)
-		}
-	case 'b': // REP
-		dst = c.repeat(dst, n)
-	case 'r': // DECSTBM
-		c.setRegion(c.param(0, 1)-1, c.param(1, c.rows)-1)
-	case 'g': // TBC
-		switch c.param(0, 0) {
-		case 0:
-			c.tabs[c.cx] = false
-		case 3:
-			clear(c.tabs)
-		}
-	case 'h', 'l': // SM, RM
-		for i := 0; i <= c.np; i++ {
-			if c.params[i] == 4 {
-				c.modes.insert = b == 'h'
-			}
-		}
-	case 'n': // DSR
-		switch c.params[0] {
-		case 5:
-			c.reply(Query{Kind: QStatus})
-		case 6:
-			c.reply(Query{Kind: QCursor})
-		}
-	case 'c': // DA1
-		if c.params[0] == 0 {
-			c.reply(Query{Kind: QDA1})
+	for i := 0; ; {
+		t, j := c.tok.next(p, i)
+		i = j
+		switch t.kind {
+		case tokNone: // p is used up
+			return dst
+		case tokText:
+			dst = c.printASCII(dst, t.text)
+		case tokUTF8:
+			dst = c.printText(dst, t.text)
+		case tokRune:
+			dst = c.printRune(dst, t.r)
+		case tokControl:
+			dst = c.control(dst, t.b)
+		case tokEsc:
+			dst = c.escDispatch(dst, &c.tok.escape)
+		case tokCSI:
+			dst = c.csiDispatch(dst, &c.tok.csi)
+		case tokString: // an OSC, DCS, SOS, PM or APC string begins
+			c.last = 0
+		case tokOSC:
+			payload, n := c.tok.oscPayload()
+			c.oscDispatch(payload, n, t.b)
 		}
 	}
-	// SGR (m), window operations (t) and the rest: no effect on text.
-	return dst
-}
-
-// setPrivate applies one DEC private mode (CSI ? n h / l).
-func (c *Cleaner) setPrivate(dst []byte, mode int, on bool) []byte {
-	switch mode {
-	case 1: // DECCKM: arrow keys send ESC O A instead of ESC [ A
-		c.modes.appCursor = on
-	case 6: // DECOM
-		c.modes.origin = on
-		c.moveAbs(0, 0)
-	case 7: // DECAWM
-		c.modes.autowrap = on
-		c.wrapnext = false
-	case 25: // DECTCEM
-		c.modes.hidden = !on
-	case 1048:
-		if on {
-			c.saveCursor()
-		} else {
-			c.restoreCursor()
-		}
-	case 1049, 1047, 47:
-		if on {
-			dst = c.enterAlt(dst, mode == 1049)
-		} else {
-			c.leaveAlt(mode == 1049)
-		}
-	}
-	return dst
 }

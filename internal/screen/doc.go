@@ -6,7 +6,11 @@
 // (clean.go, rows.go) whose rows are committed to the log as they become
 // final, with the replies to queries (reply.go) computed from its state and
 // a table of what it does with every xterm-256color capability
-// (terminfo.go). Screen wraps vt10x, which is slower and fragile, behind a
+// (terminfo.go). Its parser is in two halves, as in charmbracelet/x's ansi
+// and vt: a tokenizer (token.go) turns bytes into tokens (text, controls,
+// ESC, CSI and OSC sequences) and keeps what a split sequence needs across
+// Writes, and dispatch.go gives each token its meaning, one function per
+// family (controls, ESC, cursor, editing, modes, queries, OSC). Screen wraps vt10x, which is slower and fragile, behind a
 // sanitiser, a UTF-8 carry and recover, and renders only when asked. Neither
 // keeps package-level state.
 //

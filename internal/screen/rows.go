@@ -117,6 +117,7 @@ type term struct {
 	saved          [2]savedCursor // normal, alternate
 	last           rune           // last character printed, for REP
 	lastW          int
+	charset        bool // G0 is the DEC line-drawing set (ESC ( 0)
 
 	// The log's tail. settled rows at the top are in the log in full and
 	// unchanged; open is the row whose start ends the log; next is the row
@@ -163,7 +164,7 @@ func (t *term) buf() *buffer {
 	return &t.normal
 }
 
-// row returns row y of the current screen.
+// row returns row y (0 <= y < rows) of the current screen.
 func (t *term) row(y int) *row {
 	b := t.buf()
 	return b.ring[(b.base+y)%t.rows]
@@ -359,6 +360,26 @@ func (c *Cleaner) printRune(dst []byte, r rune) []byte {
 		w = c.width.RuneWidth(r)
 	}
 	return c.put(dst, r, w)
+}
+
+// printText prints a run of text: printable ASCII in bulk, other
+// characters one by one (each invalid byte as U+FFFD, as Go decodes).
+func (c *Cleaner) printText(dst, run []byte) []byte {
+	for len(run) > 0 {
+		if run[0] < utf8.RuneSelf {
+			j := 1
+			for j < len(run) && run[j] < utf8.RuneSelf {
+				j++
+			}
+			dst = c.printASCII(dst, run[:j])
+			run = run[j:]
+			continue
+		}
+		r, n := utf8.DecodeRune(run)
+		dst = c.printRune(dst, r)
+		run = run[n:]
+	}
+	return dst
 }
 
 // printASCII prints a run of printable ASCII.

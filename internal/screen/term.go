@@ -192,142 +192,192 @@ type sanitizer struct {
 	osc    bool   // the current string is an OSC (BEL ends it)
 }
 
+// feed appends the sanitized form of p to dst. Like the Cleaner's
+// tokenizer it is a state machine, one method per state, each returning
+// the index of the next byte to read (the same one if the byte must be
+// read again in the new state).
 func (z *sanitizer) feed(dst, p []byte) []byte {
 	if len(z.carry) > 0 {
 		p = append(z.carry, p...)
 		z.carry = nil
 	}
-	for i := 0; i < len(p); i++ {
-		b := p[i]
+	for i := 0; i < len(p); {
 		switch z.st {
 		case stGround:
-			j := i
-			for j < len(p) && p[j] != esc {
-				if p[j] < utf8.RuneSelf {
-					if p[j] >= 0x20 && p[j] < del {
-						z.last = rune(p[j])
-						if z.insert {
-							dst = append(dst, "\x1b[@"...)
-						}
-					} else {
-						z.last = 0
-					}
-					dst = append(dst, p[j])
-					j++
-					continue
-				}
-				if !utf8.FullRune(p[j:]) {
-					z.carry = append([]byte(nil), p[j:]...)
-					return dst
-				}
-				r, n := utf8.DecodeRune(p[j:])
-				switch z.width.RuneWidth(r) {
-				case 0:
-					if r == utf8.RuneError || r >= 0x80 && r < 0xa0 {
-						dst = append(dst, p[j:j+n]...) // vt10x's own handling
-					}
-				case 2:
-					if z.insert {
-						dst = append(dst, "\x1b[2@"...)
-					}
-					dst = append(dst, p[j:j+n]...)
-					dst = utf8.AppendRune(dst, widePlaceholder)
-					z.last = r
-				default:
-					if z.insert {
-						dst = append(dst, "\x1b[@"...)
-					}
-					dst = append(dst, p[j:j+n]...)
-					z.last = r
-				}
-				j += n
-			}
-			i = j
-			if j < len(p) {
-				z.st = stEsc
-			}
+			dst, i = z.text(dst, p, i)
 		case stEsc:
-			switch {
-			case b == '[':
-				z.st, z.csi = stCSI, z.csi[:0]
-			case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_' || b == 'k':
-				z.last = 0
-				// vt10x treats ESC X as plain text's ESC X; make SOS a PM,
-				// which it swallows like the others.
-				if b == 'X' {
-					b = '^'
-				}
-				dst = append(dst, esc, b)
-				z.st, z.n, z.osc = stStr, 0, b == ']'
-			case b == esc:
-				dst = append(dst, esc)
-			case b >= 0x20 && b <= 0x2f: // ESC ( B and the like
-				dst = append(dst, esc, b)
-				z.st = stEscInter
-			default:
-				if b == 'c' { // RIS: vt10x is back on the normal screen
-					z.alt, z.insert = false, false
-				}
-				z.last = 0
-				dst = append(dst, esc, b)
-				z.st = stGround
-			}
+			dst, i = z.escape(dst, p[i]), i+1
 		case stEscInter:
-			dst = append(dst, b)
-			if b >= 0x30 || b == esc || b == can || b == sub {
-				z.st = stGround
-				if b == esc {
-					z.st = stEsc
-					dst = dst[:len(dst)-1]
-				}
-			}
-			z.last = 0
+			dst, i = z.escInter(dst, p[i]), i+1
 		case stCSI:
-			switch {
-			case b >= 0x20 && b <= 0x3f:
-				z.csi = append(z.csi, b)
-			case b >= 0x40 && b <= 0x7e:
-				dst = z.emitCSI(dst, b)
-				z.st = stGround
-			case b == esc:
-				z.st = stEsc // drop the broken CSI
-			case b < 0x20 || b == del:
-				dst = append(dst, b) // vt10x executes C0 inside a CSI too
-			default:
-				z.st = stGround // drop it, and b is text again
-				i--
-			}
-		case stStrEsc:
-			// The ESC is already out, so vt10x waits for ST. Give it one;
-			// if b is not that ST, the ESC began a new sequence (as in
-			// xterm), which b continues.
-			dst = append(dst, '\\')
-			if b == '\\' {
-				z.st = stGround
-			} else {
-				z.st = stEsc
-				i--
-			}
+			dst, i = z.csiByte(dst, p, i)
 		case stStr:
-			switch {
-			case b == esc:
-				dst = append(dst, esc)
-				z.st = stStrEsc
-			case b == bel:
-				dst = append(dst, bel)
-				z.st = stGround
-			case z.n >= OSCCap:
-				// Cut an endless string, as the Cleaner does.
-				dst = append(dst, esc, '\\')
-				z.st = stGround
-				i--
-			default:
-				dst = append(dst, b)
-				z.n++
-			}
+			dst, i = z.stringByte(dst, p, i)
+		case stStrEsc:
+			dst, i = z.stringEsc(dst, p, i)
 		}
 	}
 	return dst
+}
+
+// text passes text through up to the next ESC, which it consumes, holding
+// back an incomplete UTF-8 character at the end of p.
+func (z *sanitizer) text(dst, p []byte, i int) ([]byte, int) {
+	for i < len(p) && p[i] != esc {
+		if p[i] < utf8.RuneSelf {
+			dst = z.ascii(dst, p[i])
+			i++
+			continue
+		}
+		if !utf8.FullRune(p[i:]) {
+			z.carry = append([]byte(nil), p[i:]...)
+			return dst, len(p)
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		dst = z.char(dst, r, p[i:i+n])
+		i += n
+	}
+	if i < len(p) {
+		z.st = stEsc
+		i++
+	}
+	return dst, i
+}
+
+// ascii passes an ASCII byte through, preceded by ICH in insert mode.
+func (z *sanitizer) ascii(dst []byte, b byte) []byte {
+	if b >= 0x20 && b < del {
+		z.last = rune(b)
+		if z.insert {
+			dst = append(dst, "\x1b[@"...)
+		}
+	} else {
+		z.last = 0
+	}
+	return append(dst, b)
+}
+
+// char passes the character r, encoded as enc, through: a wide one
+// followed by the placeholder, a combining mark not at all.
+func (z *sanitizer) char(dst []byte, r rune, enc []byte) []byte {
+	switch z.width.RuneWidth(r) {
+	case 0:
+		if r == utf8.RuneError || r >= 0x80 && r < 0xa0 {
+			dst = append(dst, enc...) // vt10x's own handling
+		}
+	case 2:
+		if z.insert {
+			dst = append(dst, "\x1b[2@"...)
+		}
+		dst = append(dst, enc...)
+		dst = utf8.AppendRune(dst, widePlaceholder)
+		z.last = r
+	default:
+		if z.insert {
+			dst = append(dst, "\x1b[@"...)
+		}
+		dst = append(dst, enc...)
+		z.last = r
+	}
+	return dst
+}
+
+// escape reads the byte after ESC.
+func (z *sanitizer) escape(dst []byte, b byte) []byte {
+	switch {
+	case b == '[':
+		z.st, z.csi = stCSI, z.csi[:0]
+	case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_' || b == 'k':
+		z.last = 0
+		// vt10x treats ESC X as plain text's ESC X; make SOS a PM,
+		// which it swallows like the others.
+		if b == 'X' {
+			b = '^'
+		}
+		dst = append(dst, esc, b)
+		z.st, z.n, z.osc = stStr, 0, b == ']'
+	case b == esc:
+		dst = append(dst, esc)
+	case b >= 0x20 && b <= 0x2f: // ESC ( B and the like
+		dst = append(dst, esc, b)
+		z.st = stEscInter
+	default:
+		if b == 'c' { // RIS: vt10x is back on the normal screen
+			z.alt, z.insert = false, false
+		}
+		z.last = 0
+		dst = append(dst, esc, b)
+		z.st = stGround
+	}
+	return dst
+}
+
+// escInter reads a byte after ESC and an intermediate.
+func (z *sanitizer) escInter(dst []byte, b byte) []byte {
+	dst = append(dst, b)
+	if b >= 0x30 || b == esc || b == can || b == sub {
+		z.st = stGround
+		if b == esc {
+			z.st = stEsc
+			dst = dst[:len(dst)-1]
+		}
+	}
+	z.last = 0
+	return dst
+}
+
+// csiByte reads a byte of a CSI sequence, which is held until its final
+// byte.
+func (z *sanitizer) csiByte(dst, p []byte, i int) ([]byte, int) {
+	switch b := p[i]; {
+	case b >= 0x20 && b <= 0x3f:
+		z.csi = append(z.csi, b)
+	case b >= 0x40 && b <= 0x7e:
+		dst = z.emitCSI(dst, b)
+		z.st = stGround
+	case b == esc:
+		z.st = stEsc // drop the broken CSI
+	case b < 0x20 || b == del:
+		dst = append(dst, b) // vt10x executes C0 inside a CSI too
+	default:
+		z.st = stGround // drop it, and b is text again
+		return dst, i
+	}
+	return dst, i + 1
+}
+
+// stringByte passes a byte of an OSC, DCS, SOS, PM or APC string through.
+func (z *sanitizer) stringByte(dst, p []byte, i int) ([]byte, int) {
+	switch b := p[i]; {
+	case b == esc:
+		dst = append(dst, esc)
+		z.st = stStrEsc
+	case b == bel:
+		dst = append(dst, bel)
+		z.st = stGround
+	case z.n >= OSCCap:
+		// Cut an endless string, as the Cleaner does.
+		dst = append(dst, esc, '\\')
+		z.st = stGround
+		return dst, i
+	default:
+		dst = append(dst, b)
+		z.n++
+	}
+	return dst, i + 1
+}
+
+// stringEsc reads the byte after an ESC inside a string. The ESC is
+// already out, so vt10x waits for ST. Give it one; if b is not that ST, the
+// ESC began a new sequence (as in xterm), which b continues.
+func (z *sanitizer) stringEsc(dst, p []byte, i int) ([]byte, int) {
+	dst = append(dst, '\\')
+	if p[i] == '\\' {
+		z.st = stGround
+		return dst, i + 1
+	}
+	z.st = stEsc
+	return dst, i
 }
 
 // emitCSI appends the pending CSI with final byte f, clamped, or nothing if
@@ -364,28 +414,40 @@ func (z *sanitizer) emitCSI(dst []byte, f byte) []byte {
 		}
 	}
 	if f == 'b' && !priv { // REP: vt10x does not know it
-		n := 1
-		if v, err := strconv.Atoi(string(params)); err == nil && v > 0 {
-			n = min(v, maxParam)
-		} else if len(params) > 0 {
-			return dst
-		}
-		if z.last == 0 {
-			return dst
-		}
-		if n > z.cells {
-			// Past a screenful, more repetitions of one character only
-			// scroll it through: keep the cursor's column, not the bytes.
-			n = z.cells + (n-z.cells)%max(z.cols, 1)
-		}
-		for range n {
-			dst = utf8.AppendRune(dst, z.last)
-			if z.width.RuneWidth(z.last) == 2 {
-				dst = utf8.AppendRune(dst, widePlaceholder)
-			}
-		}
+		return z.repeat(dst, params)
+	}
+	return appendCSI(dst, priv, params, f)
+}
+
+// repeat expands REP with parameter bytes params into the characters.
+func (z *sanitizer) repeat(dst, params []byte) []byte {
+	n := 1
+	if v, err := strconv.Atoi(string(params)); err == nil && v > 0 {
+		n = min(v, maxParam)
+	} else if len(params) > 0 {
 		return dst
 	}
+	if z.last == 0 {
+		return dst
+	}
+	if n > z.cells {
+		// Past a screenful, more repetitions of one character only
+		// scroll it through: keep the cursor's column, not the bytes.
+		n = z.cells + (n-z.cells)%max(z.cols, 1)
+	}
+	for range n {
+		dst = utf8.AppendRune(dst, z.last)
+		if z.width.RuneWidth(z.last) == 2 {
+			dst = utf8.AppendRune(dst, widePlaceholder)
+		}
+	}
+	return dst
+}
+
+// appendCSI appends CSI [?] params f with every number clamped (tab counts
+// harder, as vt10x loops per tab stop), or nothing if params holds more
+// than numbers and semicolons.
+func appendCSI(dst []byte, priv bool, params []byte, f byte) []byte {
 	limit := maxParam
 	if f == 'I' || f == 'Z' {
 		limit = maxTabCount
