@@ -46,9 +46,22 @@ func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) input
 // asked only once the output has been quiet for probeAfter (noProbe: never);
 // the marks always count.
 func (p *Process) evalInput(probeAfter time.Duration) InputState {
+	st, _ := p.evalInputView(probeAfter)
+	return st
+}
+
+// evalInputView is evalInput, with the view it decided from.
+func (p *Process) evalInputView(probeAfter time.Duration) (InputState, inputView) {
 	p.mu.Lock()
 	v := p.inputViewLocked(time.Now(), probeAfter)
 	p.mu.Unlock()
+	return p.inputFrom(v, probeAfter), v
+}
+
+// inputFrom decides from v, a view taken under p.mu with the same
+// probeAfter; a verdict that needs the kernel counts only if nothing
+// changed since v was taken.
+func (p *Process) inputFrom(v inputView, probeAfter time.Duration) InputState {
 	if v.over {
 		return InputState{}
 	}

@@ -177,19 +177,21 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
+	q := session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
 	y := yielded{reason: session.ReasonYield}
+	var o session.Outcome
 	stopProgress := h.progress(ctx, req, p)
 	if waitFor != nil {
 		p, y.reason, y.pf, y.restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	} else if yield := h.clampYield(in.YieldMs); yield > 0 {
-		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true})
-		y.reason, y.st = o.Reason, o.Input
+		o = p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true, Answer: &q})
+		y.reason = o.Reason
 		if y.reason == session.ReasonDeadline {
 			y.reason = session.ReasonYield
 		}
 	}
 	stopProgress()
-	return nil, h.execAnswer(p, in, start, waitFor, y), nil
+	return nil, h.execAnswer(p, p.After(o, q), start, waitFor, y), nil
 }
 
 // The statuses exec answers besides a process's own ([session.Status]).
@@ -240,51 +242,46 @@ func startFailure(err error) ExecOut {
 // yielded is why exec stopped waiting, with what the wait found.
 type yielded struct {
 	reason   session.Reason
-	st       session.InputState
 	pf       patternFields
 	restarts int // crash restarts a wait_for followed
 }
 
-// execAnswer is exec's answer once it stopped waiting.
-func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
-	info, o := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+// execAnswer is exec's answer once it stopped waiting, built from s, one
+// snapshot of p.
+func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
 	out := ExecOut{
 		ProcessID:   p.ID,
 		Pid:         p.Pid,
 		DurationMs:  millis(time.Since(start)),
-		Stdout:      new(text(o.Stdout)),
-		Stderr:      new(text(o.Stderr)),
-		Truncated:   o.Evicted || o.Capped,
-		NextSeq:     new(o.NextSeq),
+		Stdout:      new(text(s.Stdout)),
+		Stderr:      new(text(s.Stderr)),
+		Truncated:   s.Evicted || s.Capped,
+		NextSeq:     new(s.NextSeq),
 		YieldReason: string(y.reason),
 		TTY:         new(p.TTY),
-		Screen:      screenOut(o),
+		Screen:      screenOut(s.Output),
 		Name:        p.Name,
 	}
 	out.patternFields = y.pf
-	out.longFields = h.long(p)
-	out.ExitCode, out.Signal = exitFields(info)
-	if info.Status == session.Running {
+	out.longFields = h.long(p, s)
+	out.ExitCode, out.Signal = exitFields(s.Info)
+	if s.Status == session.Running {
 		out.Status = statusBackgrounded
-		st := y.st
-		if y.reason != session.ReasonInputWait {
-			st = p.InputState()
-		}
-		out.InputOut = inputOut(st)
-		out.Message = runningMessage(y.reason, st)
+		out.InputOut = inputOut(s.Input)
+		out.Message = runningMessage(y.reason, s.Input)
 	} else {
-		out.Status = string(info.Status)
-		out.EndedBy = string(info.EndedBy)
-		if info.Status == session.TimedOut {
+		out.Status = string(s.Status)
+		out.EndedBy = string(s.EndedBy)
+		if s.Status == session.TimedOut {
 			out.YieldReason = "timeout"
 		}
-		out.Notes = endNotes(info)
+		out.Notes = endNotes(s.Info)
 	}
-	if info.StdinError != "" {
-		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
+	if s.StdinError != "" {
+		out.Notes = append(out.Notes, "writing stdin failed: "+s.StdinError)
 	}
-	out.Notes = append(out.Notes, replyNotes(info)...)
-	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, info, y.restarts)...)
+	out.Notes = append(out.Notes, replyNotes(s.Info)...)
+	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, s.Info, y.restarts)...)
 	return out
 }
 

@@ -83,11 +83,13 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	}
 	switch in.View {
 	case "", "log":
-		return nil, h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: streams}), nil
+		q := session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: streams, Input: session.InputNow}
+		return nil, h.output(p, p.Snapshot(q), streams), nil
 	case "screen":
 		// The screen instead of the log: nothing of the log is consumed,
 		// so next_seq stays where the reader is.
-		out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true})
+		q := session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true, Input: session.InputNow}
+		out := h.output(p, p.Snapshot(q), streams)
 		out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
 		if in.SinceSeq != nil {
 			out.NextSeq = in.SinceSeq
@@ -101,33 +103,33 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
 }
 
-// output builds a read or wait answer from a snapshot.
-func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
-	info, o := p.Snapshot(q)
+// output builds a read or wait answer from s, one snapshot of p; streams
+// are those asked for.
+func (h *handlers) output(p *session.Process, s session.Snapshot, streams session.Stream) OutputOut {
 	out := OutputOut{
 		ProcessID: p.ID,
-		Status:    string(info.Status),
-		NextSeq:   new(o.NextSeq),
-		StartSeq:  new(o.StartSeq),
-		Truncated: o.Evicted || o.Capped,
-		Evicted:   o.Evicted,
-		Capped:    o.Capped,
-		EndedBy:   string(info.EndedBy),
-		Notes:     append(endNotes(info), replyNotes(info)...),
-		Screen:    screenOut(o),
+		Status:    string(s.Status),
+		NextSeq:   new(s.NextSeq),
+		StartSeq:  new(s.StartSeq),
+		Truncated: s.Evicted || s.Capped,
+		Evicted:   s.Evicted,
+		Capped:    s.Capped,
+		EndedBy:   string(s.EndedBy),
+		Notes:     append(endNotes(s.Info), replyNotes(s.Info)...),
+		Screen:    screenOut(s.Output),
 		Name:      p.Name,
 	}
-	out.longFields = h.long(p)
-	out.ExitCode, out.Signal = exitFields(info)
-	if info.Status == session.Running {
-		out.InputOut = inputOut(p.InputState())
-		out.CommandOut = commandOut(p)
+	out.longFields = h.long(p, s)
+	out.ExitCode, out.Signal = exitFields(s.Info)
+	if s.Status == session.Running {
+		out.InputOut = inputOut(s.Input)
+		out.CommandOut = commandOut(s.CommandExits)
 	}
-	if q.Streams&session.Stdout != 0 {
-		out.Stdout = new(text(o.Stdout))
+	if streams&session.Stdout != 0 {
+		out.Stdout = new(text(s.Stdout))
 	}
-	if q.Streams&session.Stderr != 0 {
-		out.Stderr = new(text(o.Stderr))
+	if streams&session.Stderr != 0 {
+		out.Stderr = new(text(s.Stderr))
 	}
 	return out
 }

@@ -46,7 +46,8 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		d = ms(*in.TimeoutMs)
 	}
 	d = min(max(d, 0), maxWait)
-	var reason session.Reason
+	q := session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
+	var o session.Outcome
 	var pf patternFields
 	stopProgress := h.progress(ctx, req, p)
 	if in.Until != "" {
@@ -59,14 +60,15 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		if in.SinceSeq != nil {
 			from = *in.SinceSeq
 		}
-		reason, pf = waitPattern(ctx, p, re, from, d)
+		o = p.Await(ctx, time.Now().Add(d), session.Until{Pattern: re, From: from})
+		_, pf = patternAnswer(o)
 		pf.Verified = nil
 	} else {
-		reason = p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true}).Reason
+		o = p.Await(ctx, time.Now().Add(d), session.Until{InputWait: true, Answer: &q})
 	}
 	stopProgress()
-	out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
-	out.YieldReason = string(reason)
+	out := h.output(p, p.After(o, q), q.Streams)
+	out.YieldReason = string(o.Reason)
 	out.patternFields = pf
 	return nil, out, nil
 }

@@ -85,8 +85,10 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 			return mcptool.Error(out)
 		}
 	}
-	// Where the reply starts: everything from here on came after the write.
-	_, before := p.Snapshot(session.Query{Streams: session.Both})
+	// Where the reply starts: what the log gets from here on. A look, which
+	// commits nothing: rows on the screen that no answer showed yet are
+	// logged after it, so they come first in the reply.
+	before := p.Snapshot(session.Query{Look: true}).NextSeq
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	if err := p.Type(wctx, in.Input, in.Keys, in.Newline, in.CloseStdin); err != nil {
@@ -95,23 +97,22 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if yield <= 0 {
 		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
 	}
+	q := session.Query{Since: &before, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
 	stopProgress := h.progress(ctx, req, p)
-	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true})
-	reason, st := w.Reason, w.Input
+	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Answer: &q})
 	stopProgress()
+	reason := w.Reason
 	if reason == session.ReasonDeadline {
 		reason = session.ReasonYield
 	}
-	o := h.output(p, session.Query{Since: &before.NextSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	s := p.After(w, q)
+	o := h.output(p, s, q.Streams)
 	out := WriteOut{
 		ProcessID: p.ID, OK: true, Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
 		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
 	}
-	if reason == session.ReasonInputWait {
-		out.InputOut = inputOut(st)
-	}
-	out.CommandOut = commandOut(p)
+	out.CommandOut = commandOut(s.CommandExits)
 	return nil, out, nil
 }
 
@@ -151,7 +152,7 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	if hold <= 0 {
 		hold = writeTimeout
 	}
-	_, before := p.Snapshot(session.Query{Streams: session.Both})
+	before := p.Snapshot(session.Query{Look: true}).NextSeq
 	o := p.Await(ctx, start.Add(hold), session.Until{InputWait: true})
 	if o.Reason == session.ReasonInputWait && o.Input.Kind == "password" {
 		return WriteOut{}, true
@@ -167,15 +168,15 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	default:
 		why = "the program did not ask for a password within " + hold.String()
 	}
-	r := h.output(p, session.Query{Since: &before.NextSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	// The answer is one snapshot, the input state evaluated in it once
+	// (the wait took none: on success nothing is answered yet).
+	q := session.Query{Since: &before, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
+	r := h.output(p, p.Snapshot(q), q.Streams)
 	out = WriteOut{
 		ProcessID: p.ID, OK: false, Status: r.Status, ExitCode: r.ExitCode, Signal: r.Signal,
 		Stdout: r.Stdout, Stderr: r.Stderr, NextSeq: r.NextSeq, Truncated: r.Truncated,
 		EndedBy: r.EndedBy, InputOut: r.InputOut, Screen: r.Screen,
 		Error: why + "; nothing was written. Read the output, answer what it asks, and write the password again with wait_for_password",
-	}
-	if o.Reason == session.ReasonInputWait {
-		out.InputOut = inputOut(o.Input)
 	}
 	return out, false
 }
