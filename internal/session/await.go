@@ -48,6 +48,17 @@ type Outcome struct {
 	Snapshot *Snapshot
 }
 
+// After returns the snapshot of an answer after a wait that ended with o:
+// the wait's own when it took one (Until.Answer, at an input wait), so that
+// the verdict and the output are of the same instant, and otherwise one
+// taken now.
+func (p *Process) After(o Outcome, q Query) Snapshot {
+	if o.Snapshot != nil {
+		return *o.Snapshot
+	}
+	return p.Snapshot(q)
+}
+
 // Await is the one blocking primitive behind exec, wait, write and start: it
 // returns when the process has ended (exited and its output drained), a
 // condition of u holds, the deadline passes, or ctx is done. Every state

@@ -104,17 +104,6 @@ func (p *Process) Snapshot(q Query) Snapshot {
 	return s
 }
 
-// After returns the snapshot of an answer after a wait that ended with o:
-// the wait's own when it took one (Until.Answer, at an input wait), so that
-// the verdict and the output are of the same instant, and otherwise one
-// taken now.
-func (p *Process) After(o Outcome, q Query) Snapshot {
-	if o.Snapshot != nil {
-		return *o.Snapshot
-	}
-	return p.Snapshot(q)
-}
-
 // probeAfter is how long the output must have been quiet before the
 // kernel is asked.
 func (iq InputQuery) probeAfter(t *timing) time.Duration {
