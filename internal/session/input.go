@@ -202,19 +202,6 @@ func (p *Process) inspect() prompt.Probe {
 	return p.in.prober.Inspect(in)
 }
 
-// InputState returns whether the program waits for input now.
-func (p *Process) InputState() InputState {
-	return p.evalInput(p.timing.firstProbe)
-}
-
-// SettledInputState is InputState for a program whose output has been
-// quiet for the quiet period; one that printed more recently is reported
-// not waiting. A listing of many processes (ps) uses it to stay cheap while
-// they are busy.
-func (p *Process) SettledInputState() InputState {
-	return p.evalInput(p.timing.quietPeriod)
-}
-
 // beforeWrite records the state a write is about to change.
 func (p *Process) beforeWrite() {
 	p.mu.Lock()
