@@ -202,6 +202,15 @@ func (r *Redactor) Flush(dst []byte) []byte {
 	return dst
 }
 
+// Held returns the bytes held back: a proper prefix of a secret that the
+// next write decides. The slice is the Redactor's; do not keep it.
+func (r *Redactor) Held() []byte {
+	if r == nil {
+		return nil
+	}
+	return r.held
+}
+
 // scan redacts buf into dst, deciding positions before stop; a match that
 // starts before stop may end after it. It returns the position it reached,
 // or, with hold set, the position from which buf must be held back because

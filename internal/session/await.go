@@ -33,6 +33,11 @@ type Until struct {
 	// Ready, with InputWait, ends the wait when the program serves and
 	// reads its terminal (a dev server up and idle): ReasonReady.
 	Ready bool
+	// Answer, when set, makes a wait that ends because the program waits
+	// for input take the answer's snapshot (Outcome.Snapshot) under the
+	// lock that confirms the verdict: the verdict, the prompt and the
+	// output are then of one instant ([Process.After]).
+	Answer *Query
 }
 
 // Outcome says why a wait returned, with what it found.
@@ -41,6 +46,20 @@ type Outcome struct {
 	Input  InputState // with ReasonInputWait and ReasonReady
 	// With ReasonPattern: the text the pattern matched and its whole line.
 	Matched, Line string
+	// Snapshot is the answer's snapshot, with ReasonInputWait when
+	// Until.Answer asked for it; nil otherwise.
+	Snapshot *Snapshot
+}
+
+// After returns the snapshot of an answer after a wait that ended with o:
+// the wait's own when it took one (Until.Answer, at an input wait), so that
+// the verdict and the output are of the same instant, and otherwise one
+// taken now.
+func (p *Process) After(o Outcome, q Query) Snapshot {
+	if o.Snapshot != nil {
+		return *o.Snapshot
+	}
+	return p.Snapshot(q)
 }
 
 // Await is the one blocking primitive behind exec, wait, write and start: it
@@ -64,10 +83,10 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 			return out
 		}
 		if u.InputWait {
-			if st := a.inputWait(); st.Waiting {
-				return Outcome{Reason: ReasonInputWait, Input: st}
+			if st, snap := a.inputWait(); st.Waiting {
+				return Outcome{Reason: ReasonInputWait, Input: st, Snapshot: snap}
 			} else if st.Ready {
-				return Outcome{Reason: ReasonReady, Input: st}
+				return Outcome{Reason: ReasonReady, Input: st, Snapshot: snap}
 			}
 		}
 		select {
@@ -176,15 +195,23 @@ func (a *awaiting) match(b []byte) bool {
 // inputWait evaluates the input state, asking the kernel only when the
 // probe timer fired, and schedules the next probe: firstProbe after new
 // output, then doubling up to maxProbe while nothing changes, and never
-// later than the moment the heuristic's quiet period ends.
-func (a *awaiting) inputWait() InputState {
+// later than the moment the heuristic's quiet period ends. With
+// Until.Answer a waiting verdict also takes the answer's snapshot, and
+// counts only if nothing changed since it was decided (a change wakes the
+// wait again).
+func (a *awaiting) inputWait() (InputState, *Snapshot) {
 	p, t := a.p, &a.p.timing
 	probeAfter := noProbe
 	if a.probe {
 		probeAfter = t.firstProbe
 	}
-	if st := p.evalInput(probeAfter); st.Waiting || st.Ready && a.u.Ready {
-		return st
+	if st, v := p.evalInputView(probeAfter); st.Waiting || st.Ready && a.u.Ready {
+		if a.u.Answer == nil {
+			return st, nil
+		}
+		if snap, ok := p.confirmInput(v, st, *a.u.Answer); ok {
+			return st, snap
+		}
 	}
 	if a.outputs != a.seen {
 		a.seen, a.backoff = a.outputs, t.firstProbe
@@ -198,7 +225,7 @@ func (a *awaiting) inputWait() InputState {
 		resetTimer(a.probeT, next)
 	}
 	a.probe = false
-	return InputState{}
+	return InputState{}, nil
 }
 
 func resetTimer(t *time.Timer, d time.Duration) {

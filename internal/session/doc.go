@@ -9,19 +9,29 @@
 // process group that asked while it is in the foreground and reading
 // (replydeliver.go); it stops when the process ends and is joined then.
 //
-// In PTY mode the log follows the screen ([screen.NewTerminal]): a row that
-// can still change is committed to the log when it scrolls off the top of
-// the screen, when the program ends, and whenever someone looks: every
-// answer built from a Snapshot (exec, read, wait, write, so also a program
-// waiting for input), LogEnd (a wait's starting point), URLs, and an Await
-// whose pattern matches text on the screen that is not in the log yet.
-// Between those moments a redraw (a progress display moving the cursor up)
-// only changes the screen, so the log keeps the final state, not every
-// frame. Committed text is never retracted and positions stay stable; a
-// committed row drawn again is logged again at the next commit. A read of
-// a running program therefore shows all of its screen (the read commits
-// it). A log file also commits once the output has been quiet for
-// timing.diskCommit, so tail -F of it does not lag.
+// In PTY mode the log follows the screen ([screen.NewTerminal]). The one
+// rule for a row that can still change: it is committed to the log when
+// it scrolls off the top of the screen, when the program ends, and when an
+// answer to the agent is taken: a [Snapshot] without Query.Look (exec,
+// read, wait, write, the shell-yeah answers with log lines; so also a
+// program waiting for input), LogEnd (a wait's starting point), and an
+// Await whose pattern matches text on the screen that is not in the log
+// yet. Nothing else commits: whoever only looks (progress notifications,
+// ps, metrics, a write's starting point, the log file) takes a snapshot
+// with Query.Look, which reports the screen's rows in Output.Pending, so
+// the log is a function of the program's output and of the answers, the
+// same with or without a log directory. Between those moments a redraw (a
+// progress display moving the cursor up) only changes the screen, so the
+// log keeps the final state, not every frame. Committed text is never
+// retracted and positions stay stable; a committed row drawn again is
+// logged again at the next commit. A log file shows the screen's rows
+// once the output has been quiet for timing.diskCommit, without
+// committing them, so tail -F of it does not lag (logfile.go).
+//
+// Every answer is built from one [Snapshot], taken under one lock: the
+// summary, the output, URLs, command exit codes and the input state, which
+// is decided from that instant's view and asked once; a wait that ends on
+// input-wait takes it with its verdict (Until.Answer).
 //
 // Every state change (output appended, exit, stop) is broadcast through a
 // channel that is closed and replaced; [Process.Await] is the one blocking
@@ -45,7 +55,8 @@
 //     outlog, signals, keys and process trees are package pty, shell
 //     integration is package shellinit, redaction is package policy
 //     (docs/architecture.md).
-//   - The Process: process.go (its fields and what reads them), reader.go
+//   - The Process: process.go (its fields and what reads them),
+//     snapshot.go (what an answer is built from), reader.go
 //     (the output readers), end.go (the waiter: how a process ends),
 //     input.go (whether it waits for input, and writing to it),
 //     replydeliver.go, commands.go, editor.go, await.go (the wait

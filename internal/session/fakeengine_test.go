@@ -103,6 +103,8 @@ type fakeProc struct {
 	events                      []fakeEvent
 
 	pending, typeahead bool
+	// onTypeahead runs once, the next time Typeahead is asked.
+	onTypeahead func()
 	echo, raw          bool // the terminal's modes: echo on, lines not read whole
 	input              []byte
 	inputClosed        bool
@@ -288,8 +290,14 @@ func (f *fakeProc) Pending() bool {
 
 func (f *fakeProc) Typeahead() bool {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.typeahead
+	hook := f.onTypeahead
+	f.onTypeahead = nil
+	on := f.typeahead
+	f.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	return on
 }
 
 func (f *fakeProc) Signal(sig syscall.Signal) error {

@@ -60,7 +60,7 @@ func FuzzOutputPath(f *testing.F) {
 		var follow, lastTail int64 // the cursor of a reader that follows next_seq
 		check := func(what string, q Query) Output {
 			t.Helper()
-			_, out := p.Snapshot(q)
+			out := p.Snapshot(q).Output
 			checkOutput(t, what, out)
 			if q.Screen && out.Screen == nil {
 				t.Fatalf("%s: no screen in PTY mode", what)

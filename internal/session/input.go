@@ -50,13 +50,34 @@ func (p *Process) inputViewLocked(now time.Time, probeAfter time.Duration) input
 	return v
 }
 
+// InputState says whether the program waits for input now, for a
+// decision (a step's condition, on_input, a person's page); an answer
+// takes its input state with its Snapshot instead, so that its fields
+// agree.
+func (p *Process) InputState() InputState {
+	return p.evalInput(p.timing.firstProbe)
+}
+
 // evalInput decides whether the program waits for input now. The kernel is
 // asked only once the output has been quiet for probeAfter (noProbe: never);
 // the marks always count.
 func (p *Process) evalInput(probeAfter time.Duration) InputState {
+	st, _ := p.evalInputView(probeAfter)
+	return st
+}
+
+// evalInputView is evalInput, with the view it decided from.
+func (p *Process) evalInputView(probeAfter time.Duration) (InputState, inputView) {
 	p.mu.Lock()
 	v := p.inputViewLocked(time.Now(), probeAfter)
 	p.mu.Unlock()
+	return p.inputFrom(v, probeAfter), v
+}
+
+// inputFrom decides from v, a view taken under p.mu with the same
+// probeAfter; a verdict that needs the kernel counts only if nothing
+// changed since v was taken.
+func (p *Process) inputFrom(v inputView, probeAfter time.Duration) InputState {
 	if v.over {
 		return InputState{}
 	}
@@ -208,19 +229,6 @@ func (p *Process) inspect() prompt.Probe {
 		in.Pgrp = pgrp
 	}
 	return p.in.prober.Inspect(in)
-}
-
-// InputState returns whether the program waits for input now.
-func (p *Process) InputState() InputState {
-	return p.evalInput(p.timing.firstProbe)
-}
-
-// SettledInputState is InputState for a program whose output has been
-// quiet for the quiet period; one that printed more recently is reported
-// not waiting. A listing of many processes (ps) uses it to stay cheap while
-// they are busy.
-func (p *Process) SettledInputState() InputState {
-	return p.evalInput(p.timing.quietPeriod)
 }
 
 // beforeWrite records the state a write is about to change.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -9,9 +10,10 @@ import (
 
 // diskRun is p's run as a log file follows it ([disklog.Dir.Follow]).
 func (p *Process) diskRun() disklog.Run {
+	f := &diskFollower{p: p}
 	return disklog.Run{
 		ID: p.ID, Name: p.Name, Cwd: p.Cwd, Command: p.Command, StartedAt: p.StartedAt,
-		Since: p.logSince,
+		Since: f.since,
 		End: func() disklog.End {
 			in := p.Info()
 			return disklog.End{Status: string(in.Status), ExitCode: in.ExitCode, Signal: in.Signal, EndedBy: string(in.EndedBy)}
@@ -19,17 +21,32 @@ func (p *Process) diskRun() disklog.Run {
 	}
 }
 
-// logSince waits until p's log has bytes past pos or p has ended, and
-// appends the bytes from pos on, both streams in log order, to buf. It
-// returns the position after them, how many bytes from pos on were evicted
-// before they could be read, and whether p had ended (then everything it
-// will ever log is included).
+// diskFollower is what a log file shows of a process: its log up to a
+// position and, after it, possibly rows that were on the screen when the
+// output went quiet and that the log does not hold yet (ahead). It looks
+// without committing: the log is the same with a log file or without.
+// Owned by the goroutine that writes the file.
+type diskFollower struct {
+	p     *Process
+	ahead []byte // shown in the file past the position, not in the log yet
+}
+
+// since waits until p's log has bytes past pos or p has ended, and appends
+// to buf what the file must add: the bytes from pos on, both streams in log
+// order, less what it shows already. It returns the position after them,
+// how many bytes from pos on were evicted before they could be read, and
+// whether p had ended (then everything it will ever log is included).
 //
-// In PTY mode the rows still on the screen are not in the log until
-// something commits them (see screen.Cleaner); so that a file followed
-// with tail -F does not lag behind a program that printed and went quiet,
-// logSince commits them once the output has been quiet for timing.diskCommit.
-func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
+// In PTY mode the rows still on the screen are not in the log until an
+// answer commits them, they scroll off or the program ends (see the package
+// doc). So that a file followed with tail -F does not lag behind a program
+// that printed and went quiet, since also returns, once the output has been
+// quiet for timing.diskCommit, the rows on the screen as they are then,
+// without committing them; when the log gets them, only what the file does
+// not show yet is added, and rows that were redrawn in between are added
+// again, as they are logged.
+func (f *diskFollower) since(buf []byte, pos int64) ([]byte, int64, int64, bool) {
+	p := f.p
 	ctx := context.Background()
 	for {
 		o := p.Await(ctx, time.Time{}, Until{Output: true, From: pos, Quiet: p.timing.diskCommit})
@@ -37,14 +54,19 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 			break
 		}
 		p.mu.Lock()
-		p.out.flush(p.log)
 		grew := p.log.End() > pos
+		var screen []byte
+		if !grew {
+			screen = p.out.pendingText(nil)
+		}
 		p.mu.Unlock()
 		if grew {
 			break
 		}
-		// Nothing was waiting on the screen: quiet counts again only
-		// after the next output.
+		if out, ok := f.show(buf, screen); ok {
+			return out, pos, 0, false
+		}
+		// Nothing new on the screen: quiet counts again only after the next output.
 		p.Await(ctx, time.Time{}, Until{Output: true, From: pos, Next: true})
 	}
 	p.mu.Lock()
@@ -53,14 +75,60 @@ func (p *Process) logSince(buf []byte, pos int64) ([]byte, int64, int64, bool) {
 	if pos < p.log.Start() {
 		lost = p.log.Start() - pos
 		pos = p.log.Start()
+		f.ahead = f.ahead[:0] // the file says what is missing, on a line of its own
 	}
 	for c := range p.log.Chunks(pos) {
 		end := c.Pos + int64(len(c.Data))
 		if end <= pos {
 			continue
 		}
-		buf = append(buf, c.Data[pos-c.Pos:]...)
+		buf = f.settle(buf, c.Data[pos-c.Pos:])
 		pos = end
 	}
 	return buf, pos, lost, p.lc.ended()
+}
+
+// show appends to buf what the file must add to show screen, the text on
+// the screen past the log's end: the rest of it when the file shows its
+// beginning already, or all of it, from a new line, when the screen no
+// longer has what the file shows. ok is false when there is nothing to add.
+func (f *diskFollower) show(buf, screen []byte) (_ []byte, ok bool) {
+	switch {
+	case len(screen) == 0 || bytes.Equal(screen, f.ahead):
+		return buf, false
+	case bytes.HasPrefix(screen, f.ahead):
+		buf = append(buf, screen[len(f.ahead):]...)
+	default:
+		buf = append(f.breakLine(buf), screen...)
+	}
+	f.ahead = append(f.ahead[:0], screen...)
+	return buf, true
+}
+
+// settle appends to buf what the file must add for b, bytes the log got:
+// none of them if the file shows them already, the rest of them if it
+// shows their beginning, or all of them, from a new line, if it shows
+// something else (rows that were redrawn after it showed them).
+func (f *diskFollower) settle(buf, b []byte) []byte {
+	switch {
+	case len(f.ahead) == 0:
+		return append(buf, b...)
+	case bytes.HasPrefix(f.ahead, b):
+		f.ahead = f.ahead[len(b):]
+		return buf
+	case bytes.HasPrefix(b, f.ahead):
+		buf = append(buf, b[len(f.ahead):]...)
+	default:
+		buf = append(f.breakLine(buf), b...)
+	}
+	f.ahead = f.ahead[:0]
+	return buf
+}
+
+// breakLine ends the line the file shows ahead of the log, if it is open.
+func (f *diskFollower) breakLine(buf []byte) []byte {
+	if n := len(f.ahead); n > 0 && f.ahead[n-1] != '\n' {
+		buf = append(buf, '\n')
+	}
+	return buf
 }

@@ -56,8 +56,8 @@ func run(t *testing.T, m *Manager, s Spec) (*Process, Info, Output) {
 		t.Fatalf("%q did not end: %s", s.Command, r)
 	}
 	zero := int64(0)
-	info, out := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
-	return p, info, out
+	snap := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
+	return p, snap.Info, snap.Output
 }
 
 // Fast exits must never lose output or the exit code.
@@ -163,7 +163,7 @@ func TestPromptVisible(t *testing.T) {
 		t.Fatal(r)
 	}
 	zero := int64(0)
-	_, out := p.Snapshot(Query{Since: &zero, MaxBytes: 1000, Streams: Both})
+	out := p.Snapshot(Query{Since: &zero, MaxBytes: 1000, Streams: Both}).Output
 	if got := string(out.Stdout); got != "Name: bob\nhi bob\n" {
 		t.Errorf("log = %q", got)
 	}

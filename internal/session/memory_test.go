@@ -79,7 +79,7 @@ func TestScreensAtMaximumSizeStayBounded(t *testing.T) {
 		}
 		t.Cleanup(p.Close)
 		poll.Until(t, 20*time.Second, "the screen's text", func() bool {
-			_, out := p.Snapshot(Query{Screen: true, Streams: Both})
+			out := p.Snapshot(Query{Screen: true, Streams: Both})
 			return out.Screen != nil && len(out.Screen.Lines) > 0 && strings.HasPrefix(out.Screen.Lines[0], "screen")
 		})
 	}

@@ -108,6 +108,21 @@ func (o *pipeline) pending(dst []byte) []byte {
 	return o.cleaner.Pending(dst)
 }
 
+// pendingText appends to dst what is on the screen but not in the log yet,
+// redacted as the log will have it, without committing it: it starts with
+// what the log's redactor holds back, and a possible start of a secret at
+// its end is left out. nil in pipe mode.
+func (o *pipeline) pendingText(dst []byte) []byte {
+	if o.cleaner == nil {
+		return dst
+	}
+	b := o.cleaner.Pending(append([]byte(nil), o.redactor.Held()...))
+	if len(b) == 0 {
+		return dst
+	}
+	return policy.NewRedactor(o.secrets.all()).Write(dst, b)
+}
+
 // pendingMatch reports whether re matches a line of what is on the screen
 // but not committed yet (screen.Cleaner.Pending), redacted as the log
 // would be.

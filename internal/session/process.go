@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/pty"
-	"github.com/yieldshell/yieldshell/internal/screen"
 )
 
 // Stream names one output stream of a process ([outlog.Stream]).
@@ -193,108 +191,4 @@ func (p *Process) infoLocked() Info {
 		in.Duration = time.Since(p.StartedAt)
 	}
 	return in
-}
-
-// Query selects output for an answer.
-type Query struct {
-	Since    *int64 // nil: the newest output (tail)
-	MaxBytes int
-	Streams  Stream
-	// Screen asks for the rendered screen. A process in the alternate
-	// screen always gets it.
-	Screen bool
-	// HeadTail cuts output over MaxBytes into its head and its tail,
-	// saying what is left out between them (Output.Omitted), instead of
-	// keeping only the tail (no Since) or the head (Since).
-	HeadTail bool
-}
-
-// Output is a slice of a process's output.
-type Output struct {
-	Stdout, Stderr []byte
-	StartSeq       int64
-	NextSeq        int64
-	Evicted        bool // some of the output asked for is no longer retained
-	Capped         bool // the byte budget left some of it out
-	// Omitted is the stretch a HeadTail query left out, if any.
-	Omitted *outlog.Omission
-	// Screen is the rendered terminal, when asked for or while a
-	// full-screen program runs; nil otherwise and in pipe mode.
-	Screen *screen.Snapshot
-}
-
-// Snapshot returns the summary and the selected output, consistently.
-func (p *Process) Snapshot(q Query) (Info, Output) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.out.flush(p.log)
-	var r outlog.Result
-	var om *outlog.Omission
-	if q.HeadTail {
-		from := int64(-1)
-		if q.Since != nil {
-			from = max(*q.Since, 0)
-		}
-		r, om = p.log.HeadTail(from, q.MaxBytes, q.Streams)
-	} else if q.Since == nil {
-		r = p.log.ReadTail(q.MaxBytes, q.Streams)
-	} else {
-		r = p.log.ReadFrom(*q.Since, q.MaxBytes, q.Streams)
-	}
-	out := Output{
-		Stdout: r.Stdout, Stderr: r.Stderr,
-		StartSeq: r.Start, NextSeq: r.Next,
-		Evicted: r.Evicted, Capped: r.Capped, Omitted: om,
-	}
-	out.Screen = p.out.screen(q.Screen)
-	return p.infoLocked(), out
-}
-
-// LogEnd returns the position the next byte of output will get, once what
-// is on the screen now is in the log.
-func (p *Process) LogEnd() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.out.flush(p.log)
-	return p.log.End()
-}
-
-// URLs returns the http(s) URLs the process has printed so far, deduplicated,
-// in order (at most 20; output evicted before it was looked at is not).
-func (p *Process) URLs() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.out.flush(p.log) // a URL still on the screen counts
-	u := &p.out.urls
-	u.scan.Needle = urlMark
-	u.scan.Scan(p.log, func(b []byte) bool {
-		if len(u.list) >= maxURLs || !bytes.Contains(b, urlMark) {
-			return len(u.list) >= maxURLs
-		}
-		for _, m := range urlRE.FindAll(b, -1) {
-			s := trimURL(string(m))
-			if len(s) <= len("https://") || u.seen[s] {
-				continue
-			}
-			if u.seen == nil {
-				u.seen = make(map[string]bool)
-			}
-			u.seen[s] = true
-			u.list = append(u.list, s)
-			if len(u.list) >= maxURLs {
-				return true
-			}
-		}
-		return false
-	})
-	return append([]string(nil), u.list...)
-}
-
-// EvictedBytes is how many bytes of output the process has produced that are
-// no longer retained: evicted from the front of its log to keep it within
-// YIELDSHELL_MAX_LOG_BYTES.
-func (p *Process) EvictedBytes() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.Start()
 }

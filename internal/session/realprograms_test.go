@@ -62,7 +62,7 @@ func runLive(t *testing.T, m *Manager, s Spec) string {
 
 func liveLog(p *Process) string {
 	zero := int64(0)
-	_, out := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
+	out := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both}).Output
 	return string(out.Stdout)
 }
 

@@ -125,11 +125,11 @@ func testEndedOutputBudget(t *testing.T, tty bool) {
 			t.Errorf("tty=%v: ended runs hold %d bytes, budget %d", tty, held, m.keep.endedBytes)
 		}
 		zero := int64(0)
-		_, first := procs[0].Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
+		first := procs[0].Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both}).Output
 		if !first.Evicted || len(first.Stdout) != 0 || procs[0].EvictedBytes() != 400000 {
 			t.Errorf("tty=%v: oldest run: evicted %v, %d bytes left, %d evicted", tty, first.Evicted, len(first.Stdout), procs[0].EvictedBytes())
 		}
-		_, last := procs[len(procs)-1].Snapshot(Query{MaxBytes: 1 << 20, Streams: Both})
+		last := procs[len(procs)-1].Snapshot(Query{MaxBytes: 1 << 20, Streams: Both}).Output
 		if got := len(last.Stdout); got != m.cfg.MaxBufferBytes || strings.Trim(string(last.Stdout), "x") != "" {
 			t.Errorf("tty=%v: newest run kept %d bytes, want %d", tty, got, m.cfg.MaxBufferBytes)
 		}

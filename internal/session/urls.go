@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
@@ -40,4 +42,47 @@ func trimURL(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// urlsIn calls f with each URL in line b, trimmed, until f returns false.
+func urlsIn(b []byte, f func(string) bool) {
+	if !bytes.Contains(b, urlMark) {
+		return
+	}
+	for _, m := range urlRE.FindAll(b, -1) {
+		s := trimURL(string(m))
+		if len(s) <= len("https://") {
+			continue
+		}
+		if !f(s) {
+			return
+		}
+	}
+}
+
+// add records the new URLs of line b; it reports whether the set is full.
+func (u *urlSet) add(b []byte) bool {
+	urlsIn(b, func(s string) bool {
+		if !u.seen[s] {
+			if u.seen == nil {
+				u.seen = make(map[string]bool)
+			}
+			u.seen[s] = true
+			u.list = append(u.list, s)
+		}
+		return len(u.list) < maxURLs
+	})
+	return len(u.list) >= maxURLs
+}
+
+// peek returns list with the URLs of line b that are in neither u nor
+// list added, without recording them.
+func (u *urlSet) peek(list []string, b []byte) []string {
+	urlsIn(b, func(s string) bool {
+		if !u.seen[s] && !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+		return len(list) < maxURLs
+	})
+	return list
 }

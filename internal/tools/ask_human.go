@@ -96,7 +96,7 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in As
 		return nil, out, nil
 	}
 	p := a.Process
-	o := h.output(p, session.Query{Since: &a.Before, MaxBytes: h.outputCap(nil), Streams: session.Both})
+	o := h.answer(p, session.Query{Since: &a.Before, MaxBytes: h.outputCap(nil), Streams: session.Both})
 	out = AskHumanOut{
 		ProcessID: p.ID, YieldReason: string(a.Outcome), Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,

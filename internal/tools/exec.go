@@ -174,6 +174,9 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 		waitFor = re
 	}
+	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
+		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: fmt.Sprintf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)})
+	}
 	start := time.Now()
 	spec := h.execSpec(in)
 	approved, retried, err := h.human.Approved(req, spec)
@@ -188,25 +191,26 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 		return mcptool.Error(startFailure(err))
 	}
-	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
-		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: fmt.Sprintf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)})
-	}
+	q := h.answerQuery(nil, in.MaxOutputBytes, session.Both)
+	q.Input = session.InputNow
 	y := yielded{reason: session.ReasonYield}
+	var o session.Outcome
 	stopProgress := h.progress(ctx, req, p)
 	if waitFor != nil {
 		p, y.reason, y.pf, y.restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	} else if yield := h.clampYield(in.YieldMs); yield > 0 {
-		o := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true, Ready: true})
-		y.reason, y.st = o.Reason, o.Input
+		o = p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Detached: true, Ready: true, Answer: &q})
+		y.reason, y.asked = o.Reason, o.Input
 		if y.reason == session.ReasonDeadline {
 			y.reason = session.ReasonYield
 		}
 		if y.reason == session.ReasonInputWait && in.OnInput == onInputFail {
 			_, _ = p.StopForInput(ctx, onInputGrace) // the answer reports the end, whatever it was
+			o.Snapshot = nil                         // the answer is of the end
 		}
 	}
 	stopProgress()
-	out := h.execAnswer(p, in, start, waitFor, y)
+	out := h.execAnswer(p, p.After(o, q), start, waitFor, y)
 	if len(approved) > 0 {
 		out.Notes = append(out.Notes, "the user allowed this command once, which policy refused ("+strings.Join(approved, ", ")+")")
 	}
@@ -261,57 +265,53 @@ func startFailure(err error) ExecOut {
 // yielded is why exec stopped waiting, with what the wait found.
 type yielded struct {
 	reason   session.Reason
-	st       session.InputState
+	asked    session.InputState // what a wait that ended on input saw
 	pf       patternFields
 	restarts int // crash restarts a wait_for followed
 }
 
-// execAnswer is exec's answer once it stopped waiting.
-func (h *handlers) execAnswer(p *session.Process, in ExecIn, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
-	info, o := p.Snapshot(h.answerQuery(nil, in.MaxOutputBytes, session.Both))
-	stdout, stderr, of := answerText(o)
+// execAnswer is exec's answer once it stopped waiting, built from s, one
+// snapshot of p.
+func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
+	stdout, stderr, of := answerText(s.Output)
 	out := ExecOut{
 		ProcessID:   p.ID,
 		Pid:         p.Pid,
 		DurationMs:  millis(time.Since(start)),
 		Stdout:      new(stdout),
 		Stderr:      new(stderr),
-		Truncated:   o.Evicted || o.Capped,
-		NextSeq:     new(o.NextSeq),
+		Truncated:   s.Evicted || s.Capped,
+		NextSeq:     new(s.NextSeq),
 		YieldReason: string(y.reason),
 		TTY:         new(p.TTY),
-		Screen:      screenOut(o),
+		Screen:      screenOut(s.Output),
 		Name:        p.Name,
 	}
 	out.patternFields = y.pf
 	out.omitFields = of
-	out.longFields = h.long(p)
-	out.ExitCode, out.Signal = exitFields(info)
-	if info.Status == session.Running {
+	out.longFields = h.long(p, s)
+	out.ExitCode, out.Signal = exitFields(s.Info)
+	if s.Status == session.Running {
 		out.Status = statusBackgrounded
-		st := y.st
-		if y.reason != session.ReasonInputWait && y.reason != session.ReasonReady {
-			st = p.InputState()
-		}
-		out.InputOut = inputOut(st)
-		out.Message = runningMessage(y.reason, st)
+		out.InputOut = inputOut(s.Input)
+		out.Message = runningMessage(y.reason, s.Input)
 	} else {
-		out.Status = string(info.Status)
-		out.EndedBy = string(info.EndedBy)
-		if info.Status == session.TimedOut {
+		out.Status = string(s.Status)
+		out.EndedBy = string(s.EndedBy)
+		if s.Status == session.TimedOut {
 			out.YieldReason = "timeout"
 		}
-		out.Notes = endNotes(info)
-		if info.EndedBy == session.EndedByInput {
-			out.InputOut = inputOut(y.st)
-			out.Message = inputFailMessage(y.st)
+		out.Notes = endNotes(s.Info)
+		if s.EndedBy == session.EndedByInput {
+			out.InputOut = inputOut(y.asked)
+			out.Message = inputFailMessage(y.asked)
 		}
 	}
-	if info.StdinError != "" {
-		out.Notes = append(out.Notes, "writing stdin failed: "+info.StdinError)
+	if s.StdinError != "" {
+		out.Notes = append(out.Notes, "writing stdin failed: "+s.StdinError)
 	}
-	out.Notes = append(out.Notes, replyNotes(info)...)
-	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, info, y.restarts)...)
+	out.Notes = append(out.Notes, replyNotes(s.Info)...)
+	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, s.Info, y.restarts)...)
 	return out
 }
 

@@ -18,8 +18,10 @@ type longFields struct {
 	TailCommand string   `json:"tail_command,omitempty" jsonschema:"a shell command that follows log_path as it grows"`
 }
 
-func (h *handlers) long(p *session.Process) longFields {
-	return longFields{URLs: p.URLs(), LogPath: h.m.LogPath(p), TailCommand: h.m.TailCommand(p)}
+// long fills the long-running fields of an answer about p from its
+// snapshot s.
+func (h *handlers) long(p *session.Process, s session.Snapshot) longFields {
+	return longFields{URLs: s.URLs, LogPath: h.m.LogPath(p), TailCommand: h.m.TailCommand(p)}
 }
 
 // patternFields report a wait for a pattern (exec wait_for, wait until).
@@ -36,11 +38,6 @@ func compilePattern(param, s string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("invalid %s %q: %v (Go RE2 syntax: no look-around or back-references)", param, s, err)
 	}
 	return re, nil
-}
-
-// waitPattern waits for re from position from and fills the pattern fields.
-func waitPattern(ctx context.Context, p *session.Process, re *regexp.Regexp, from int64, limit time.Duration) (session.Reason, patternFields) {
-	return patternAnswer(p.Await(ctx, time.Now().Add(limit), session.Until{Pattern: re, From: from}))
 }
 
 // verifyStart waits for a start's wait_for from the first byte, following

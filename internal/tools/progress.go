@@ -64,12 +64,19 @@ func (h *handlers) progress(ctx context.Context, req *mcp.CallToolRequest, p *se
 	}
 }
 
-// newestLine is the last non-blank line of p's output, shortened.
+// newestLine is the last non-blank line of p's output, shortened. It
+// looks without committing: the rows on the screen count, and the log is
+// the same whether a client asks for progress or not.
 func newestLine(p *session.Process) string {
-	_, o := p.Snapshot(session.Query{MaxBytes: 4 * progressLineMax, Streams: session.Both})
+	s := p.Snapshot(session.Query{MaxBytes: 4 * progressLineMax, Streams: session.Both, Look: true})
 	// Both streams share one position space; in PTY mode everything is in
-	// stdout. Prefer stderr's last line only when stdout has none.
-	for _, b := range [][]byte{o.Stdout, o.Stderr} {
+	// stdout, and what is on the screen comes after the log. Prefer
+	// stderr's last line only when stdout has none.
+	stdout := s.Stdout
+	if len(s.Pending) > 0 {
+		stdout = append(append([]byte(nil), stdout...), s.Pending...)
+	}
+	for _, b := range [][]byte{stdout, s.Stderr} {
 		s := strings.TrimRight(text(b), " \t\r\n")
 		if s == "" {
 			continue

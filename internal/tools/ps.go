@@ -67,9 +67,10 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		if len(out.Processes) >= limit {
 			break
 		}
-		// Snapshot, unlike Info, first puts a partial line (a prompt, a
-		// progress message) in the log, so its bytes count.
-		info, _ := p.Snapshot(session.Query{})
+		// A look: the rows on the screen are counted (a prompt, a
+		// progress message), not committed to the log.
+		s := p.Snapshot(session.Query{Look: true, Input: session.InputSettled})
+		info := s.Info
 		if !all && info.Status != session.Running {
 			continue
 		}
@@ -85,13 +86,13 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		}
 		e.ExitCode, e.Signal = exitFields(info)
 		if info.Status == session.Running {
-			e.InputOut = inputOut(p.SettledInputState())
+			e.InputOut = inputOut(s.Input)
 		}
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = new(epoch(info.EndedAt))
 		}
 		e.runHistory = h.history(p)
-		e.longFields = h.long(p)
+		e.longFields = h.long(p, s)
 		out.Processes = append(out.Processes, e)
 	}
 	out.Server = h.health()

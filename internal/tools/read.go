@@ -85,11 +85,14 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	}
 	switch in.View {
 	case "", "log":
-		return nil, h.output(p, h.answerQuery(in.SinceSeq, in.MaxOutputBytes, streams)), nil
+		q := h.answerQuery(in.SinceSeq, in.MaxOutputBytes, streams)
+		q.Input = session.InputNow
+		return nil, h.output(p, p.Snapshot(q), streams), nil
 	case "screen":
 		// The screen instead of the log: nothing of the log is consumed,
 		// so next_seq stays where the reader is.
-		out := h.output(p, session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true})
+		q := session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true, Input: session.InputNow}
+		out := h.output(p, p.Snapshot(q), streams)
 		out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
 		if in.SinceSeq != nil {
 			out.NextSeq = in.SinceSeq
@@ -103,34 +106,41 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
 }
 
-// output builds a read or wait answer from a snapshot.
-func (h *handlers) output(p *session.Process, q session.Query) OutputOut {
-	info, o := p.Snapshot(q)
+// output builds a read or wait answer from s, one snapshot of p; streams
+// are those asked for.
+// answer is output of a snapshot of p taken now for q, with the input
+// state of the same instant.
+func (h *handlers) answer(p *session.Process, q session.Query) OutputOut {
+	q.Input = session.InputNow
+	return h.output(p, p.Snapshot(q), q.Streams)
+}
+
+func (h *handlers) output(p *session.Process, s session.Snapshot, streams session.Stream) OutputOut {
 	out := OutputOut{
 		ProcessID: p.ID,
-		Status:    string(info.Status),
-		NextSeq:   new(o.NextSeq),
-		StartSeq:  new(o.StartSeq),
-		Truncated: o.Evicted || o.Capped,
-		Evicted:   o.Evicted,
-		Capped:    o.Capped && o.Omitted == nil, // a head-and-tail cut says omitted instead
-		EndedBy:   string(info.EndedBy),
-		Notes:     append(endNotes(info), replyNotes(info)...),
-		Screen:    screenOut(o),
+		Status:    string(s.Status),
+		NextSeq:   new(s.NextSeq),
+		StartSeq:  new(s.StartSeq),
+		Truncated: s.Evicted || s.Capped,
+		Evicted:   s.Evicted,
+		Capped:    s.Capped && s.Omitted == nil, // a head-and-tail cut says omitted instead
+		EndedBy:   string(s.EndedBy),
+		Notes:     append(endNotes(s.Info), replyNotes(s.Info)...),
+		Screen:    screenOut(s.Output),
 		Name:      p.Name,
 	}
-	out.longFields = h.long(p)
-	out.ExitCode, out.Signal = exitFields(info)
-	if info.Status == session.Running {
-		out.InputOut = inputOut(p.InputState())
-		out.CommandOut = commandOut(p)
+	out.longFields = h.long(p, s)
+	out.ExitCode, out.Signal = exitFields(s.Info)
+	if s.Status == session.Running {
+		out.InputOut = inputOut(s.Input)
+		out.CommandOut = commandOut(s.CommandExits)
 	}
-	stdout, stderr, of := answerText(o)
+	stdout, stderr, of := answerText(s.Output)
 	out.omitFields = of
-	if q.Streams&session.Stdout != 0 {
+	if streams&session.Stdout != 0 {
 		out.Stdout = new(stdout)
 	}
-	if q.Streams&session.Stderr != 0 {
+	if streams&session.Stderr != 0 {
 		out.Stderr = new(stderr)
 	}
 	return out

@@ -73,15 +73,16 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in Res
 	if waitFor != nil {
 		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	}
+	s := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow})
 	out := RestartOut{
-		OutputOut:     h.output(p, session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both}),
+		OutputOut:     h.output(p, s, session.Both),
 		Pid:           p.Pid,
 		RestartedFrom: old.ID,
 	}
 	out.YieldReason = string(reason)
 	out.patternFields = pf
 	if waitFor != nil {
-		out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, p.Info(), restarts)...)
+		out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, s.Info, restarts)...)
 	}
 	return nil, out, nil
 }

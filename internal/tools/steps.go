@@ -81,7 +81,8 @@ func (h *handlers) writeSteps(ctx context.Context, req *mcp.CallToolRequest, p *
 			break
 		}
 	}
-	info := p.Info()
+	snap := p.Snapshot(session.Query{Input: session.InputNow})
+	info := snap.Info
 	out.Status = string(info.Status)
 	out.ExitCode, out.Signal = exitFields(info)
 	out.EndedBy = string(info.EndedBy)
@@ -90,10 +91,10 @@ func (h *handlers) writeSteps(ctx context.Context, req *mcp.CallToolRequest, p *
 	if info.Status == session.Running {
 		st := last.Input
 		if last.Reason != session.ReasonInputWait && last.Reason != session.ReasonReady {
-			st = p.InputState()
+			st = snap.Input
 		}
 		out.InputOut = inputOut(st)
-		out.CommandOut = commandOut(p)
+		out.CommandOut = commandOut(snap.CommandExits)
 	}
 	if out.FailedStep != nil {
 		out.Error = fmt.Sprintf("step %d failed (%s); the steps after it were not typed", *out.FailedStep, n.YieldReason)
@@ -143,7 +144,7 @@ func (h *handlers) runStep(ctx context.Context, p *session.Process, st WriteStep
 		res.OK = true
 	}
 	res.YieldReason = string(o.Reason)
-	q := h.output(p, session.Query{Since: &from, MaxBytes: h.outputCap(maxBytes), Streams: session.Both, HeadTail: true})
+	q := h.answer(p, session.Query{Since: &from, MaxBytes: h.outputCap(maxBytes), Streams: session.Both, HeadTail: true})
 	res.Stdout, res.Stderr, res.NextSeq, res.Omitted, res.Binary = deref(q.Stdout), deref(q.Stderr), *q.NextSeq, q.Omitted, q.Binary
 	return res, o, true
 }

@@ -149,9 +149,9 @@ type CommandOut struct {
 	CommandExitCodes []int `json:"command_exit_codes,omitempty" jsonschema:"in an interactive shell, when several commands finished since the last write (several lines written at once, or typed while a command ran): each one's exit code, in order"`
 }
 
-// commandOut reports the commands p finished since the last write.
-func commandOut(p *session.Process) CommandOut {
-	codes := p.CommandExits()
+// commandOut reports the commands an integrated shell finished since the
+// last write (Snapshot.CommandExits).
+func commandOut(codes []int) CommandOut {
 	if len(codes) == 0 {
 		return CommandOut{}
 	}

@@ -56,7 +56,9 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 	if err != nil {
 		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
-	var reason session.Reason
+	q := h.answerQuery(in.SinceSeq, in.MaxOutputBytes, session.Both)
+	q.Input = session.InputNow
+	var o session.Outcome
 	var pf patternFields
 	stopProgress := h.progress(ctx, req, p)
 	if in.Until != "" {
@@ -69,15 +71,16 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		if in.SinceSeq != nil {
 			from = *in.SinceSeq
 		}
-		reason, pf = waitPattern(ctx, p, re, from, d)
+		o = p.Await(ctx, time.Now().Add(d), session.Until{Pattern: re, From: from})
+		_, pf = patternAnswer(o)
 		pf.Verified = nil
 	} else {
 		// A person's page ends the wait, once (ask_human).
-		reason = p.AwaitPerson(ctx, time.Now().Add(d), session.Until{InputWait: true}).Reason
+		o = p.AwaitPerson(ctx, time.Now().Add(d), session.Until{InputWait: true, Answer: &q})
 	}
 	stopProgress()
-	out := h.output(p, h.answerQuery(in.SinceSeq, in.MaxOutputBytes, session.Both))
-	out.YieldReason = string(reason)
+	out := h.output(p, p.After(o, q), q.Streams)
+	out.YieldReason = string(o.Reason)
 	out.patternFields = pf
 	return nil, out, nil
 }

@@ -72,7 +72,7 @@ func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in Wa
 	i, o := awaitFirst(ctx, procs, since, re, time.Now().Add(d))
 	stopProgress()
 	p := procs[i]
-	out := h.output(p, h.answerQuery(since[i], in.MaxOutputBytes, session.Both))
+	out := h.answer(p, h.answerQuery(since[i], in.MaxOutputBytes, session.Both))
 	out.YieldReason = string(o.Reason)
 	if o.Reason == session.ReasonPattern {
 		out.Matched, out.MatchedLine = o.Matched, o.Line

@@ -97,8 +97,10 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		// should the program print it back (issue 30 item 2).
 		p.AddSecret(in.Input)
 	}
-	// Where the reply starts: everything from here on came after the write.
-	_, before := p.Snapshot(session.Query{Streams: session.Both})
+	// Where the reply starts: what the log gets from here on. A look, which
+	// commits nothing: rows on the screen that no answer showed yet are
+	// logged after it, so they come first in the reply.
+	before := p.Snapshot(session.Query{Look: true}).NextSeq
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	if err := p.Type(wctx, in.Input, in.Keys, in.Newline, in.CloseStdin); err != nil {
@@ -107,23 +109,23 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	if yield <= 0 {
 		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
 	}
+	q := h.answerQuery(&before, in.MaxOutputBytes, session.Both)
+	q.Input = session.InputNow
 	stopProgress := h.progress(ctx, req, p)
-	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Ready: true})
-	reason, st := w.Reason, w.Input
+	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Ready: true, Answer: &q})
 	stopProgress()
+	reason := w.Reason
 	if reason == session.ReasonDeadline {
 		reason = session.ReasonYield
 	}
-	o := h.output(p, h.answerQuery(&before.NextSeq, in.MaxOutputBytes, session.Both))
+	s := p.After(w, q)
+	o := h.output(p, s, q.Streams)
 	out := WriteOut{
 		ProcessID: p.ID, OK: true, Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
 		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen, omitFields: o.omitFields,
 	}
-	if reason == session.ReasonInputWait || reason == session.ReasonReady {
-		out.InputOut = inputOut(st)
-	}
-	out.CommandOut = commandOut(p)
+	out.CommandOut = commandOut(s.CommandExits)
 	return nil, out, nil
 }
 
@@ -166,7 +168,7 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	if hold <= 0 {
 		hold = writeTimeout
 	}
-	_, before := p.Snapshot(session.Query{Streams: session.Both})
+	before := p.Snapshot(session.Query{Look: true}).NextSeq
 	o := p.Await(ctx, start.Add(hold), session.Until{InputWait: true})
 	if o.Reason == session.ReasonInputWait && o.Input.TakesSecret() {
 		return WriteOut{}, true
@@ -195,15 +197,15 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	default:
 		why = "the program did not ask for a password within " + hold.String()
 	}
-	r := h.output(p, session.Query{Since: &before.NextSeq, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both})
+	// The answer is one snapshot, the input state evaluated in it once
+	// (the wait took none: on success nothing is answered yet).
+	q := session.Query{Since: &before, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
+	r := h.output(p, p.Snapshot(q), q.Streams)
 	out = WriteOut{
 		ProcessID: p.ID, OK: false, Status: r.Status, ExitCode: r.ExitCode, Signal: r.Signal,
 		Stdout: r.Stdout, Stderr: r.Stderr, NextSeq: r.NextSeq, Truncated: r.Truncated,
 		EndedBy: r.EndedBy, InputOut: r.InputOut, Screen: r.Screen,
 		Error: why + "; nothing was written. " + advice,
-	}
-	if o.Reason == session.ReasonInputWait {
-		out.InputOut = inputOut(o.Input)
 	}
 	return out, false
 }

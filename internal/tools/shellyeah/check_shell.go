@@ -52,15 +52,16 @@ func (h *handlers) checkShell(ctx context.Context, req *mcp.CallToolRequest, in 
 // check answers about p with at most n of the lines new since its previous
 // check; unless n is 0, those lines count as seen.
 func (h *handlers) check(p *session.Process, n int) CheckOut {
-	out := CheckOut{Shell: h.shell(p)}
 	h.mu.Lock()
 	since := h.checked[p]
 	h.mu.Unlock()
-	fresh, next, evicted := h.linesSince(p, since)
+	s := h.snapshot(p, since, false)
+	out := CheckOut{Shell: h.shell(p, s)}
+	fresh, evicted := h.lines(s)
 	out.Logs = fresh[len(fresh)-min(n, len(fresh)):]
 	if n > 0 {
 		h.mu.Lock()
-		h.checked[p] = max(h.checked[p], next) // a concurrent check may have read further
+		h.checked[p] = max(h.checked[p], s.NextSeq) // a concurrent check may have read further
 		h.mu.Unlock()
 	}
 	out.Message = summarize(fresh, out.Prompt)

@@ -44,7 +44,7 @@ func (h *handlers) getAllLoglines(ctx context.Context, req *mcp.CallToolRequest,
 		return mcptool.Error(GetAllLoglinesOut{Label: in.Label, Logs: []string{}, Error: sentence(err), Message: sentence(err)})
 	}
 	out := GetAllLoglinesOut{Label: p.Name, ProcessID: p.ID, LogFilePath: h.m.LogPath(p)}
-	out.Logs, _, out.IsTruncated = h.linesSince(p, 0)
+	out.Logs, out.IsTruncated = h.lines(h.snapshot(p, 0, false))
 	out.LineCount = len(out.Logs)
 	out.Message = fmt.Sprintf("%d lines.", out.LineCount)
 	if out.IsTruncated {

@@ -47,11 +47,14 @@ func (h *handlers) listShells(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	out := ListShellsOut{Shells: []ListedShell{}}
 	for _, p := range h.newestRuns() {
-		e := ListedShell{Shell: h.shell(p)}
+		// Without log_lines the listing shows no log text: it looks
+		// without committing the rows on the screen.
+		s := h.snapshot(p, 0, n == 0)
+		e := ListedShell{Shell: h.shell(p, s)}
 		if e.Label == "" {
 			e.Label = p.ID
 		}
-		all, _, _ := h.linesSince(p, 0)
+		all, _ := h.lines(s)
 		e.Logs = all[len(all)-min(n, len(all)):]
 		switch older := len(all) - len(e.Logs); {
 		case n == 0:

@@ -33,8 +33,9 @@ func (h *handlers) restartShell(ctx context.Context, req *mcp.CallToolRequest, i
 	if err != nil {
 		return fail(sentence(err))
 	}
-	before := fmt.Sprintf("The previous run (pid %d) had ended: %s.", old.Pid, h.status(old, old.Info()))
-	if !old.Ended() {
+	oi := old.Info()
+	before := fmt.Sprintf("The previous run (pid %d) had ended: %s.", old.Pid, h.status(old, oi))
+	if oi.EndedAt.IsZero() {
 		before = fmt.Sprintf("Stopped the previous run (pid %d).", old.Pid)
 	}
 	p, err := h.m.Restart(ctx, old, stopGrace)

@@ -116,28 +116,35 @@ func (h *handlers) status(p *session.Process, in session.Info) string {
 	return "stopped"
 }
 
-func (h *handlers) shell(p *session.Process) Shell {
-	in := p.Info()
+// snapshot takes p's state for an answer, with its log from position
+// since on. look takes it without committing the rows on the screen (a
+// listing that shows no log text).
+func (h *handlers) snapshot(p *session.Process, since int64, look bool) session.Snapshot {
+	return p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both, Look: look, Input: session.InputNow})
+}
+
+// shell describes p from s, one snapshot of it.
+func (h *handlers) shell(p *session.Process, s session.Snapshot) Shell {
 	h.mu.Lock()
 	sa, ok := h.started[p.Name]
 	h.mu.Unlock()
 	if !ok {
-		sa = startArgs{Command: in.Command}
+		sa = startArgs{Command: s.Command}
 	}
 	sh := Shell{
-		Label: p.Name, ProcessID: p.ID, Status: h.status(p, in), Pid: p.Pid,
-		Command: sa.Command, Args: append([]string{}, sa.Args...), Cwd: in.Cwd,
-		ExitCode:     exitCode(in),
+		Label: p.Name, ProcessID: p.ID, Status: h.status(p, s.Info), Pid: p.Pid,
+		Command: sa.Command, Args: append([]string{}, sa.Args...), Cwd: s.Cwd,
+		ExitCode:     exitCode(s.Info),
 		Restarts:     h.m.History(p).Restarts,
 		LogFilePath:  h.m.LogPath(p),
 		TailCommand:  h.m.TailCommand(p),
-		DetectedURLs: p.URLs(),
+		DetectedURLs: s.URLs,
 	}
-	if in.Signal != "" {
-		sh.Signal = new(in.Signal)
+	if s.Signal != "" {
+		sh.Signal = new(s.Signal)
 	}
-	if in.Status == session.Running {
-		st := p.InputState()
+	if s.Status == session.Running {
+		st := s.Input
 		sh.AwaitingInput, sh.Prompt, sh.InputKind, sh.Asked = st.Waiting, st.Prompt, string(st.Kind), askedOf(st)
 	}
 	return sh
@@ -161,20 +168,18 @@ func (h *handlers) lookup(label string) (*session.Process, error) {
 	return p, nil
 }
 
-// linesSince returns the lines of the clean log from position since on (at
-// most the newest MCP_MAX_LOG_LINES), the position after them, and whether
-// some of them were dropped.
-func (h *handlers) linesSince(p *session.Process, since int64) ([]string, int64, bool) {
-	_, o := p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both})
-	text := strings.TrimRight(strings.ToValidUTF8(string(o.Stdout)+string(o.Stderr), "\uFFFD"), "\n")
+// lines returns the lines of the clean log in s (at most the newest
+// MCP_MAX_LOG_LINES), and whether some of them were dropped.
+func (h *handlers) lines(s session.Snapshot) ([]string, bool) {
+	text := strings.TrimRight(strings.ToValidUTF8(string(s.Stdout)+string(s.Stderr), "\uFFFD"), "\n")
 	if text == "" {
-		return []string{}, o.NextSeq, o.Evicted
+		return []string{}, s.Evicted
 	}
 	lines := strings.Split(text, "\n")
 	if extra := len(lines) - h.cfg.MaxLogLines; extra > 0 {
-		return lines[extra:], o.NextSeq, true
+		return lines[extra:], true
 	}
-	return lines, o.NextSeq, o.Evicted
+	return lines, s.Evicted
 }
 
 func sentence(err error) string {

@@ -186,7 +186,7 @@ func (h *handlers) startLabelled(ctx context.Context, spec session.Spec, label s
 // startAnswer waits for the start to show (the pattern, or quiet output)
 // and describes the shell.
 func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host string, v verification) StartOut {
-	out := StartOut{ToolLogs: []string{fmt.Sprintf("Shell spawned with pid %d: %s", p.Pid, p.Info().Command)}}
+	out := StartOut{ToolLogs: []string{fmt.Sprintf("Shell spawned with pid %d: %s", p.Pid, p.Command)}}
 	if v.pattern != nil {
 		var r session.Outcome
 		var restarts int
@@ -217,14 +217,15 @@ func (h *handlers) startAnswer(ctx context.Context, p *session.Process, host str
 		h.settle.wait(ctx, p)
 	}
 	asked := h.failOnInput(ctx, p, v)
-	out.Shell = h.shell(p)
+	s := h.snapshot(p, 0, false)
+	out.Shell = h.shell(p, s)
 	if asked != nil {
 		out.InputKind, out.Prompt, out.Asked = string(asked.Kind), asked.Prompt, askedOf(*asked)
 		out.ToolLogs = append(out.ToolLogs, fmt.Sprintf("Stopped: it waited for %s input (%q) and on_input is \"fail\".", asked.Kind, asked.Prompt))
 	}
 	out.WorkingDirectory = out.Cwd
 	out.Host = host
-	out.ShellLogs, _, _ = h.linesSince(p, 0)
+	out.ShellLogs, _ = h.lines(s)
 	out.Message = fmt.Sprintf("Shell %q started. %sStatus: %s.", p.Name, out.Message, out.Status)
 	if out.ExitCode != nil {
 		out.Message += fmt.Sprintf(" Exit code: %d.", *out.ExitCode)
@@ -267,7 +268,10 @@ func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 	deadline := begun.Add(s.max)
 	var used int64
 	for p.Await(ctx, deadline, session.Until{Quiet: s.quiet}).Reason == session.ReasonQuiet {
-		if p.LogEnd() > 0 || p.InputState().Waiting {
+		// A look: whether it printed anything (on the screen counts)
+		// changes nothing in its log.
+		snap := p.Snapshot(session.Query{Look: true, Input: session.InputNow})
+		if snap.StdoutBytes+snap.StderrBytes > 0 || snap.Input.Waiting {
 			return
 		}
 		if now, running, ok := groupCPU(p.Pid); ok {

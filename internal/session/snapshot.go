@@ -1,0 +1,218 @@
+package session
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/outlog"
+	"github.com/yieldshell/yieldshell/internal/screen"
+)
+
+// Query selects what a [Snapshot] holds.
+type Query struct {
+	Since    *int64 // nil: the newest output (tail)
+	MaxBytes int
+	Streams  Stream
+	// Screen asks for the rendered screen. A process in the alternate
+	// screen always gets it.
+	Screen bool
+	// Look takes the snapshot without committing the rows on the screen
+	// to the log (see the package doc): for those who look without
+	// answering the agent (progress notifications, ps, a write's starting
+	// point, the log file). Output.Pending has those rows instead.
+	Look bool
+	// Input says whether, and how, the snapshot says if the program waits
+	// for input.
+	Input InputQuery
+	// HeadTail cuts output over MaxBytes into its head and its tail,
+	// saying what is left out between them (Output.Omitted), instead of
+	// keeping only the tail (no Since) or the head (Since).
+	HeadTail bool
+}
+
+// InputQuery says which input state a [Snapshot] carries.
+type InputQuery int
+
+const (
+	// NoInput leaves Snapshot.Input zero.
+	NoInput InputQuery = iota
+	// InputNow evaluates the input state at the snapshot's instant; the
+	// kernel is asked once the output has been quiet for a few
+	// milliseconds (read, wait, exec, write).
+	InputNow
+	// InputSettled is InputNow for a program whose output has been quiet
+	// for the quiet period; one that printed more recently is reported
+	// not waiting. A listing of many processes (ps) uses it to stay cheap
+	// while they are busy.
+	InputSettled
+)
+
+// Output is a slice of a process's output.
+type Output struct {
+	Stdout, Stderr []byte
+	StartSeq       int64
+	NextSeq        int64
+	Evicted        bool // some of the output asked for is no longer retained
+	Capped         bool // the byte budget left some of it out
+	// Omitted is the stretch a HeadTail query left out, if any.
+	Omitted *outlog.Omission
+	// Screen is the rendered terminal, when asked for or while a
+	// full-screen program runs; nil otherwise and in pipe mode.
+	Screen *screen.Snapshot
+	// Pending, with Query.Look, is what is on the screen but not in the
+	// log yet, redacted; it has no positions (it comes after NextSeq once
+	// committed, possibly redrawn). nil otherwise and in pipe mode.
+	Pending []byte
+}
+
+// Snapshot is a process at one instant: what every answer about it is
+// built from, so that its fields agree with each other. Everything in it
+// is taken under the Process's lock at once; the input state is decided
+// from that instant's view (see [Process.Snapshot]).
+type Snapshot struct {
+	Info
+	Output
+	// Input says whether the program waits for input; zero unless the
+	// query asked (Query.Input) and the process is running.
+	Input InputState
+	// URLs are the http(s) URLs the process has printed, deduplicated, in
+	// order (at most 20; output evicted before it was looked at is not).
+	URLs []string
+	// CommandExits are the exit codes of the commands an integrated shell
+	// finished since the last write, in the order they finished: those
+	// the write submitted, and those that were running when it came. nil
+	// when none finished.
+	CommandExits []int
+}
+
+// Snapshot takes the process's state at one instant, under one lock: its
+// summary, the selected output, URLs, command exit codes and, if asked,
+// whether it waits for input. Unless q.Look, the rows on the screen are
+// committed to the log first: the snapshot is an answer to the agent.
+//
+// The input state is decided from the same instant's view; where that
+// needs the kernel, it is asked after the lock, and its answer counts only
+// if no output arrived since the instant (otherwise the program is
+// reported not waiting: the output shown may not be the prompt).
+func (p *Process) Snapshot(q Query) Snapshot {
+	probeAfter := q.Input.probeAfter(&p.timing)
+	p.mu.Lock()
+	s := p.snapshotLocked(q)
+	ask := q.Input != NoInput && s.Status == Running
+	var v inputView
+	if ask {
+		v = p.inputViewLocked(time.Now(), probeAfter)
+	}
+	p.mu.Unlock()
+	if ask {
+		s.Input = p.inputFrom(v, probeAfter)
+	}
+	return s
+}
+
+// probeAfter is how long the output must have been quiet before the
+// kernel is asked.
+func (iq InputQuery) probeAfter(t *timing) time.Duration {
+	if iq == InputSettled {
+		return t.quietPeriod
+	}
+	return t.firstProbe
+}
+
+// snapshotLocked is Snapshot but the input state. Called with p.mu held.
+func (p *Process) snapshotLocked(q Query) Snapshot {
+	if !q.Look {
+		p.out.flush(p.log)
+	}
+	var r outlog.Result
+	var om *outlog.Omission
+	switch {
+	case q.HeadTail:
+		from := int64(-1)
+		if q.Since != nil {
+			from = max(*q.Since, 0)
+		}
+		r, om = p.log.HeadTail(from, q.MaxBytes, q.Streams)
+	case q.Since == nil:
+		r = p.log.ReadTail(q.MaxBytes, q.Streams)
+	default:
+		r = p.log.ReadFrom(*q.Since, q.MaxBytes, q.Streams)
+	}
+	s := Snapshot{
+		Info: p.infoLocked(),
+		Output: Output{
+			Stdout: r.Stdout, Stderr: r.Stderr,
+			StartSeq: r.Start, NextSeq: r.Next,
+			Evicted: r.Evicted, Capped: r.Capped, Omitted: om,
+			Screen: p.out.screen(q.Screen),
+		},
+		CommandExits: p.in.cmds.since(p.in.wrote.exits),
+	}
+	if q.Look {
+		// Counted as the log will count them once they are committed.
+		s.Pending = p.out.pendingText(nil)
+		s.StdoutBytes += int64(len(s.Pending))
+	}
+	s.URLs = p.urlsLocked(s.Pending)
+	return s
+}
+
+// confirmInput takes the answer's snapshot for an input-wait verdict st
+// decided from view v, if nothing changed since v was taken; the verdict
+// and the snapshot are then of the same instant.
+func (p *Process) confirmInput(v inputView, st InputState, q Query) (*Snapshot, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lc.over() || p.in.outputs != v.outputs || p.in.inFlight.Load() != 0 || !p.in.wrote.at.Equal(v.wrote.at) {
+		return nil, false
+	}
+	s := p.snapshotLocked(q)
+	s.Input = st
+	return &s, true
+}
+
+// LogEnd returns the position the next byte of output will get, once what
+// is on the screen now is in the log: a wait for a pattern in what comes
+// after this call starts there (it is the agent's call, so it commits).
+func (p *Process) LogEnd() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out.flush(p.log)
+	return p.log.End()
+}
+
+// URLs returns the http(s) URLs the process has printed so far (see
+// Snapshot.URLs); what is on the screen is committed first.
+func (p *Process) URLs() []string {
+	return p.Snapshot(Query{}).URLs
+}
+
+// urlsLocked returns the URLs in the log, and those in the complete lines
+// of pending (text on the screen a look did not commit) without keeping
+// them: they count once they are in the log.
+func (p *Process) urlsLocked(pending []byte) []string {
+	u := &p.out.urls
+	u.scan.Needle = urlMark
+	if len(u.list) < maxURLs {
+		u.scan.Scan(p.log, u.add)
+	}
+	list := append([]string(nil), u.list...)
+	if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
+		for line := range bytes.Lines(pending[:i+1]) {
+			if len(list) >= maxURLs {
+				break
+			}
+			list = u.peek(list, bytes.TrimSuffix(line, []byte("\n")))
+		}
+	}
+	return list
+}
+
+// EvictedBytes is how many bytes of output the process has produced that are
+// no longer retained: evicted from the front of its log to keep it within
+// YIELDSHELL_MAX_LOG_BYTES.
+func (p *Process) EvictedBytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.Start()
+}
