@@ -156,7 +156,7 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	p := a.p
 	p.mu.Lock()
 	matched := a.u.Pattern != nil && a.scan.Scan(p.log, a.match)
-	if !matched && a.u.Pattern != nil && p.out.pendingMatch(a.u.Pattern) {
+	if !matched && a.u.Pattern != nil && p.out.pendingMatch(a.u.Pattern, a.scan.Partial[0]) {
 		p.out.flush(p.log) // on the screen, not in the log yet: commit it
 		matched = a.scan.Scan(p.log, a.match)
 	}

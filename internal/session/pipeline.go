@@ -125,20 +125,26 @@ func (o *pipeline) pendingText(dst []byte) []byte {
 
 // pendingMatch reports whether re matches a line of what is on the screen
 // but not committed yet (screen.Cleaner.Pending), redacted as the log
-// would be.
-func (o *pipeline) pendingMatch(re *regexp.Regexp) bool {
+// would be. head is the log's unfinished last line: a commit (any answer's
+// snapshot) can cut a line the program is writing, and what is pending
+// then continues it, so the first pending line is looked at after head.
+func (o *pipeline) pendingMatch(re *regexp.Regexp, head []byte) bool {
 	if o.cleaner == nil {
 		return false
 	}
 	b := o.pending(nil)
-	for len(b) > 0 {
+	for first := true; len(b) > 0; first = false {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			line, b = b[:i], b[i+1:]
 		} else {
 			b = nil
 		}
-		if re.MatchString(policy.Redact(o.secrets.all(), string(line))) {
+		text := string(line)
+		if first {
+			text = string(head) + text
+		}
+		if re.MatchString(policy.Redact(o.secrets.all(), text)) {
 			return true
 		}
 	}

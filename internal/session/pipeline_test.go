@@ -21,7 +21,7 @@ func TestPipelineDefersRowsOnScreen(t *testing.T) {
 	if l.End() != 0 {
 		t.Errorf("rows on the screen were logged before a commit: %q", l.ReadFrom(0, 1<<20, Both).Stdout)
 	}
-	if !o.pendingMatch(regexp.MustCompile(`B: 55%`)) || o.pendingMatch(regexp.MustCompile(`hunter2`)) {
+	if !o.pendingMatch(regexp.MustCompile(`B: 55%`), nil) || o.pendingMatch(regexp.MustCompile(`hunter2`), nil) {
 		t.Errorf("pendingMatch does not see the screen's text, redacted")
 	}
 	o.flush(l)
