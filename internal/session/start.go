@@ -89,6 +89,9 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if err := m.cfg.CheckCommand(spec.Command, secrets...); err != nil {
 		return nil, err
 	}
+	if err := m.cfg.CheckEnv(spec.Env); err != nil {
+		return nil, err
+	}
 	cwd, err := m.cfg.ResolveCwd(spec.Cwd)
 	if err != nil {
 		return nil, err
@@ -97,6 +100,9 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if s := strings.TrimSpace(spec.Shell); s != "" {
 		if shell, err = exec.LookPath(s); err != nil {
 			return nil, fmt.Errorf("finding shell %q: %w", s, err)
+		}
+		if err := m.cfg.CheckShell(shell); err != nil {
+			return nil, err
 		}
 	}
 	if spec.Cols == 0 {
