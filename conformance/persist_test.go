@@ -324,3 +324,58 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A secret in a later bridge's environment, which the persistent server
+// was started without, never reaches that bridge's client unredacted: the
+// bridge is refused, naming the variable and not its value, while the
+// server is busy; an idle server is replaced by one started from the
+// bridge's environment, which redacts it.
+// Spec: issue 30 item 7: "secrets of a later bridge (refuse the bridge or redact, never fail open)".
+func TestPersistLaterBridgesSecretIsNeverShown(t *testing.T) {
+	const secret = "later-bridge-secret-4242"
+	env := persistRuntime(t)
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first := start(t, "2025-06-18", env...) // starts the server without the secret
+	first.exec("true", nil).mustStatus(t, "completed")
+	later := append(append([]string{}, env...), "MY_API_TOKEN="+secret)
+
+	if s, err := connect(t, "2025-06-18", later...); err == nil {
+		r := s.exec("cat "+file, nil)
+		if strings.Contains(r.text, secret) {
+			t.Fatalf("a secret of the later bridge reached its client: %s", r.text)
+		}
+	}
+	cmd := newCmd(t)
+	cmd.Env = append(os.Environ(), later...)
+	cmd.Stdin = strings.NewReader("")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Errorf("the later bridge was not refused")
+	}
+	msg := stderr.String()
+	if !strings.Contains(msg, "MY_API_TOKEN") || !strings.Contains(msg, "yieldshell server stop") || strings.Contains(msg, secret[:12]) {
+		t.Errorf("the refusal does not name the variable and the way on, or shows the value: %q", msg)
+	}
+	if first.call("ps", nil).isError {
+		t.Error("the server stopped answering its first client")
+	}
+
+	// Idle (no client, nothing running): replaced, and the new server
+	// redacts the secret.
+	killBridge(t, first)
+	eventually(t, 10*time.Second, "the server to see no client", func() bool {
+		st := newCmd(t, "server", "status")
+		st.Env = append(os.Environ(), env...)
+		out, _ := st.Output()
+		return strings.Contains(string(out), "clients:   0")
+	})
+	s := start(t, "2025-06-18", later...)
+	r := s.exec("cat "+file, nil).mustStatus(t, "completed")
+	if strings.Contains(r.text, secret) || !strings.Contains(r.str("stdout"), "[REDACTED:MY_API_TOKEN]") {
+		t.Errorf("the replacing server does not redact the secret: %s", r.text)
+	}
+}

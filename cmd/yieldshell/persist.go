@@ -46,6 +46,13 @@ func bridgeCmd(ctx context.Context, c *cli) int {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return 1
 	}
+	// The server must redact this client's secrets too (issue 30 item 7).
+	redaction, err := policy.LoadRedaction(c.getenv)
+	if err != nil {
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return 2
+	}
+	cl.Secrets = daemon.SecretPrints(redaction, os.Environ())
 	conn, err := cl.ConnectOrStart()
 	if err != nil {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
@@ -163,6 +170,7 @@ func serverRun(ctx context.Context, c *cli, args []string) int {
 	}
 	s := &daemon.Server{MCP: a.srv, Manager: a.mgr, Log: a.log, Dir: dir, Idle: idle,
 		Version: buildVersion(), Settings: daemon.Settings(c.getenv),
+		Secrets: daemon.SecretPrints(cfg, os.Environ()), // the Manager's base environment
 		Shutdown: func() {
 			a.log.Info("ending every process")
 			a.shutdown()

@@ -29,6 +29,9 @@ type Client struct {
 	// Settings are this client's configuration (see [Settings]);
 	// ConnectOrStart bridges only to a server with the same.
 	Settings map[string]string
+	// Secrets are this client's secrets (see [SecretPrints]);
+	// ConnectOrStart bridges only to a server that redacts them all.
+	Secrets map[string]string
 	// Notes gets a line for what the client did on its own (started or
 	// replaced the server) and for differing settings.
 	Notes io.Writer
@@ -231,6 +234,8 @@ func (cl *Client) refusal(w Welcome) error {
 		return cl.versionError(w)
 	case len(w.Differ) > 0:
 		return cl.settingsError(w)
+	case len(w.Unredacted) > 0:
+		return cl.secretsError(w)
 	}
 	return fmt.Errorf("connecting to the yieldshell server: %s", w.Error)
 }
@@ -245,7 +250,11 @@ func (cl *Client) ConnectOrStart() (*Conn, error) {
 		if settings == nil {
 			settings = map[string]string{} // nil would skip the check
 		}
-		c, err := cl.Dial(Hello{Op: OpMCP, Settings: settings})
+		secrets := cl.Secrets
+		if secrets == nil {
+			secrets = map[string]string{}
+		}
+		c, err := cl.Dial(Hello{Op: OpMCP, Settings: settings, Secrets: secrets})
 		switch {
 		case errors.Is(err, ErrNotRunning) && !started:
 			w, fresh, err := cl.Start()
@@ -265,13 +274,13 @@ func (cl *Client) ConnectOrStart() (*Conn, error) {
 		c.Close()
 		w := c.Welcome
 		refusal := cl.refusal(w)
-		if w.Version == cl.Version && len(w.Differ) == 0 {
-			return nil, refusal // neither version nor settings: nothing to replace
+		if w.Version == cl.Version && len(w.Differ) == 0 && len(w.Unredacted) == 0 {
+			return nil, refusal // neither version, settings nor secrets: nothing to replace
 		}
 		if replaced || w.Running > 0 || w.Clients > 0 {
 			return nil, refusal
 		}
-		fmt.Fprintf(cl.Notes, "yieldshell: replacing the idle persistent server (pid %d, version %s) with one of this client's version and settings\n", w.PID, w.Version)
+		fmt.Fprintf(cl.Notes, "yieldshell: replacing the idle persistent server (pid %d, version %s) with one of this client's version, settings and secrets\n", w.PID, w.Version)
 		if _, err := cl.StopIfIdle(30 * time.Second); err != nil {
 			return nil, fmt.Errorf("%w (%w)", refusal, err)
 		}
@@ -286,6 +295,16 @@ func (cl *Client) settingsError(w Welcome) error {
 	return fmt.Errorf("the yieldshell server running for this user (pid %d, %d running processes, %d clients) was started with other settings than this client's: %s differ, and its commands would run under its rules, not this client's. "+
 		"Give this client the same settings, or end that server and everything it runs with `yieldshell server stop` and restart the client",
 		w.PID, w.Running, w.Clients, strings.Join(w.Differ, ", "))
+}
+
+// secretsError is the refusal to bridge to a server that would not redact
+// a secret of this client's environment: it was started from another
+// environment, and its processes would show the value. It names the
+// variables, never their values.
+func (cl *Client) secretsError(w Welcome) error {
+	return fmt.Errorf("the yieldshell server running for this user (pid %d, %d running processes, %d clients) was started without the value of %s, which this client's environment holds as a secret (the name matches YIELDSHELL_REDACT_ENV_REGEX): its processes would show that value unredacted, so this client was not connected. "+
+		"End that server and everything it runs with `yieldshell server stop` and restart the client (a server started from this environment redacts it), or start the client without %s",
+		w.PID, w.Running, w.Clients, strings.Join(w.Unredacted, ", "), strings.Join(w.Unredacted, ", "))
 }
 
 // Bridge copies MCP bytes between a stdio client and c until the server

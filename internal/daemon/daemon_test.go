@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -331,4 +332,27 @@ func TestBridgeRefusesOtherSettings(t *testing.T) {
 		t.Fatalf("a bridge with the same settings: %v", err)
 	}
 	c.Close()
+}
+
+// A bridge's secret the server does not hold, by value, is named; one it
+// holds under another name is not; the prints never carry the value.
+func TestUnredactedNamesTheBridgesUnknownSecrets(t *testing.T) {
+	cfg := &policy.Config{RedactEnv: regexp.MustCompile(`TOKEN|KEY`)}
+	server := SecretPrints(cfg, []string{"API_TOKEN=server-token-1234", "PLAIN=visible-value-1234"})
+	bridge := SecretPrints(cfg, []string{"API_TOKEN=server-token-1234", "OTHER_KEY=server-token-1234x", "NEW_TOKEN=bridge-only-5678", "SHORT_KEY=abc"})
+	if got, want := unredacted(bridge, server), []string{"NEW_TOKEN", "OTHER_KEY"}; !slices.Equal(got, want) {
+		t.Errorf("unredacted = %v, want %v", got, want)
+	}
+	alias := SecretPrints(cfg, []string{"RENAMED_KEY=server-token-1234"})
+	if got := unredacted(alias, server); len(got) != 0 {
+		t.Errorf("a value the server redacts under another name: %v", got)
+	}
+	if got := unredacted(bridge, nil); len(got) != 3 {
+		t.Errorf("a server without secrets: %v, want all three named", got)
+	}
+	for _, p := range bridge {
+		if strings.Contains(p, "bridge-only") || strings.Contains(p, "server-token") {
+			t.Errorf("a print carries the value: %q", p)
+		}
+	}
 }

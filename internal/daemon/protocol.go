@@ -48,6 +48,10 @@ type Hello struct {
 	// hello is refused when they differ from the server's. Without them
 	// (ps, logs, attach) no check is made.
 	Settings map[string]string `json:"settings,omitempty"`
+	// Secrets are a bridge's secrets (see [SecretPrints]): its mcp hello
+	// is refused when the server would not redact one of them. Without
+	// them (ps, logs, attach) no check is made.
+	Secrets map[string]string `json:"secrets,omitempty"`
 }
 
 // Welcome is the server's answer to a [Hello]. A refused hello also gets
@@ -64,6 +68,9 @@ type Welcome struct {
 	// Differ names the settings (see [Settings]) in which an mcp hello
 	// differed from the server's, when that was why it was refused.
 	Differ []string `json:"differ,omitempty"`
+	// Unredacted names the bridge's secret variables whose values the
+	// server does not redact, when that was why an mcp hello was refused.
+	Unredacted []string `json:"unredacted,omitempty"`
 }
 
 // LoadIdle reads [IdleEnv] (0: never exit by itself).
@@ -104,6 +111,43 @@ func settingsDiffer(a, b map[string]string) []string {
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SecretPrints fingerprints the secrets of environ (the values cfg
+// redacts, see [policy.Config.Secrets]): the variable's name -> a hash of
+// its value. A persistent server redacts the secrets of the environment it
+// was started from; a bridge whose environment holds another is refused
+// (issue 30 item 7), since the processes would show it. The hashes travel
+// only over the private socket, between processes of one user who can
+// read each other's environment anyway.
+func SecretPrints(cfg *policy.Config, environ []string) map[string]string {
+	m := map[string]string{}
+	for _, s := range cfg.Secrets(environ) {
+		m[s.Name] = secretPrint(s.Value)
+	}
+	return m
+}
+
+func secretPrint(value string) string {
+	h := sha256.Sum256([]byte("yieldshell secret\x00" + value))
+	return hex.EncodeToString(h[:16])
+}
+
+// unredacted names the secrets of a bridge (name -> print) whose values
+// are not among the server's.
+func unredacted(bridge, server map[string]string) []string {
+	have := make(map[string]bool, len(server))
+	for _, p := range server {
+		have[p] = true
+	}
+	var names []string
+	for name, p := range bridge {
+		if !have[p] {
+			names = append(names, name)
 		}
 	}
 	slices.Sort(names)

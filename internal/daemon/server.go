@@ -35,6 +35,9 @@ type Server struct {
 	Idle     time.Duration // exit after this long with no process and no client; 0: never
 	Version  string
 	Settings map[string]string // the configuration it runs with (see [Settings])
+	// Secrets are those of the environment its processes start from (see
+	// [SecretPrints]); a bridge with another is refused.
+	Secrets map[string]string
 	// Shutdown ends every process once serving has stopped, before the
 	// clients that asked for the stop learn that the server is done.
 	Shutdown func()
@@ -260,6 +263,10 @@ func (s *Server) answer(c net.Conn, h Hello, err error) Welcome {
 		// would run under here: never fail open.
 		w.Differ = settingsDiffer(h.Settings, s.Settings)
 		w.Error = "settings differ: " + strings.Join(w.Differ, ", ")
+	case h.Op == OpMCP && len(unredacted(h.Secrets, s.Secrets)) > 0:
+		// Its processes would show the bridge's secret: never fail open.
+		w.Unredacted = unredacted(h.Secrets, s.Secrets)
+		w.Error = "the server does not redact the secrets of " + strings.Join(w.Unredacted, ", ")
 	case h.Op == OpMCP:
 		w.OK = true
 		s.clients[c] = struct{}{}

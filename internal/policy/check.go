@@ -82,9 +82,10 @@ func (c *Config) CheckScreen(cols, rows int) error {
 // ResolveCwd resolves cwd (relative to DefaultCwd; "" means DefaultCwd) to an
 // existing directory inside the allowed roots, and returns it with symlinks
 // resolved; the caller should start the command in the returned path, not in
-// cwd, so a symlink swapped after the check cannot redirect it elsewhere
-// (a symlink swapped in a parent can still race: this is a policy check, not
-// a sandbox).
+// cwd, so a symlink swapped after the check cannot redirect it elsewhere.
+// A directory of the returned path swapped for a link later still could;
+// the engine closes that on Linux by opening the path following no link
+// (pty's pinDir; docs/policy.md says what remains elsewhere).
 //
 // Containment is decided on the resolved path, component by component, so
 // "/tmp" does not admit "/tmpfoo" and a symlink inside a root that points

@@ -178,6 +178,18 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	return c, nil
 }
 
+// LoadRedaction reads only YIELDSHELL_REDACT_ENV_REGEX: a Config whose
+// Secrets are those Load's would find, for a bridge to a persistent server
+// that loads nothing else.
+func LoadRedaction(getenv func(string) string) (*Config, error) {
+	l := &loader{getenv: getenv}
+	c := &Config{RedactEnv: l.regexp(envRedactEnv, defaultRedactEnv)}
+	if err := l.err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // Warnings returns advice about a configuration that loads but is probably
 // not what the operator meant, for the caller to log. Today: a default cwd
 // outside the allowed roots, which makes every exec without cwd fail. That is

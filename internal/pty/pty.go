@@ -177,9 +177,16 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		_ = p.io.close()
 		return nil, err
 	}
+	// The child changes to the directory opened now, not to whatever the
+	// path names by the time it forks.
+	dir, unpin, err := pinDir(opts.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	defer unpin()
 	files, sys := p.io.child()
 	setDeathSignal(sys)
-	attr := &os.ProcAttr{Dir: opts.Dir, Env: opts.Env, Files: files, Sys: sys}
+	attr := &os.ProcAttr{Dir: dir, Env: opts.Env, Files: files, Sys: sys}
 
 	r.mu.Lock()
 	if r.closed {

@@ -18,6 +18,9 @@ func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error
 	if err := cfg.CheckCommand(spec.Command, secrets...); err != nil {
 		return "", err
 	}
+	if err := cfg.CheckEnv(spec.Env); err != nil {
+		return "", err
+	}
 	cwd, err := cfg.ResolveCwd(spec.Cwd)
 	if err != nil {
 		return "", err

@@ -34,7 +34,7 @@ func TestAwaitPatternAcrossACommit(t *testing.T) {
 			f.print(line[cut:])
 			o := <-done
 			if o.Reason != ReasonPattern || o.Line != "got again" {
-				_, out := p.Snapshot(Query{Since: &from, MaxBytes: 1000, Streams: Both})
+				out := p.Snapshot(Query{Since: &from, MaxBytes: 1000, Streams: Both})
 				t.Errorf("cut after %q: %s %q, want pattern; the log holds %q", line[:cut], o.Reason, o.Line, out.Stdout)
 			}
 		})

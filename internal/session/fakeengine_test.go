@@ -105,9 +105,9 @@ type fakeProc struct {
 	pending, typeahead bool
 	// onTypeahead runs once, the next time Typeahead is asked.
 	onTypeahead func()
-	echo, raw          bool // the terminal's modes: echo on, lines not read whole
-	input              []byte
-	inputClosed        bool
+	echo, raw   bool // the terminal's modes: echo on, lines not read whole
+	input       []byte
+	inputClosed bool
 }
 
 func newFakeProc(pid int, o pty.Options) *fakeProc {

@@ -92,6 +92,9 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		if shell, err = exec.LookPath(s); err != nil {
 			return nil, fmt.Errorf("finding shell %q: %w", s, err)
 		}
+		if err := m.cfg.CheckShell(shell); err != nil {
+			return nil, err
+		}
 	}
 	if spec.Cols == 0 {
 		spec.Cols = DefaultCols
