@@ -1,8 +1,5 @@
 //go:build unix
 
-// Package console holds the commands for a person at a terminal: ps, logs
-// and attach, views of what the persistent server runs, through an MCP
-// session to it, the way an agent sees it.
 package console
 
 import (

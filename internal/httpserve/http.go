@@ -1,4 +1,4 @@
-package main
+package httpserve
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -18,52 +19,66 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
-// The environment variables that carry the bearer token for --http, and
-// that cap what its clients can hold.
+// The environment variables of --http: the address, the bearer token, and
+// the caps on what its clients can hold.
 const (
-	tokenEnv       = "YIELDSHELL_HTTP_TOKEN"
-	tokenFileEnv   = "YIELDSHELL_HTTP_TOKEN_FILE"
-	maxConnsEnv    = "YIELDSHELL_HTTP_MAX_CONNECTIONS"
-	maxSessionsEnv = "YIELDSHELL_HTTP_MAX_SESSIONS"
+	AddrEnv        = "YIELDSHELL_HTTP_ADDR"
+	TokenEnv       = "YIELDSHELL_HTTP_TOKEN"
+	TokenFileEnv   = "YIELDSHELL_HTTP_TOKEN_FILE"
+	MaxConnsEnv    = "YIELDSHELL_HTTP_MAX_CONNECTIONS"
+	MaxSessionsEnv = "YIELDSHELL_HTTP_MAX_SESSIONS"
 )
 
 // Defaults for the caps, kept well under a 1024-descriptor limit.
 const (
-	defaultMaxConns    = 256
-	defaultMaxSessions = 64
+	DefaultMaxConns    = 256
+	DefaultMaxSessions = 64
 )
 
-// sessionlessProtocol is the first protocol version without sessions
+// SessionlessProtocol is the first protocol version without sessions
 // (versions are dates, so they compare as strings).
-const sessionlessProtocol = "2026-07-28"
+const SessionlessProtocol = "2026-07-28"
 
-// httpPath is where the MCP endpoint is served.
-const httpPath = "/mcp"
+// Path is where the MCP endpoint is served.
+const Path = "/mcp"
 
-// httpConfig is what --http needs, checked before anything starts.
-type httpConfig struct {
-	addr      string // host:port to listen on
-	token     string
-	generated bool // no token was configured: one was made for this run
-	// tokenWarning says why the token file may not be secret (see
-	// readTokenFile); logged once the server's log is up.
-	tokenWarning string
-
-	maxConns    int // connections open at once; more wait to be accepted
-	maxSessions int // MCP sessions at once; more are refused with 503
-	// readHeader bounds a request's headers (and a new connection's
-	// silence), read its body, idle a kept-alive connection's silence.
-	readHeader, read, idle time.Duration
+// Vars are the environment variables of --http, for the usage text.
+func Vars() []policy.Var {
+	return []policy.Var{
+		{Name: AddrEnv, Help: "Serve MCP over streamable HTTP on this address when --http is not given; healthcheck asks it."},
+		{Name: TokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
+		{Name: TokenFileEnv, Help: "File holding the bearer token for --http; wins over " + TokenEnv + "."},
+		{Name: MaxConnsEnv, Default: strconv.Itoa(DefaultMaxConns),
+			Help: "--http: connections open at once; more wait to be accepted."},
+		{Name: MaxSessionsEnv, Default: strconv.Itoa(DefaultMaxSessions),
+			Help: "--http: MCP sessions open at once; a request for another gets 503."},
+	}
 }
 
-// loadHTTPConfig resolves the listening address and the bearer token. An
+// Config is what --http needs, checked before anything starts.
+type Config struct {
+	Addr      string // host:port to listen on
+	Token     string
+	Generated bool // no token was configured: one was made for this run
+	// TokenWarning says why the token file may not be secret (see
+	// readTokenFile); logged once the server's log is up.
+	TokenWarning string
+
+	MaxConns    int // connections open at once; more wait to be accepted
+	MaxSessions int // MCP sessions at once; more are refused with 503
+	// ReadHeader bounds a request's headers (and a new connection's
+	// silence), Read its body, Idle a kept-alive connection's silence.
+	ReadHeader, Read, Idle time.Duration
+}
+
+// LoadConfig resolves the listening address and the bearer token. An
 // address without a host binds to loopback; a non-loopback address needs a
 // configured token. On loopback without one, a random token is generated
 // and printed, so the endpoint is never open to other local users.
-func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpConfig, error) {
+func LoadConfig(addr, tokenFile string, getenv func(string) string) (*Config, error) {
 	if !strings.Contains(addr, ":") {
 		addr = ":" + addr // a bare port
 	}
@@ -74,16 +89,16 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	hc := &httpConfig{addr: net.JoinHostPort(host, port),
-		readHeader: 10 * time.Second, read: 30 * time.Second, idle: 60 * time.Second}
-	if hc.maxConns, err = positiveInt(getenv, maxConnsEnv, defaultMaxConns); err != nil {
+	hc := &Config{Addr: net.JoinHostPort(host, port),
+		ReadHeader: 10 * time.Second, Read: 30 * time.Second, Idle: 60 * time.Second}
+	if hc.MaxConns, err = positiveInt(getenv, MaxConnsEnv, DefaultMaxConns); err != nil {
 		return nil, err
 	}
-	if hc.maxSessions, err = positiveInt(getenv, maxSessionsEnv, defaultMaxSessions); err != nil {
+	if hc.MaxSessions, err = positiveInt(getenv, MaxSessionsEnv, DefaultMaxSessions); err != nil {
 		return nil, err
 	}
 	if tokenFile == "" {
-		tokenFile = getenv(tokenFileEnv)
+		tokenFile = getenv(TokenFileEnv)
 	}
 	switch {
 	case tokenFile != "":
@@ -91,15 +106,15 @@ func loadHTTPConfig(addr, tokenFile string, getenv func(string) string) (*httpCo
 		if err != nil {
 			return nil, err
 		}
-		hc.token, hc.tokenWarning = tf.token, tf.warning
-	case getenv(tokenEnv) != "":
-		hc.token = strings.TrimSpace(getenv(tokenEnv))
+		hc.Token, hc.TokenWarning = tf.token, tf.warning
+	case getenv(TokenEnv) != "":
+		hc.Token = strings.TrimSpace(getenv(TokenEnv))
 	case !isLoopback(host):
-		return nil, fmt.Errorf("--http %s listens beyond this machine and needs a bearer token: set %s or %s, or pass --token-file", hc.addr, tokenEnv, tokenFileEnv)
+		return nil, fmt.Errorf("--http %s listens beyond this machine and needs a bearer token: set %s or %s, or pass --token-file", hc.Addr, TokenEnv, TokenFileEnv)
 	default:
-		hc.token, hc.generated = rand.Text(), true
+		hc.Token, hc.Generated = rand.Text(), true
 	}
-	if len(hc.token) < 16 {
+	if len(hc.Token) < 16 {
 		return nil, errors.New("the bearer token is too short: use at least 16 characters (e.g. openssl rand -hex 32)")
 	}
 	return hc, nil
@@ -133,11 +148,21 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// httpHandler serves the MCP endpoint and /metrics behind the bearer-token
+// Server serves one MCP server over streamable HTTP: the MCP endpoint and
+// /metrics behind the bearer token, /healthz open to all.
+type Server struct {
+	MCP     *mcp.Server
+	Metrics http.Handler // GET /metrics
+	Health  http.Handler // GET /healthz
+	Log     *slog.Logger
+	Config  *Config
+}
+
+// Handler serves the MCP endpoint and /metrics behind the bearer-token
 // check (requests without the right token get 401 and never reach the
 // server), and /healthz without it.
-func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler {
-	want := []byte(token)
+func (s *Server) Handler() http.Handler {
+	want := []byte(s.Config.Token)
 	verify := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 		if subtle.ConstantTimeCompare([]byte(tok), want) != 1 {
 			return nil, auth.ErrInvalidToken
@@ -146,7 +171,7 @@ func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler
 		// as the server.
 		return &auth.TokenInfo{Expiration: time.Now().Add(24 * time.Hour)}, nil
 	}
-	getServer := func(*http.Request) *mcp.Server { return srv }
+	getServer := func(*http.Request) *mcp.Server { return s.MCP }
 	// go-sdk v1.8.0 serves the sessionless protocol (2026-07-28 on) only
 	// from a stateless handler, and sessions only from a stateful one: a
 	// request goes to the one its Mcp-Protocol-Version header asks for
@@ -154,7 +179,7 @@ func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler
 	sessions := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
 	sessionless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Protocol-Version") >= sessionlessProtocol {
+		if r.Header.Get("Mcp-Protocol-Version") >= SessionlessProtocol {
 			sessionless.ServeHTTP(w, r)
 			return
 		}
@@ -162,45 +187,50 @@ func httpHandler(srv *mcp.Server, m *metrics.Metrics, token string) http.Handler
 	})
 	bearer := auth.RequireBearerToken(verify, nil)
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, http.NewCrossOriginProtection().Handler(bearer(h)))
-	mux.Handle("GET /metrics", bearer(m.Handler()))
-	mux.Handle("GET /healthz", metrics.Health())
-	return mux
+	mux.Handle(Path, http.NewCrossOriginProtection().Handler(bearer(h)))
+	mux.Handle("GET /metrics", bearer(s.Metrics))
+	mux.Handle("GET /healthz", s.Health)
+	return capSessions(s.MCP, s.Config.MaxSessions, closeDenied(mux))
 }
 
-// httpServer is the HTTP server for srv, with hc's timeouts and session
-// cap; serve it on a listener from newCapListener.
-func httpServer(srv *mcp.Server, m *metrics.Metrics, hc *httpConfig) *http.Server {
+// httpServer is the HTTP server with the configured timeouts.
+func (s *Server) httpServer() *http.Server {
 	return &http.Server{
-		Handler:           capSessions(srv, hc.maxSessions, closeDenied(httpHandler(srv, m, hc.token))),
-		ReadHeaderTimeout: hc.readHeader,
-		ReadTimeout:       hc.read,
-		IdleTimeout:       hc.idle,
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: s.Config.ReadHeader,
+		ReadTimeout:       s.Config.Read,
+		IdleTimeout:       s.Config.Idle,
 		// No WriteTimeout: a wait answers after up to 55 s, and streams last.
 	}
 }
 
-// serveHTTP serves a over streamable HTTP until ctx is done (SIGTERM,
-// SIGINT, SIGHUP); the caller then ends every process, as in stdio mode.
-func serveHTTP(ctx context.Context, a *app, hc *httpConfig, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", hc.addr)
+// ListenAndServe listens on the configured address, says on notes what a
+// person needs to connect (a generated token), and serves until ctx is
+// done (SIGTERM, SIGINT, SIGHUP); the caller then ends every process, as
+// in stdio mode.
+func (s *Server) ListenAndServe(ctx context.Context, notes io.Writer) error {
+	ln, err := net.Listen("tcp", s.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listening for --http: %w", err)
 	}
-	url := "http://" + ln.Addr().String() + httpPath
-	if hc.generated {
-		fmt.Fprintf(stderr, "yieldshell: no %s set; this run's bearer token is %s\n", tokenEnv, hc.token)
+	if s.Config.Generated {
+		fmt.Fprintf(notes, "yieldshell: no %s set; this run's bearer token is %s\n", TokenEnv, s.Config.Token)
 	}
-	if hc.tokenWarning != "" {
-		a.log.Warn("the bearer token may not be secret: " + hc.tokenWarning)
+	if s.Config.TokenWarning != "" {
+		s.Log.Warn("the bearer token may not be secret: " + s.Config.TokenWarning)
 	}
-	a.log.Info("serving MCP over streamable HTTP", "url", url)
-	hs := httpServer(a.srv, a.metrics, hc)
-	ln = newCapListener(ln, hc.maxConns)
+	s.Log.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+Path)
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is done, and closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.httpServer()
+	ln = newCapListener(ln, s.Config.MaxConns)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
-	case err = <-done:
+	case err := <-done:
 		return fmt.Errorf("serving http: %w", err)
 	case <-ctx.Done():
 	}
@@ -247,7 +277,7 @@ func capSessions(srv *mcp.Server, max int, next http.Handler) http.Handler {
 			}
 			if n >= max {
 				w.Header().Set("Connection", "close")
-				http.Error(w, fmt.Sprintf("too many MCP sessions (%d, %s); end one or raise the cap", n, maxSessionsEnv), http.StatusServiceUnavailable)
+				http.Error(w, fmt.Sprintf("too many MCP sessions (%d, %s); end one or raise the cap", n, MaxSessionsEnv), http.StatusServiceUnavailable)
 				return
 			}
 		}
