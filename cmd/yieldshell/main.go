@@ -166,6 +166,9 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 		return 1
 	}
 	defer a.Shutdown()
+	// A signal ends the calls in flight at once: neither the SDK's stdio
+	// session nor the HTTP server stops before every handler returned.
+	defer context.AfterFunc(ctx, a.EndCalls)()
 	if hc != nil {
 		err = httpServer(a, hc).ListenAndServe(ctx, c.stderr)
 	} else {

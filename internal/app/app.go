@@ -82,6 +82,11 @@ type App struct {
 	tempLogDir string         // removed at shutdown; "" when none was made
 	background sync.WaitGroup // registerInBackground
 	registered chan struct{}  // closed once every tool is registered
+
+	// calls is the context every request's handler also runs under;
+	// EndCalls cancels it.
+	calls    context.Context
+	endCalls context.CancelFunc
 }
 
 // New builds the server for cfg, reporting version, and logs the
@@ -118,7 +123,8 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	}
 	m := metrics.New(mgr)
 	a := &App{Server: srv, Manager: mgr, Log: log, Metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
-	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.awaitTools())
+	a.calls, a.endCalls = context.WithCancel(context.Background())
+	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools())
 	a.registerInBackground(cfg, r, version)
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
@@ -178,8 +184,34 @@ func (a *App) awaitTools() mcp.Middleware {
 	}
 }
 
-// Shutdown ends every process the server started.
+// endWithServer runs every handler under a context that EndCalls also
+// cancels, and refuses a tool call that comes after it.
+func (a *App) endWithServer() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" && a.calls.Err() != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+					&mcp.TextContent{Text: "the server is stopping: nothing was done"}}}, nil
+			}
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(a.calls, cancel)()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// EndCalls cancels every request in flight, and every later one, as a
+// client's cancellation does: each blocking call answers at once and says
+// so (an exec or wait with yield_reason "cancelled", its process left
+// running for Shutdown to end). A server that is told to stop calls it
+// first, so that no call holds the stop up for its yield_ms.
+func (a *App) EndCalls() { a.endCalls() }
+
+// Shutdown ends every call in flight (EndCalls) and every process the
+// server started.
 func (a *App) Shutdown() {
+	a.EndCalls()
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	a.background.Wait() // registration: the sweep must start before Shutdown, or not at all
