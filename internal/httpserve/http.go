@@ -188,7 +188,7 @@ func (s *Server) Handler() http.Handler {
 	bearer := auth.RequireBearerToken(verify, nil)
 	mux := http.NewServeMux()
 	mux.Handle(Path, http.NewCrossOriginProtection().Handler(bearer(h)))
-	mux.Handle("GET /metrics", bearer(s.Metrics))
+	mux.Handle("GET /metrics", checkHost(bearer(s.Metrics)))
 	mux.Handle("GET /healthz", s.Health)
 	return capSessions(s.MCP, s.Config.MaxSessions, closeDenied(mux))
 }
@@ -242,6 +242,32 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	<-done
 	return nil
+}
+
+// checkHost refuses, as the SDK does for /mcp, a request that reached a
+// loopback address under a Host that is not loopback: a page on another
+// site that rebinds its name to 127.0.0.1 reaches the server with its
+// own name in Host (DNS rebinding).
+func checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			if isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
+				http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackAddr reports whether addr (host or host:port) names this
+// machine only.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	return isLoopback(host)
 }
 
 // closeDenied closes the connection after a 401 or 403: a client that is

@@ -87,7 +87,7 @@ func testHTTP(t *testing.T, hc *Config) string {
 		t.Fatal(err)
 	}
 	s := &Server{MCP: mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil),
-		Metrics: http.NotFoundHandler(), Health: okHandler(), Log: slog.New(slog.DiscardHandler), Config: hc}
+		Metrics: okHandler(), Health: okHandler(), Log: slog.New(slog.DiscardHandler), Config: hc}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
@@ -288,5 +288,36 @@ func TestHealthcheck(t *testing.T) {
 				t.Errorf("exit %d, want %d (%s)", got, tc.want, stderr.String())
 			}
 		})
+	}
+}
+
+// TestMetricsChecksHost: /metrics, like /mcp, refuses a request that
+// reached loopback under another Host (DNS rebinding), even with the
+// token (issue 30 item 7); under a loopback Host it answers.
+func TestMetricsChecksHost(t *testing.T) {
+	const token = "right-token-0123456789"
+	addr := testHTTP(t, &Config{Token: token, MaxConns: 8, MaxSessions: 8,
+		ReadHeader: time.Second, Read: time.Second, Idle: time.Second})
+	for _, tc := range []struct {
+		path, host string
+		want       int
+	}{
+		{"/metrics", "evil.example", http.StatusForbidden},
+		{"/metrics", "evil.example:80", http.StatusForbidden},
+		{"/metrics", addr, http.StatusOK},
+		{"/metrics", "localhost", http.StatusOK},
+		{Path, "evil.example", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://"+addr+tc.path, nil)
+		req.Host = tc.host
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("GET %s, Host %s: %d, want %d", tc.path, tc.host, res.StatusCode, tc.want)
+		}
 	}
 }
