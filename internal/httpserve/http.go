@@ -13,7 +13,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -34,8 +33,9 @@ const (
 
 // Defaults for the caps, kept well under a 1024-descriptor limit.
 const (
-	DefaultMaxConns    = 256
-	DefaultMaxSessions = 64
+	DefaultMaxConns     = 256
+	DefaultMaxAnonymous = 128
+	DefaultMaxSessions  = 64
 )
 
 // SessionlessProtocol is the first protocol version without sessions
@@ -52,7 +52,7 @@ func Vars() []policy.Var {
 		{Name: TokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
 		{Name: TokenFileEnv, Help: "File holding the bearer token for --http; wins over " + TokenEnv + "."},
 		{Name: MaxConnsEnv, Default: strconv.Itoa(DefaultMaxConns),
-			Help: "--http: connections open at once; more wait to be accepted."},
+			Help: "--http: connections with the token open at once; a request on another waits for one to close."},
 		{Name: MaxSessionsEnv, Default: strconv.Itoa(DefaultMaxSessions),
 			Help: "--http: MCP sessions open at once; a request for another gets 503."},
 	}
@@ -67,8 +67,13 @@ type Config struct {
 	// readTokenFile); logged once the server's log is up.
 	TokenWarning string
 
-	MaxConns    int // connections open at once; more wait to be accepted
-	MaxSessions int // MCP sessions at once; more are refused with 503
+	// MaxConns caps the connections that showed the token; a request
+	// with the token that finds them taken waits for one to close.
+	MaxConns int
+	// MaxAnonymous caps the connections that did not (yet): the next one
+	// sheds the oldest (see guard.go).
+	MaxAnonymous int
+	MaxSessions  int // MCP sessions at once; more are refused with 503
 	// ReadHeader bounds a request's headers (and a new connection's
 	// silence), Read its body, Idle a kept-alive connection's silence.
 	ReadHeader, Read, Idle time.Duration
@@ -89,8 +94,8 @@ func LoadConfig(addr, tokenFile string, getenv func(string) string) (*Config, er
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	hc := &Config{Addr: net.JoinHostPort(host, port),
-		ReadHeader: 10 * time.Second, Read: 30 * time.Second, Idle: 60 * time.Second}
+	hc := &Config{Addr: net.JoinHostPort(host, port), MaxAnonymous: DefaultMaxAnonymous,
+		ReadHeader: 5 * time.Second, Read: 30 * time.Second, Idle: 60 * time.Second}
 	if hc.MaxConns, err = positiveInt(getenv, MaxConnsEnv, DefaultMaxConns); err != nil {
 		return nil, err
 	}
@@ -193,10 +198,13 @@ func (s *Server) Handler() http.Handler {
 	return capSessions(s.MCP, s.Config.MaxSessions, closeDenied(mux))
 }
 
-// httpServer is the HTTP server with the configured timeouts.
-func (s *Server) httpServer() *http.Server {
+// httpServer is the HTTP server with the configured timeouts, its
+// connections tracked by g.
+func (s *Server) httpServer(g *guard) *http.Server {
 	return &http.Server{
-		Handler:           s.Handler(),
+		Handler:           g.guardRequests(s.Config.Token, s.Handler()),
+		ConnContext:       connContext,
+		ConnState:         g.connState,
 		ReadHeaderTimeout: s.Config.ReadHeader,
 		ReadTimeout:       s.Config.Read,
 		IdleTimeout:       s.Config.Idle,
@@ -225,8 +233,9 @@ func (s *Server) ListenAndServe(ctx context.Context, notes io.Writer) error {
 
 // Serve serves on ln until ctx is done, and closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := s.httpServer()
-	ln = newCapListener(ln, s.Config.MaxConns)
+	g := newGuard(s.Config.MaxConns, max(s.Config.MaxAnonymous, 1))
+	hs := s.httpServer(g)
+	ln = &guardListener{Listener: ln, g: g}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -309,49 +318,4 @@ func capSessions(srv *mcp.Server, max int, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// capListener holds at most max connections open at once: Accept waits
-// for one to close, and the rest wait in the kernel's backlog, costing no
-// descriptor of ours.
-type capListener struct {
-	net.Listener
-	slots     chan struct{}
-	closed    chan struct{}
-	closeOnce sync.Once
-}
-
-func newCapListener(ln net.Listener, max int) *capListener {
-	return &capListener{Listener: ln, slots: make(chan struct{}, max), closed: make(chan struct{})}
-}
-
-func (l *capListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.closed:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &slotConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
-}
-
-func (l *capListener) Close() error {
-	l.closeOnce.Do(func() { close(l.closed) })
-	return l.Listener.Close()
-}
-
-// slotConn gives its slot back when closed.
-type slotConn struct {
-	net.Conn
-	release func()
-}
-
-func (c *slotConn) Close() error {
-	err := c.Conn.Close()
-	c.release()
-	return err
 }

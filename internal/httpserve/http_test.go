@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,7 @@ func TestHTTPHoldsNoConnection(t *testing.T) {
 	const token = "right-token-0123456789"
 	addr := testHTTP(t, &Config{Token: token, MaxConns: 8, MaxSessions: 8,
 		ReadHeader: time.Second, Read: time.Second, Idle: 100 * time.Millisecond})
+	path := Path
 	request := func(auth string) (net.Conn, *http.Response) {
 		t.Helper()
 		c, err := net.Dial("tcp", addr)
@@ -130,7 +132,7 @@ func TestHTTPHoldsNoConnection(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", Path, addr, auth)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", path, addr, auth)
 		res, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -140,14 +142,26 @@ func TestHTTPHoldsNoConnection(t *testing.T) {
 	}
 	c, res := request("")
 	if res.StatusCode != http.StatusUnauthorized || !res.Close {
-		t.Errorf("no Token: status %d, close %v; want 401, close", res.StatusCode, res.Close)
+		t.Errorf("no token: status %d, close %v; want 401, close", res.StatusCode, res.Close)
 	}
 	if !closedWithin(c, 5*time.Second) {
 		t.Error("the refused connection stays open")
 	}
+	// /healthz answers everyone, once per connection without the token.
+	path = "/healthz"
+	c, res = request("")
+	if res.StatusCode != http.StatusOK || !res.Close || !closedWithin(c, 5*time.Second) {
+		t.Errorf("/healthz without the token: status %d, close %v; want 200 and the connection closed", res.StatusCode, res.Close)
+	}
+	c, res = request("Authorization: Bearer " + token + "\r\n")
+	if res.StatusCode != http.StatusOK || res.Close {
+		t.Errorf("/healthz with the token: status %d, close %v; want a kept-alive 200", res.StatusCode, res.Close)
+	}
+	c.Close()
+	path = Path
 	c, res = request("Authorization: Bearer " + token + "\r\n")
 	if res.StatusCode == http.StatusUnauthorized || res.Close {
-		t.Fatalf("with the Token: status %d, close %v; want a kept-alive answer", res.StatusCode, res.Close)
+		t.Fatalf("with the token: status %d, close %v; want a kept-alive answer", res.StatusCode, res.Close)
 	}
 	if !closedWithin(c, 5*time.Second) {
 		t.Error("a quiet kept-alive connection stays open past the idle timeout")
@@ -184,52 +198,85 @@ func TestHTTPCapsSessions(t *testing.T) {
 	}
 }
 
-// TestCapListener: with the cap reached, Accept waits until a connection
-// closes, and Close ends a waiting Accept.
-func TestCapListener(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := newCapListener(inner, 1)
-	defer ln.Close()
-	for range 2 {
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
+// TestGuardShedsOldestAnonymous: past the cap, a new connection sheds
+// the oldest anonymous one that has sent nothing and is past the grace;
+// past the hard cap, the oldest idle one, else the oldest silent one
+// however young. One that showed the token or answers a request is not
+// shed.
+func TestGuardShedsOldestAnonymous(t *testing.T) {
+	g := newGuard(8, 3)
+	g.hardCap = 5
+	now := time.Now()
+	var conns []*guardedConn
+	// admit admits a new connection at now, and returns the index of the
+	// one it shed, or -1.
+	admit := func() int {
+		t.Helper()
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		c := &guardedConn{Conn: a, g: g, accepted: now}
+		conns = append(conns, c)
+		shed := g.admit(c)
+		if shed == nil {
+			return -1
 		}
-		defer c.Close()
+		shed.Close()
+		return slices.Index(conns, shed)
 	}
-	first, err := ln.Accept()
-	if err != nil {
+	for i := range 5 {
+		if s := admit(); s != -1 {
+			t.Fatalf("admitting %d, all within the grace, shed %d", i, s)
+		}
+	}
+	g.setActive(conns[0], true)
+	conns[1].spoke = true // it sent a request's first bytes
+	now = now.Add(g.grace)
+	if s := admit(); s != 2 { // 5
+		t.Errorf("past the cap, shed %d; want 2, the oldest silent one (0 answers a request, 1 spoke)", s)
+	}
+	if err := g.authenticate(t.Context(), conns[3]); err != nil {
 		t.Fatal(err)
 	}
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	select {
-	case <-accepted:
-		t.Fatal("a second connection was accepted with a cap of one")
-	case <-time.After(50 * time.Millisecond): // a bound on a wrong answer, not synchronisation
+	if s := admit(); s != 4 { // 6
+		t.Errorf("shed %d; want 4, the last silent one past the grace (3 showed the token)", s)
 	}
+	if s := admit(); s != -1 { // 7
+		t.Errorf("shed %d; want none: the rest answer a request, spoke or are within the grace", s)
+	}
+	if s := admit(); s != 1 { // 8: 0 1 5 6 7 8, past the hard cap
+		t.Errorf("past the hard cap, shed %d; want 1, the oldest idle one", s)
+	}
+	if s := admit(); s != 5 { // 9: 0 5 6 7 8 9, past the hard cap
+		t.Errorf("past the hard cap, shed %d; want 5, the oldest silent one however young", s)
+	}
+}
+
+// TestGuardCapsAuthenticated: with every slot taken, a request with the
+// token waits until a connection that has one closes, or its client
+// gives up.
+func TestGuardCapsAuthenticated(t *testing.T) {
+	g := newGuard(1, 8)
+	conn := func() *guardedConn {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		c := &guardedConn{Conn: a, g: g}
+		g.admit(c)
+		return c
+	}
+	first, second := conn(), conn()
+	if err := g.authenticate(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if err := g.authenticate(ctx, second); err == nil {
+		t.Fatal("a second connection took the only slot")
+	}
+	got := make(chan error, 1)
+	go func() { got <- g.authenticate(t.Context(), second) }()
 	first.Close()
-	if c := <-accepted; c == nil {
-		t.Error("Accept failed after the slot was given back")
-	} else {
-		c.Close()
-	}
-	waiting := make(chan error, 1)
-	go func() {
-		_, err := ln.Accept()
-		waiting <- err
-	}()
-	if err := ln.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if err := <-waiting; err == nil {
-		t.Error("Accept after Close succeeded")
+	if err := <-got; err != nil || !g.authenticated(second) {
+		t.Errorf("after the first closed: %v, authenticated %v", err, g.authenticated(second))
 	}
 }
 
