@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestImportDirection enforces the layering of DESIGN.md: arrows point one
-// way, cmd -> {daemon, tools, metrics} -> session -> {pty, screen, prompt,
-// policy}, tools and daemon may use policy, metrics reads session, and
+// TestImportDirection enforces the layering of docs/architecture.md: arrows
+// point one way, from cmd through the serving packages (daemon, httpserve,
+// console, tools, metrics) to session and the engine below it, and
 // conformance speaks to the binary only. Tests anywhere may use the test
 // helpers internal/poll and internal/testdir, which import nothing of ours.
 func TestImportDirection(t *testing.T) {
@@ -22,8 +22,9 @@ func TestImportDirection(t *testing.T) {
 		"internal/policy":          {},
 		"internal/prompt":          {"internal/screen", "internal/proc"},
 		"internal/session":         {"internal/pty", "internal/screen", "internal/prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog"},
-		"internal/disklog":         {"internal/safedir"},
+		"internal/disklog":         {"internal/safedir", "internal/safetext"},
 		"internal/safedir":         {},
+		"internal/safetext":        {},
 		"internal/outlog":          {},
 		"internal/shellinit":       {"internal/safedir"},
 		"internal/tools":           {"internal/session", "internal/policy", "internal/tools/shellyeah", "internal/tools/mcptool", "internal/outlog", "internal/tools/askhuman"},
@@ -37,9 +38,13 @@ func TestImportDirection(t *testing.T) {
 		"internal/linerpc":         {},
 		"internal/poll":            {},
 		"internal/testdir":         {},
-		"internal/console":         {"internal/tools"},
+		"internal/console":         {"internal/tools", "internal/daemon", "internal/safetext"},
+		"internal/httpserve":       {"internal/policy"},
 		"internal/mcplog":          {},
-		"cmd/yieldshell":           {"internal/daemon", "internal/linerpc", "internal/tools", "internal/metrics", "internal/session", "internal/pty", "internal/policy", "internal/console", "internal/mcplog", "internal/human", "internal/tools/askhuman"},
+		"internal/app": {"internal/tools", "internal/tools/mcptool", "internal/metrics", "internal/session", "internal/pty",
+			"internal/policy", "internal/mcplog", "internal/human", "internal/tools/askhuman"},
+		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
+			"internal/console", "internal/httpserve"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

@@ -13,12 +13,14 @@
 //	yieldshell --version           print the version
 //	yieldshell --help              print usage and every environment variable
 //
-// With --persist (or YIELDSHELL_PERSIST=1) the stdio process copies MCP
-// bytes to a background server of the same binary, which owns the
-// processes and outlives its clients: package daemon serves it and is its
-// client. main.go holds the table of subcommands; persist.go the bridge
-// and the server subcommands, and wires ps, logs and attach (package
-// console, MCP clients of that server); cli.go is call and tools.
+// Package main is the table of subcommands and the wiring: flags and the
+// environment become a policy.Config, an app.App (the MCP server over the
+// process manager) is built and served on stdio, over HTTP (package
+// httpserve) or, as the persistent server, on a Unix socket (package
+// daemon). main.go holds the table and the stdio and HTTP modes;
+// persist.go the persistent server's modes and the commands for a person
+// (package console: ps, logs, attach, server start|stop|status, call,
+// tools).
 //
 // On Windows it only prints that Windows is not supported and exits.
 package main

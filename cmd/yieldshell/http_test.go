@@ -3,85 +3,21 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/app"
+	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
-
-func TestLoadHTTPConfig(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "token")
-	if err := os.WriteFile(file, []byte("from-the-file-0123456789\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	readable := filepath.Join(dir, "readable")
-	if err := os.WriteFile(readable, []byte("from-the-file-0123456789\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		addr, file string
-		env        map[string]string
-		wantAddr   string
-		wantToken  string // "generated" for a generated one
-		wantErr    string
-	}{
-		{addr: "8080", wantAddr: "127.0.0.1:8080", wantToken: "generated"},
-		{addr: ":8080", wantAddr: "127.0.0.1:8080", wantToken: "generated"},
-		{addr: "localhost:9", wantAddr: "localhost:9", wantToken: "generated"},
-		{addr: "[::1]:9", wantAddr: "[::1]:9", wantToken: "generated"},
-		{addr: "0.0.0.0:9", wantErr: "needs a bearer token"},
-		{addr: "192.0.2.1:9", wantErr: "needs a bearer token"},
-		{addr: "0.0.0.0:9", env: map[string]string{tokenEnv: "env-token-0123456789"}, wantAddr: "0.0.0.0:9", wantToken: "env-token-0123456789"},
-		{addr: "0.0.0.0:9", file: file, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
-		{addr: "0.0.0.0:9", env: map[string]string{tokenFileEnv: file, tokenEnv: "ignored-env-token-0123"}, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"},
-		{addr: "9", file: empty, wantErr: "is empty"},
-		{addr: "0.0.0.0:9", file: readable, wantAddr: "0.0.0.0:9", wantToken: "from-the-file-0123456789"}, // with a warning: see TestTokenFileModes
-		{addr: "9", file: filepath.Join(dir, "missing"), wantErr: "reading the bearer token"},
-		{addr: "9", env: map[string]string{tokenEnv: "short"}, wantErr: "too short"},
-		{addr: "a:b:c", wantErr: "invalid --http address"},
-	} {
-		hc, err := loadHTTPConfig(tc.addr, tc.file, func(k string) string { return tc.env[k] })
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("%s %v: error %v, want %q", tc.addr, tc.env, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s %v: %v", tc.addr, tc.env, err)
-			continue
-		}
-		if hc.addr != tc.wantAddr {
-			t.Errorf("%s: addr %q, want %q", tc.addr, hc.addr, tc.wantAddr)
-		}
-		if tc.wantToken == "generated" {
-			if !hc.generated || len(hc.token) < 16 {
-				t.Errorf("%s: want a generated token, got %+v", tc.addr, hc)
-			}
-		} else if hc.token != tc.wantToken || hc.generated {
-			t.Errorf("%s: token %q (generated %v), want %q", tc.addr, hc.token, hc.generated, tc.wantToken)
-		}
-	}
-}
 
 // TestHTTPAuth: a request without the right token gets 401 and reaches
 // nothing; with it, a session can start.
@@ -92,7 +28,7 @@ func TestHTTPAuth(t *testing.T) {
 	// A raw tools/call, as an attacker would send it: it must not run.
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo pwned","side_effects":["NONE"]}}}`
 	for _, auth := range []string{"", "Bearer wrong-token-0123456789", "Basic " + token, "Bearer " + token + "x"} {
-		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+httpPath, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+httpserve.Path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if auth != "" {
@@ -107,12 +43,12 @@ func TestHTTPAuth(t *testing.T) {
 			t.Errorf("Authorization %q: status %d, want 401", auth, res.StatusCode)
 		}
 	}
-	if n := len(a.mgr.List()); n != 0 {
+	if n := len(a.Manager.List()); n != 0 {
 		t.Errorf("%d processes started by unauthorised requests", n)
 	}
 
 	connect := func(tok string) (*mcp.ClientSession, error) {
-		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath,
+		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpserve.Path,
 			HTTPClient: &http.Client{Transport: bearer{tok}}}
 		return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr, nil)
 	}
@@ -137,18 +73,18 @@ func TestHTTPAuth(t *testing.T) {
 
 // serveTestHTTP serves a new app's HTTP handler with token until the test
 // ends.
-func serveTestHTTP(t *testing.T, token string) (*app, *httptest.Server) {
+func serveTestHTTP(t *testing.T, token string) (*app.App, *httptest.Server) {
 	t.Helper()
 	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(cfg, loggers{stderr: slog.DiscardHandler, sdk: slog.New(slog.DiscardHandler)}, oneCall)
+	a, err := app.New(cfg, app.Loggers{Stderr: slog.DiscardHandler, SDK: slog.New(slog.DiscardHandler)}, app.OneCall, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(a.shutdown)
-	ts := httptest.NewServer(httpHandler(a.srv, a.metrics, token))
+	t.Cleanup(a.Shutdown)
+	ts := httptest.NewServer(httpServer(a, &httpserve.Config{Token: token, MaxConns: 8, MaxSessions: 8}).Handler())
 	t.Cleanup(ts.Close)
 	return a, ts
 }
@@ -160,164 +96,6 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-// testHTTP serves a bare MCP server through httpServer and a capped
-// listener, with hc's limits, and returns its address.
-func testHTTP(t *testing.T, hc *httpConfig) string {
-	t.Helper()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httpServer(srv, metrics.New(nil), hc) // never scraped here
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(newCapListener(ln, hc.maxConns)) }()
-	t.Cleanup(func() { hs.Close(); <-done })
-	return ln.Addr().String()
-}
-
-// closedWithin reports whether the server closes c within d.
-func closedWithin(c net.Conn, d time.Duration) bool {
-	_ = c.SetReadDeadline(time.Now().Add(d))
-	_, err := io.Copy(io.Discard, c)
-	return err == nil // EOF: closed; a timeout is an error
-}
-
-// TestHTTPHoldsNoConnection: a refused request's connection is closed at
-// once, and a kept-alive connection that goes quiet is closed after the
-// idle timeout.
-func TestHTTPHoldsNoConnection(t *testing.T) {
-	const token = "right-token-0123456789"
-	addr := testHTTP(t, &httpConfig{token: token, maxConns: 8, maxSessions: 8,
-		readHeader: time.Second, read: time.Second, idle: 100 * time.Millisecond})
-	request := func(auth string) (net.Conn, *http.Response) {
-		t.Helper()
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", httpPath, addr, auth)
-		res, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return c, res
-	}
-	c, res := request("")
-	if res.StatusCode != http.StatusUnauthorized || !res.Close {
-		t.Errorf("no token: status %d, close %v; want 401, close", res.StatusCode, res.Close)
-	}
-	if !closedWithin(c, 5*time.Second) {
-		t.Error("the refused connection stays open")
-	}
-	c, res = request("Authorization: Bearer " + token + "\r\n")
-	if res.StatusCode == http.StatusUnauthorized || res.Close {
-		t.Fatalf("with the token: status %d, close %v; want a kept-alive answer", res.StatusCode, res.Close)
-	}
-	if !closedWithin(c, 5*time.Second) {
-		t.Error("a quiet kept-alive connection stays open past the idle timeout")
-	}
-}
-
-// TestHTTPCapsSessions: with one session open, a request for another is
-// refused with 503; the open one still works. (At 2025-06-18: the SDK's
-// newer protocol has no sessions, and each of its requests counts while it
-// runs.)
-func TestHTTPCapsSessions(t *testing.T) {
-	const token = "right-token-0123456789"
-	addr := testHTTP(t, &httpConfig{token: token, maxConns: 8, maxSessions: 1,
-		readHeader: time.Second, read: time.Second, idle: time.Second})
-	connect := func() (*mcp.ClientSession, error) {
-		tr := &mcp.StreamableClientTransport{Endpoint: "http://" + addr + httpPath,
-			HTTPClient: &http.Client{Transport: bearer{token}}}
-		return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr,
-			&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	}
-	first, err := connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
-	if second, err := connect(); err == nil {
-		second.Close()
-		t.Error("a second session opened with a cap of one")
-	} else if !strings.Contains(err.Error(), "503") && !strings.Contains(err.Error(), "Service Unavailable") {
-		t.Errorf("the refusal: %v; want 503", err)
-	}
-	if err := first.Ping(t.Context(), nil); err != nil {
-		t.Errorf("the open session after the refusal: %v", err)
-	}
-}
-
-// TestCapListener: with the cap reached, Accept waits until a connection
-// closes, and Close ends a waiting Accept.
-func TestCapListener(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := newCapListener(inner, 1)
-	defer ln.Close()
-	for range 2 {
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	first, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	select {
-	case <-accepted:
-		t.Fatal("a second connection was accepted with a cap of one")
-	case <-time.After(50 * time.Millisecond): // a bound on a wrong answer, not synchronisation
-	}
-	first.Close()
-	if c := <-accepted; c == nil {
-		t.Error("Accept failed after the slot was given back")
-	} else {
-		c.Close()
-	}
-	waiting := make(chan error, 1)
-	go func() {
-		_, err := ln.Accept()
-		waiting <- err
-	}()
-	if err := ln.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if err := <-waiting; err == nil {
-		t.Error("Accept after Close succeeded")
-	}
-}
-
-// TestHTTPCapsFromEnv: the caps come from the environment, and a value
-// that is not a number above 0 is refused naming the variable.
-func TestHTTPCapsFromEnv(t *testing.T) {
-	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
-	hc, err := loadHTTPConfig("9", "", env(map[string]string{maxConnsEnv: "10", maxSessionsEnv: "3"}))
-	if err != nil || hc.maxConns != 10 || hc.maxSessions != 3 {
-		t.Errorf("caps from the environment: %+v, %v", hc, err)
-	}
-	if hc, err := loadHTTPConfig("9", "", env(nil)); err != nil || hc.maxConns != defaultMaxConns || hc.maxSessions != defaultMaxSessions {
-		t.Errorf("default caps: %+v, %v", hc, err)
-	}
-	for _, bad := range []string{"0", "-1", "many"} {
-		if _, err := loadHTTPConfig("9", "", env(map[string]string{maxSessionsEnv: bad})); err == nil || !strings.Contains(err.Error(), maxSessionsEnv) {
-			t.Errorf("%s=%q: %v, want an error naming it", maxSessionsEnv, bad, err)
-		}
-	}
 }
 
 // TestHTTPOps: /healthz answers without a token; /metrics needs it and
@@ -347,7 +125,7 @@ func TestHTTPOps(t *testing.T) {
 	}
 
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(),
-		&mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+		&mcp.StreamableClientTransport{Endpoint: ts.URL + httpserve.Path, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,52 +202,12 @@ func TestHTTPOps(t *testing.T) {
 	}
 }
 
-// TestHealthcheck: the healthcheck command asks /healthz on the address
-// it is given or on YIELDSHELL_HTTP_ADDR, reaching an every-interface
-// address over loopback, so the image's HEALTHCHECK follows the port.
-func TestHealthcheck(t *testing.T) {
-	_, ts := serveTestHTTP(t, "right-token-0123456789")
-	_, port, err := net.SplitHostPort(strings.TrimPrefix(ts.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := closed.Addr().String()
-	closed.Close()
-	for _, tc := range []struct {
-		name string
-		args []string
-		env  string
-		want int
-	}{
-		{name: "argument", args: []string{"127.0.0.1:" + port}, want: 0},
-		{name: "bare_port", args: []string{port}, want: 0},
-		{name: "variable_every_interface", env: "0.0.0.0:" + port, want: 0},
-		{name: "argument_wins", args: []string{port}, env: closedAddr, want: 0},
-		{name: "nobody_listens", env: closedAddr, want: 1},
-		{name: "no_address", want: 2},
-		{name: "bad_address", args: []string{"a:b:c"}, want: 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr strings.Builder
-			c := &cli{stdout: io.Discard, stderr: &stderr,
-				getenv: func(k string) string { return map[string]string{httpAddrEnv: tc.env}[k] }}
-			if got := healthCmd(t.Context(), c, tc.args); got != tc.want {
-				t.Errorf("exit %d, want %d (%s)", got, tc.want, stderr.String())
-			}
-		})
-	}
-}
-
 // TestHTTPAddrVariable: YIELDSHELL_HTTP_ADDR serves HTTP as --http does
 // (here refused before anything starts: off loopback it needs a token).
 func TestHTTPAddrVariable(t *testing.T) {
 	var stderr strings.Builder
 	c := &cli{stdout: io.Discard, stderr: &stderr,
-		getenv: func(k string) string { return map[string]string{httpAddrEnv: "0.0.0.0:9"}[k] }}
+		getenv: func(k string) string { return map[string]string{httpserve.AddrEnv: "0.0.0.0:9"}[k] }}
 	if code := serveCmd(t.Context(), c, nil); code != 2 || !strings.Contains(stderr.String(), "--http 0.0.0.0:9 listens beyond this machine") {
 		t.Errorf("exit %d, %q; want 2 and the token refusal", code, stderr.String())
 	}
@@ -483,7 +221,7 @@ func TestHTTPProtocols(t *testing.T) {
 	_, ts := serveTestHTTP(t, token)
 	var ids []string
 	for _, version := range []string{"2025-06-18", "2025-11-25", ""} {
-		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpPath, HTTPClient: &http.Client{Transport: bearer{token}}}
+		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + httpserve.Path, HTTPClient: &http.Client{Transport: bearer{token}}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), tr,
 			&mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
@@ -492,7 +230,7 @@ func TestHTTPProtocols(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		want := version
 		if want == "" {
-			want = sessionlessProtocol
+			want = httpserve.SessionlessProtocol
 		}
 		if got := cs.InitializeResult().ProtocolVersion; got != want {
 			t.Errorf("asked for %q, got protocol %q, want %q", version, got, want)

@@ -6,62 +6,22 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
-	"strconv"
+	"slices"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
+	"github.com/yieldshell/yieldshell/internal/app"
+	"github.com/yieldshell/yieldshell/internal/console"
+	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/linerpc"
-	"github.com/yieldshell/yieldshell/internal/mcplog"
 	"github.com/yieldshell/yieldshell/internal/metrics"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/pty"
-	"github.com/yieldshell/yieldshell/internal/session"
-	"github.com/yieldshell/yieldshell/internal/tools"
 )
-
-// shutdownTimeout bounds the whole shutdown: every process is sent SIGTERM,
-// then SIGKILL after a short grace, well within this.
-const shutdownTimeout = 5 * time.Second
-
-// instructions is what initialize tells the model about the tools of a
-// toolset (policy.Toolset*): only tools that toolset lists.
-func instructions(toolset string) string {
-	switch toolset {
-	case policy.ToolsetShellYeah:
-		return shellYeahInstructions
-	case policy.ToolsetAll:
-		return defaultInstructions + "\n" + allInstructions
-	}
-	return defaultInstructions
-}
-
-const defaultInstructions = `yieldshell runs shell commands for you, each under its own terminal.
-- exec runs a command. Declare its side_effects honestly (["NONE"] for read-only). A fast command answers "completed" with its output; a slow one answers "backgrounded" with a process_id after yield_ms.
-- exec and wait answer at once when the program waits for input (waiting_for_input, input_kind, prompt). Answer with write (newline: true presses Enter; keys for Tab, arrows, C-c; yield_ms returns the reply in the same call). Drive REPLs, debuggers and an interactive bash, zsh or fish this way; in those shells each command written with yield_ms answers when it finishes, with command_exit_code.
-- For a backgrounded process: read with since_seq set to the last next_seq to get only new output; wait to block until it finishes or asks for input (at most 55 s per call); stop to end it and its children.
-- Output is the terminal's text, cleaned of escape codes. For full-screen programs (vim, less, top) answers carry the rendered screen; read with view "screen" shows it any time.
-- ps lists processes; cleanup forgets finished ones.
-- For servers and watchers: exec with a name (a handle every tool accepts in place of process_id) and wait_for (a regex such as "Local:.*http") to answer once it is up; restart restarts it; stop with all: true stops everything.
-- A password the user did not give you, or a prompt only they can answer: ask_human gives them a one-time page (secret: true types a password into the program without it ever reaching you; secret: false hands them the terminal until they press Done). Never ask the user to paste a password into the chat.`
-
-const shellYeahInstructions = `yieldshell runs long-lived commands for you in the background, each under its own terminal, with the tools of mcp-shell-yeah.
-- start_shell starts a command (dev server, watcher, test runner) under a label, a handle every tool takes, and answers with its first output once it goes quiet; start_shell_with_verification answers once a regex such as "Local:.*http" appears, and can start a crashing shell again.
-- check_shell gives a shell's status, exit code, detected URLs and the log lines since the previous check; get_all_loglines gives every retained line; list_shells lists every shell; wait_for_shell blocks until a shell is running, stopped or crashed.
-- When isProbablyAwaitingInput is true the shell waits at a prompt: answer with send_input, which types a line and answers with the reaction.
-- stop_shell ends a shell and everything it started; restart_shell starts it again with the same options; stop_all_shells ends every shell; health_check describes the server.
-- Log lines are the terminal's text, cleaned of escape codes.
-- A password the user did not give you, or a prompt only they can answer: ask_human gives them a one-time page for that shell (secret: true for a password, which never reaches you). Never ask the user to paste a password into the chat.`
-
-const allInstructions = `The mcp-shell-yeah tools are here too, on the same processes: start_shell, start_shell_with_verification, check_shell, send_input, wait_for_shell, get_all_loglines, list_shells, stop_shell, restart_shell, stop_all_shells, health_check (ask_human takes process_id, a label included). A shell's label is a name the tools above accept in place of process_id.`
 
 func main() {
 	setProcessWide()
@@ -89,17 +49,35 @@ type cli struct {
 	persist   bool   // --persist or YIELDSHELL_PERSIST
 }
 
+// persistEnv is daemon.PersistEnv, which Windows does not build.
+const persistEnv = "YIELDSHELL_PERSIST"
+
 // commands are the subcommands by name; "" serves MCP.
 var commands = map[string]func(ctx context.Context, c *cli, args []string) int{
 	"":       serveCmd,
-	"call":   inProcess(callTool),
-	"tools":  inProcess(listTools),
+	"call":   inProcess((*console.InProcess).Call),
+	"tools":  inProcess((*console.InProcess).Tools),
 	"server": serverCmd,
 	"ps":     psCmd,
 	"logs":   logsCmd,
 	"attach": attachCmd,
 
-	"healthcheck": healthCmd,
+	"healthcheck": func(ctx context.Context, c *cli, args []string) int {
+		return httpserve.HealthCmd(ctx, c.getenv, args, c.stderr)
+	},
+}
+
+// inProcess makes fn (call or tools) a subcommand that asks an app of its
+// own.
+func inProcess(fn func(*console.InProcess, context.Context, []string) int) func(context.Context, *cli, []string) int {
+	return func(ctx context.Context, c *cli, args []string) int {
+		a, code := c.loadApp(app.OneCall)
+		if a == nil {
+			return code
+		}
+		defer a.Shutdown()
+		return fn(&console.InProcess{Server: a.Server, Version: buildVersion(), Stdout: c.stdout, Stderr: c.stderr}, ctx, args)
+	}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -163,51 +141,54 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 		return bridgeCmd(ctx, c)
 	}
 	if c.httpAddr == "" {
-		c.httpAddr = strings.TrimSpace(c.getenv(httpAddrEnv))
+		c.httpAddr = strings.TrimSpace(c.getenv(httpserve.AddrEnv))
 	}
 	cfg, code, err := c.config()
 	if err != nil {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return code
 	}
-	var hc *httpConfig
+	var hc *httpserve.Config
 	if c.httpAddr != "" {
-		if hc, err = loadHTTPConfig(c.httpAddr, c.tokenFile, c.getenv); err != nil {
+		if hc, err = httpserve.LoadConfig(c.httpAddr, c.tokenFile, c.getenv); err != nil {
 			fmt.Fprintln(c.stderr, "yieldshell:", err)
 			return 2
 		}
 		// The token is the server's credential, not the commands': they
-		// start from this environment.
-		_ = os.Unsetenv(tokenEnv)
-		_ = os.Unsetenv(tokenFileEnv)
-		// Nor is the address theirs: a yieldshell they start serves stdio.
-		_ = os.Unsetenv(httpAddrEnv)
+		// start from this environment. Nor is the address theirs: a
+		// yieldshell they start serves stdio.
+		for _, v := range []string{httpserve.TokenEnv, httpserve.TokenFileEnv, httpserve.AddrEnv} {
+			_ = os.Unsetenv(v)
+		}
 	}
-	a, err := c.newApp(cfg, longRunning)
+	a, err := c.newApp(cfg, app.LongRunning)
 	if err != nil {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return 1
 	}
-	defer a.shutdown()
+	defer a.Shutdown()
+	// A signal ends the calls in flight at once: neither the SDK's stdio
+	// session nor the HTTP server stops before every handler returned.
+	defer context.AfterFunc(ctx, a.EndCalls)()
 	if hc != nil {
-		err = serveHTTP(ctx, a, hc, c.stderr)
+		err = httpServer(a, hc).ListenAndServe(ctx, c.stderr)
 	} else {
 		err = serveStdio(ctx, a, c)
 	}
 	if err != nil {
-		a.log.Error("serving", "error", err)
+		a.Log.Error("serving", "error", err)
 		return 1
 	}
 	return 0
 }
 
-func serveStdio(ctx context.Context, a *app, c *cli) error {
+func serveStdio(ctx context.Context, a *app.App, c *cli) error {
 	if term.IsTerminal(int(c.stdin.Fd())) {
 		// A person started it by hand: say what it is waiting for.
 		fmt.Fprintln(c.stderr, "yieldshell: serving MCP on stdin/stdout; configure it as a stdio server in an MCP client (see --help). Ctrl-D ends it.")
 	}
-	err := a.srv.Run(ctx, &linerpc.Transport{Reader: c.stdin, Writer: nopCloser{c.stdout}})
-	a.log.Debug("transport closed; shutting down", "error", err)
+	err := a.Server.Run(ctx, &linerpc.Transport{Reader: c.stdin, Writer: nopCloser{c.stdout}})
+	a.Log.Debug("transport closed; shutting down", "error", err)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -219,21 +200,9 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// role says what an app is for.
-type role int
-
-const (
-	// longRunning serves clients: logs at INFO, and the child subreaper, so
-	// descendants that daemonise away from their process group stay our
-	// children and can be found and reaped.
-	longRunning role = iota
-	// oneCall answers one CLI call: logs at WARN, so the answer stands alone.
-	oneCall
-)
-
 // loadApp reads the configuration and builds the app; on failure it says
 // why on stderr and returns the exit code.
-func (c *cli) loadApp(r role) (*app, int) {
+func (c *cli) loadApp(r app.Role) (*app.App, int) {
 	cfg, code, err := c.config()
 	if err != nil {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
@@ -260,33 +229,9 @@ func (c *cli) config() (*policy.Config, int, error) {
 	return cfg, 0, nil
 }
 
-// newApp builds the app with the loggers for r and logs the configuration's
-// warnings.
-func (c *cli) newApp(cfg *policy.Config, r role) (*app, error) {
-	a, err := newApp(cfg, c.loggers(r), r)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range cfg.Warnings() {
-		a.log.Warn(w)
-	}
-	return a, nil
-}
-
-// loggers are the two loggers a server needs: its own records on stderr,
-// and the SDK's.
-type loggers struct {
-	stderr slog.Handler
-	sdk    *slog.Logger
-}
-
-func (c *cli) loggers(r role) loggers {
-	level := logLevel(c.getenv, r)
-	return loggers{
-		stderr: slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}),
-		// The SDK reports every connection at INFO; keep that for debugging.
-		sdk: slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
-	}
+// newApp builds the app with the loggers for r.
+func (c *cli) newApp(cfg *policy.Config, r app.Role) (*app.App, error) {
+	return app.New(cfg, app.NewLoggers(c.stderr, c.getenv, r), r, buildVersion())
 }
 
 // envBool reads a boolean variable: 1, true, yes, on or 0, false, no, off
@@ -301,176 +246,10 @@ func envBool(name string, getenv func(string) string) (bool, error) {
 	return false, fmt.Errorf("%s=%q: use 1, true, yes, on or 0, false, no, off", name, getenv(name))
 }
 
-// app is one server: the MCP surface over the process manager. Every mode
-// (stdio, HTTP, the CLI) serves one app and shuts it down the same way.
-type app struct {
-	srv        *mcp.Server
-	mgr        *session.Manager
-	people     *people // ask_human's pages, approvals (human.go)
-	metrics    *metrics.Metrics
-	log        *slog.Logger
-	tempLogDir string // removed at shutdown; "" when none was made
-
-	background sync.WaitGroup // registerInBackground
-	registered chan struct{}  // closed once every tool is registered
-}
-
-// newApp builds the server.
-func newApp(cfg *policy.Config, l loggers, r role) (*app, error) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: buildVersion(), Icons: tools.Icons()},
-		&mcp.ServerOptions{Instructions: instructions(cfg.Toolset), Logger: l.sdk,
-			// Stated, not inferred from the tools registered so far (see
-			// registerInBackground); the tool set never changes.
-			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	log := slog.New(mcplog.NewHandler(l.stderr, srv))
-	if r == longRunning {
-		if err := pty.SetChildSubreaper(); err != nil {
-			log.Warn("cannot become child subreaper; escaped descendants will be reaped by init", "error", err)
-		}
-	}
-	// The mcp-shell-yeah tools always answer with a log file and a command
-	// that follows it, as that server does; without a configured directory
-	// they go to a private one that lives as long as the server.
-	var tempLogDir string
-	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
-		d, err := session.NewTempDir("logs") // swept by the next server if this one is killed
-		if err != nil {
-			return nil, fmt.Errorf("making a directory for the shells' logs (or set YIELDSHELL_LOG_DIR): %w", err)
-		}
-		cfg.LogDir, tempLogDir = d, d
-	}
-	mgr, err := newManager(cfg, log)
-	if err != nil {
-		if tempLogDir != "" {
-			os.RemoveAll(tempLogDir)
-		}
-		return nil, err
-	}
-	pp, err := newPeople(log)
-	if err != nil {
-		mgr.Shutdown(context.Background())
-		return nil, err
-	}
-	m := metrics.New(mgr)
-	a := &app{srv: srv, mgr: mgr, people: pp, log: log, metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
-	srv.AddReceivingMiddleware(recoverPanics(log), m.Middleware(), a.awaitTools())
-	a.registerInBackground(cfg, r)
-	return a, nil
-}
-
-// newManager returns the process manager of a server that runs commands
-// on this machine. From here on this process reaps every child of its own
-// (the Manager's engine, [session.LocalOptions]); the Manager owns it and
-// its Shutdown closes it.
-func newManager(cfg *policy.Config, log *slog.Logger) (*session.Manager, error) {
-	opts, err := session.LocalOptions(log)
-	if err != nil {
-		return nil, err
-	}
-	return session.NewManager(cfg, opts)
-}
-
-// tuneGC makes the collector keep resident memory close to what is
-// retained. Most of the heap is long-lived: the retained output and
-// unread screen of every process. Collecting once garbage reaches half of
-// it, instead of all of it, keeps resident memory close to what is
-// retained; with little garbage made, the extra collections cost little.
-// It is set once start-up's garbage (the tools' schemas) is made: at 50
-// the collector ran through it and slowed the answer to initialize. GOGC,
-// when set, still decides.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
-}
-
-// registerInBackground registers the tools, and then, for a server that
-// serves, starts the orphan sweep. Building and resolving the tools'
-// schemas takes more CPU than the rest of start-up together (12 ms for the
-// default toolset on an idle core, 20-35 ms in a new process on a busy
-// machine), and the sweep reads every process on the machine: neither may
-// hold up the answer to initialize, whose time clients count against a
-// server's start. Every other request waits for the tools (awaitTools).
-// shutdown joins the goroutine.
-func (a *app) registerInBackground(cfg *policy.Config, r role) {
-	a.background.Go(func() {
-		tools.Register(a.srv, a.mgr, cfg, buildVersion(), tools.WithHuman(a.people.ask))
-		close(a.registered)
-		tuneGC()
-		if r == longRunning {
-			// Only a server that serves judges what other servers left
-			// behind; the Manager owns the sweep and Shutdown joins it.
-			a.mgr.SweepOrphans()
-		}
-	})
-}
-
-// awaitTools holds every request but initialize until the tools are
-// registered, so that none sees part of the tool set.
-func (a *app) awaitTools() mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "initialize" {
-				select {
-				case <-a.registered:
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
-			return next(ctx, method, req)
-		}
-	}
-}
-
-// shutdown ends every process the server started.
-func (a *app) shutdown() {
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	a.background.Wait() // registration: the sweep must start before Shutdown, or not at all
-	if err := a.people.close(sctx); err != nil {
-		a.log.Warn("closing the pages for people", "error", err)
-	}
-	a.mgr.Shutdown(sctx)
-	if a.tempLogDir != "" {
-		if err := os.RemoveAll(a.tempLogDir); err != nil {
-			a.log.Warn("removing the shells' log directory", "error", err)
-		}
-	}
-}
-
-// recoverPanics turns a panic in a handler into an error answer instead of
-// a dead server (and every process with it).
-func recoverPanics(log *slog.Logger) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
-					if method == "tools/call" {
-						res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
-							&mcp.TextContent{Text: fmt.Sprintf("internal error: %v", r)}}}
-						err = nil
-						return
-					}
-					err = fmt.Errorf("internal error: %v", r)
-				}
-			}()
-			return next(ctx, method, req)
-		}
-	}
-}
-
-// logLevel is YIELDSHELL_LOG_LEVEL; by default INFO for a server and WARN
-// for one CLI call, whose answer should stand alone.
-func logLevel(getenv func(string) string, r role) slog.Level {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(getenv("YIELDSHELL_LOG_LEVEL"))); err != nil {
-		if r == oneCall {
-			return slog.LevelWarn
-		}
-		return slog.LevelInfo
-	}
-	return l
+// httpServer serves a over HTTP with hc.
+func httpServer(a *app.App, hc *httpserve.Config) *httpserve.Server {
+	return &httpserve.Server{MCP: a.Server, Metrics: a.Metrics.Handler(), Health: metrics.Health(), Log: a.Log, Config: hc,
+		Public: map[string]http.Handler{app.HumanPath: a.People.Handler()}, OnListen: a.People.Mount}
 }
 
 func usage(w io.Writer) {
@@ -502,18 +281,9 @@ Usage:
 
 Environment variables:
 `, buildVersion())
-	vars := append(policy.Vars(),
-		policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
-			Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."},
-		policy.Var{Name: httpAddrEnv, Help: "Serve MCP over streamable HTTP on this address when --http is not given; healthcheck asks it."},
-		policy.Var{Name: tokenEnv, Help: "Bearer token for --http (at least 16 characters)."},
-		policy.Var{Name: tokenFileEnv, Help: "File holding the bearer token for --http; wins over " + tokenEnv + "."},
-		policy.Var{Name: maxConnsEnv, Default: strconv.Itoa(defaultMaxConns),
-			Help: "--http: connections open at once; more wait to be accepted."},
-		policy.Var{Name: maxSessionsEnv, Default: strconv.Itoa(defaultMaxSessions),
-			Help: "--http: MCP sessions open at once; a request for another gets 503."})
-	vars = append(vars, persistVars()...)
-	for _, v := range vars {
+	vars := append(policy.Vars(), policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
+		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."})
+	for _, v := range slices.Concat(vars, httpserve.Vars(), persistVars()) {
 		def := v.Default
 		if def == "" {
 			def = "(none)"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -10,22 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/app"
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
-
-// A panicking handler becomes an error answer; the server lives on.
-func TestRecoverPanics(t *testing.T) {
-	h := recoverPanics(slog.New(slog.DiscardHandler))(func(context.Context, string, mcp.Request) (mcp.Result, error) {
-		panic("boom")
-	})
-	res, err := h(t.Context(), "tools/call", nil)
-	if r, ok := res.(*mcp.CallToolResult); err != nil || !ok || !r.IsError {
-		t.Errorf("tools/call panic: %v, %v", res, err)
-	}
-	if _, err := h(t.Context(), "tools/list", nil); err == nil {
-		t.Error("a panic in another method was not turned into an error")
-	}
-}
 
 func TestEnvBool(t *testing.T) {
 	for v, want := range map[string]bool{"": false, "0": false, "off": false, "1": true, "TRUE": true, " yes ": true, "on": true} {
@@ -50,13 +36,13 @@ func TestInstructionsPerToolset(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := newApp(cfg, loggers{stderr: slog.DiscardHandler, sdk: slog.New(slog.DiscardHandler)}, oneCall)
+		a, err := app.New(cfg, app.Loggers{Stderr: slog.DiscardHandler, SDK: slog.New(slog.DiscardHandler)}, app.OneCall, "test")
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(a.shutdown)
+		t.Cleanup(a.Shutdown)
 		st, ct := mcp.NewInMemoryTransports()
-		ss, err := a.srv.Connect(t.Context(), st, nil)
+		ss, err := a.Server.Connect(t.Context(), st, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,47 +4,33 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/yieldshell/yieldshell/internal/app"
 	"github.com/yieldshell/yieldshell/internal/console"
 	"github.com/yieldshell/yieldshell/internal/daemon"
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
-// persistEnv turns a stdio yieldshell into a bridge to the persistent
-// per-user server (as --persist does).
-const persistEnv = "YIELDSHELL_PERSIST"
-
-// client reaches this user's persistent server.
-func (c *cli) client() (*daemon.Client, error) {
-	dir, err := daemon.RuntimeDir(c.getenv)
+// persistent is the client side of this user's persistent server, for
+// the bridge and the commands of package console.
+func (c *cli) persistent() (*console.Persistent, int) {
+	p, err := console.NewPersistent(console.Terminal{Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr}, c.getenv, buildVersion())
 	if err != nil {
-		return nil, err
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return nil, 1
 	}
-	return &daemon.Client{Dir: dir, Version: buildVersion(), Settings: daemon.Settings(c.getenv), Notes: c.stderr}, nil
+	return p, 0
 }
 
-// bridgeCmd is stdio yieldshell with persistence on: it copies MCP bytes
-// between its stdin/stdout and the persistent server, starting the server
-// if needed. When the client goes away only the bridge ends; the
-// processes stay with the server.
+// bridgeCmd is stdio yieldshell with persistence on (console.Bridge).
 func bridgeCmd(ctx context.Context, c *cli) int {
 	if _, err := daemon.LoadIdle(c.getenv); err != nil {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return 2
-	}
-	cl, err := c.client()
-	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
-		return 1
 	}
 	// The server must redact this client's secrets too (issue 30 item 7).
 	redaction, err := policy.LoadRedaction(c.getenv)
@@ -52,15 +38,19 @@ func bridgeCmd(ctx context.Context, c *cli) int {
 		fmt.Fprintln(c.stderr, "yieldshell:", err)
 		return 2
 	}
-	cl.Secrets = daemon.SecretPrints(redaction, os.Environ())
-	conn, err := cl.ConnectOrStart()
-	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
-		return 1
+	return withPersistent(c, func(p *console.Persistent) int {
+		p.Client.Secrets = daemon.SecretPrints(redaction, os.Environ())
+		return p.Bridge(ctx)
+	})
+}
+
+// withPersistent runs fn with the persistent server's client.
+func withPersistent(c *cli, fn func(*console.Persistent) int) int {
+	p, code := c.persistent()
+	if p == nil {
+		return code
 	}
-	defer conn.Close()
-	cl.Bridge(ctx, conn, c.stdin, c.stdout)
-	return 0
+	return fn(p)
 }
 
 // serverCmd is `yieldshell server start|run|stop|status`.
@@ -68,62 +58,15 @@ func serverCmd(ctx context.Context, c *cli, args []string) int {
 	if len(args) > 0 && args[0] == "run" {
 		return serverRun(ctx, c, args[1:])
 	}
-	sub := map[string]func(*cli, *daemon.Client) int{
-		"start": serverStart, "stop": serverStop, "status": serverStatus,
-	}
-	if len(args) != 1 || sub[args[0]] == nil {
+	return withPersistent(c, func(p *console.Persistent) int {
+		if len(args) == 1 {
+			if code, ok := p.Control(args[0]); ok {
+				return code
+			}
+		}
 		fmt.Fprintln(c.stderr, "usage: yieldshell server start|stop|status|run")
 		return 2
-	}
-	cl, err := c.client()
-	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
-		return 1
-	}
-	return sub[args[0]](c, cl)
-}
-
-func serverStart(c *cli, cl *daemon.Client) int {
-	w, fresh, err := cl.Start()
-	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
-		return 1
-	}
-	if fresh {
-		fmt.Fprintf(c.stdout, "started the yieldshell server %s (pid %d); log: %s\n", w.Version, w.PID, w.Log)
-	} else {
-		fmt.Fprintf(c.stdout, "the yieldshell server %s is already running (pid %d)\n", w.Version, w.PID)
-	}
-	return 0
-}
-
-func serverStop(c *cli, cl *daemon.Client) int {
-	w, err := cl.Stop(60 * time.Second)
-	if errors.Is(err, daemon.ErrNotRunning) {
-		fmt.Fprintln(c.stdout, "no yieldshell server is running")
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
-		return 1
-	}
-	fmt.Fprintf(c.stdout, "stopped the yieldshell server (pid %d) and everything it ran\n", w.PID)
-	return 0
-}
-
-func serverStatus(c *cli, cl *daemon.Client) int {
-	w, err := cl.Status()
-	if errors.Is(err, daemon.ErrNotRunning) {
-		fmt.Fprintln(c.stdout, "no yieldshell server is running")
-		return 3
-	}
-	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell:", err)
-		return 1
-	}
-	fmt.Fprintf(c.stdout, "version:   %s\npid:       %d\nup since:  %s\nrunning:   %d processes\nclients:   %d\nsocket:    %s\nlog:       %s\n",
-		w.Version, w.PID, w.Started.Format(time.RFC3339), w.Running, w.Clients, filepath.Join(cl.Dir, daemon.SocketName), w.Log)
-	return 0
+	})
 }
 
 // serverRun is `yieldshell server run [--ready-fd N]`: the persistent
@@ -164,26 +107,26 @@ func serverRun(ctx context.Context, c *cli, args []string) int {
 		return fail(1, err)
 	}
 	defer lock.Close()
-	a, err := c.newApp(cfg, longRunning)
+	a, err := c.newApp(cfg, app.LongRunning)
 	if err != nil {
 		return fail(1, err)
 	}
-	s := &daemon.Server{MCP: a.srv, Manager: a.mgr, Log: a.log, Dir: dir, Idle: idle,
+	s := &daemon.Server{MCP: a.Server, Manager: a.Manager, Log: a.Log, Dir: dir, Idle: idle,
 		Version: buildVersion(), Settings: daemon.Settings(c.getenv),
 		Secrets: daemon.SecretPrints(cfg, os.Environ()), // the Manager's base environment
 		Shutdown: func() {
-			a.log.Info("ending every process")
-			a.shutdown()
+			a.Log.Info("ending every process")
+			a.Shutdown()
 		}}
 	var rw io.WriteCloser
 	if ready != nil {
 		rw = ready
 	}
 	if err := s.Serve(ctx, rw); err != nil {
-		a.log.Error("serving", "error", err)
+		a.Log.Error("serving", "error", err)
 		return 1
 	}
-	a.log.Info("exiting")
+	a.Log.Info("exiting")
 	return 0
 }
 
@@ -200,38 +143,17 @@ func persistVars() []policy.Var {
 // psCmd, logsCmd and attachCmd are the commands for a person at a
 // terminal (package console), on this user's persistent server.
 func psCmd(ctx context.Context, c *cli, args []string) int {
-	return console.Ps(ctx, c.terminal(), args)
+	return onConsole(ctx, c, args, console.Ps)
 }
 
 func logsCmd(ctx context.Context, c *cli, args []string) int {
-	return console.Logs(ctx, c.terminal(), args)
+	return onConsole(ctx, c, args, console.Logs)
 }
 
 func attachCmd(ctx context.Context, c *cli, args []string) int {
-	return console.Attach(ctx, c.terminal(), args)
+	return onConsole(ctx, c, args, console.Attach)
 }
 
-func (c *cli) terminal() *console.Terminal {
-	return &console.Terminal{Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr, Dial: c.dialSession}
-}
-
-func (c *cli) dialSession(ctx context.Context) (*mcp.ClientSession, error) {
-	cl, err := c.client()
-	if err != nil {
-		return nil, err
-	}
-	conn, err := cl.Connect()
-	if errors.Is(err, daemon.ErrNotRunning) {
-		return nil, fmt.Errorf("%w: it starts when an MCP client runs yieldshell with --persist or %s=1", err, persistEnv)
-	}
-	if err != nil {
-		return nil, err
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "yieldshell-cli", Version: buildVersion()}, nil).
-		Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("connecting to the yieldshell server: %w", err)
-	}
-	return cs, nil
+func onConsole(ctx context.Context, c *cli, args []string, fn func(context.Context, *console.Terminal, []string) int) int {
+	return withPersistent(c, func(p *console.Persistent) int { return fn(ctx, &p.Terminal, args) })
 }

@@ -11,8 +11,6 @@ import (
 // talk to it, listen on a Unix socket; on Windows they are not built (a
 // named pipe with an owner-only security descriptor would be the way).
 
-const persistEnv = "YIELDSHELL_PERSIST"
-
 func persistVars() []policy.Var { return nil }
 
 func noPersist(c *cli, what string) int {

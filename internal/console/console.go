@@ -1,8 +1,5 @@
 //go:build unix
 
-// Package console holds the commands for a person at a terminal: ps, logs
-// and attach, views of what the persistent server runs, through an MCP
-// session to it, the way an agent sees it.
 package console
 
 import (
@@ -18,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/safetext"
 	"github.com/yieldshell/yieldshell/internal/tools"
 )
 
@@ -143,9 +141,16 @@ func printPs(ctx context.Context, cs *mcp.ClientSession, w io.Writer) error {
 	if err := callInto(ctx, cs, "ps", tools.PsIn{IncludeCompleted: new(true), Limit: new(1000)}, &out); err != nil {
 		return err
 	}
+	return writePs(w, out.Processes)
+}
+
+// writePs writes processes as a table. Names and commands are the
+// agent's text: their control characters are shown, never sent to the
+// terminal.
+func writePs(w io.Writer, processes []tools.PsEntry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tPID\tRUNTIME\tCOMMAND")
-	for _, p := range out.Processes {
+	for _, p := range processes {
 		status := p.Status
 		if p.ExitCode != nil {
 			status = fmt.Sprintf("%s (%d)", status, *p.ExitCode)
@@ -157,13 +162,15 @@ func printPs(ctx context.Context, cs *mcp.ClientSession, w io.Writer) error {
 			name = "-"
 		}
 		rt := (time.Duration(p.DurationMs) * time.Millisecond).Round(time.Second)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", p.ProcessID, name, status, p.Pid, rt, oneLine(p.Command, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", p.ProcessID, safetext.Visible(name), status, p.Pid, rt, oneLine(p.Command, 60))
 	}
 	return tw.Flush()
 }
 
+// oneLine is s on one line of at most n characters, its control
+// characters shown as escapes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = safetext.Visible(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

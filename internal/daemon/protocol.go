@@ -21,6 +21,10 @@ const (
 	DefaultIdle = 30 * time.Minute
 )
 
+// PersistEnv turns a stdio yieldshell into a bridge to the persistent
+// server, as --persist does.
+const PersistEnv = "YIELDSHELL_PERSIST"
+
 // Files in the runtime directory.
 const (
 	SocketName    = "server.sock"

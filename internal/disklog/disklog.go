@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/safetext"
 )
 
 // Dir appends processes' clean, redacted logs to files in one
@@ -231,8 +233,10 @@ func (d *Dir) copy(p Run) {
 		}
 		return true
 	}
+	// The header is one line, and the command's escapes are shown, not
+	// sent to whoever runs tail -F on the file.
 	if !write(fmt.Appendf(nil, "--- yieldshell: %s started %s in %s: %s\n",
-		p.ID, p.StartedAt.UTC().Format(time.RFC3339), p.Cwd, p.Command)) {
+		p.ID, p.StartedAt.UTC().Format(time.RFC3339), safetext.Visible(p.Cwd), safetext.Visible(p.Command))) {
 		return
 	}
 	var (

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yieldshell/yieldshell/internal/testdir"
 )
@@ -144,5 +145,32 @@ func TestDiskLogRefusesSwappableParent(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "writable by other users") {
 			t.Errorf("%s under a world-writable parent: %v", logs, err)
 		}
+	}
+}
+
+// TestDiskLogHeaderShowsEscapes: the header line names the command with
+// its control characters shown, so tail -F on the file cannot be made to
+// clear the screen or retitle the terminal (issue 30 item 7), and stays
+// one line. The output that follows is the program's, as it was.
+func TestDiskLogHeaderShowsEscapes(t *testing.T) {
+	dir := testdir.New(t)
+	d := New(dir, 1<<20, slog.New(slog.DiscardHandler))
+	d.Follow(Run{ID: "proc_1", Cwd: "/tmp/\x1b[2J", Command: "printf '\x1b]0;owned\x07'\necho \u009b31m",
+		StartedAt: time.Unix(0, 0),
+		Since: func(buf []byte, pos int64) ([]byte, int64, int64, bool) {
+			return append(buf, "out\n"...), pos + 4, 0, true
+		},
+		End: func() End { return End{Status: "completed"} }})
+	d.Wait()
+	b, err := os.ReadFile(d.Path("proc_1", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, rest, _ := strings.Cut(string(b), "\n")
+	if want := `--- yieldshell: proc_1 started 1970-01-01T00:00:00Z in /tmp/\x1b[2J: printf '\x1b]0;owned\x07'\necho \u009b31m`; header != want {
+		t.Errorf("header %q\nwant   %q", header, want)
+	}
+	if !strings.HasPrefix(rest, "out\n--- yieldshell: proc_1 completed") {
+		t.Errorf("after the header: %q", rest)
 	}
 }

@@ -6,6 +6,9 @@ package mcptool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,4 +83,26 @@ func JSON(v any) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// RecoverPanics turns a panic in a handler into an error answer instead of
+// a dead server (and every process with it).
+func RecoverPanics(log *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+					if method == "tools/call" {
+						res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+							&mcp.TextContent{Text: fmt.Sprintf("internal error: %v", r)}}}
+						err = nil
+						return
+					}
+					err = fmt.Errorf("internal error: %v", r)
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"context"
@@ -11,16 +11,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// connectInProcess opens a client session to srv through in-memory
+// InProcess is the call and tools commands: a client of a server in this
+// process.
+type InProcess struct {
+	Server         *mcp.Server
+	Version        string // the client's, as the server's
+	Stdout, Stderr io.Writer
+}
+
+// connect opens a client session to the server through in-memory
 // transports: the same MCP path a real client takes (validation, schemas,
 // structured content), without a child process.
-func connectInProcess(ctx context.Context, srv *mcp.Server) (*mcp.ClientSession, func(), error) {
+func (p *InProcess) connect(ctx context.Context) (*mcp.ClientSession, func(), error) {
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
+	ss, err := p.Server.Connect(ctx, st, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting in process: %w", err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "yieldshell-cli", Version: buildVersion()}, nil).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "yieldshell-cli", Version: p.Version}, nil).
 		Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		_ = ss.Close()
@@ -29,23 +37,11 @@ func connectInProcess(ctx context.Context, srv *mcp.Server) (*mcp.ClientSession,
 	return cs, func() { _ = cs.Close(); _ = ss.Close() }, nil
 }
 
-// inProcess makes fn (call or tools) a subcommand that serves it from an
-// app of its own.
-func inProcess(fn func(context.Context, *mcp.Server, []string, io.Writer, io.Writer) int) func(context.Context, *cli, []string) int {
-	return func(ctx context.Context, c *cli, args []string) int {
-		a, code := c.loadApp(oneCall)
-		if a == nil {
-			return code
-		}
-		defer a.shutdown()
-		return fn(ctx, a.srv, args, c.stdout, c.stderr)
-	}
-}
-
-// callTool runs `yieldshell call TOOL [JSON]`: one tool call, its answer on
+// Call is `yieldshell call TOOL [JSON]`: one tool call, its answer on
 // stdout. Exit status: 0 for an answer, 1 for a tool error (isError), 2 for
 // a call that could not be made (usage, bad JSON, unknown tool).
-func callTool(ctx context.Context, srv *mcp.Server, args []string, stdout, stderr io.Writer) int {
+func (p *InProcess) Call(ctx context.Context, args []string) int {
+	stdout, stderr := p.Stdout, p.Stderr
 	if len(args) < 1 || len(args) > 2 {
 		fmt.Fprintln(stderr, "usage: yieldshell call TOOL ['{\"arg\": value, ...}']   (yieldshell tools lists them)")
 		return 2
@@ -59,7 +55,7 @@ func callTool(ctx context.Context, srv *mcp.Server, args []string, stdout, stder
 		}
 		params.Arguments = a
 	}
-	cs, closeSession, err := connectInProcess(ctx, srv)
+	cs, closeSession, err := p.connect(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell:", err)
 		return 2
@@ -88,15 +84,16 @@ func callTool(ctx context.Context, srv *mcp.Server, args []string, stdout, stder
 	return 0
 }
 
-// listTools runs `yieldshell tools [--json]`: every tool with its title
-// and parameters, or the full tools/list answer as JSON.
-func listTools(ctx context.Context, srv *mcp.Server, args []string, stdout, stderr io.Writer) int {
+// Tools is `yieldshell tools [--json]`: every tool with its title and
+// parameters, or the full tools/list answer as JSON.
+func (p *InProcess) Tools(ctx context.Context, args []string) int {
+	stdout, stderr := p.Stdout, p.Stderr
 	asJSON := len(args) == 1 && (args[0] == "--json" || args[0] == "-json")
 	if len(args) > 0 && !asJSON {
 		fmt.Fprintln(stderr, "usage: yieldshell tools [--json]")
 		return 2
 	}
-	cs, closeSession, err := connectInProcess(ctx, srv)
+	cs, closeSession, err := p.connect(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "yieldshell:", err)
 		return 2

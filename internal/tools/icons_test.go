@@ -1,11 +1,9 @@
-package main
+package tools
 
 import (
 	"encoding/json"
 	"os"
 	"testing"
-
-	"github.com/yieldshell/yieldshell/internal/tools"
 )
 
 // server.json carries the icon the server serves.
@@ -20,7 +18,7 @@ func TestServerJSONIcon(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := tools.Icons()[0]
+	want := Icons()[0]
 	if len(doc.Icons) != 1 || doc.Icons[0].Src != want.Source || doc.Icons[0].MimeType != want.MIMEType {
 		t.Errorf("server.json icons = %+v, want the served icon %s", doc.Icons, want.Source)
 	}

@@ -1,59 +1,57 @@
-package main
+package httpserve
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 )
 
-// httpAddrEnv is the address --http serves on when the flag is not given;
-// the healthcheck command reads it too, so a container's health check
-// follows the port it is configured with.
-const httpAddrEnv = "YIELDSHELL_HTTP_ADDR"
-
 // healthTimeout bounds one health check, under the image's 3 s timeout.
 const healthTimeout = 2 * time.Second
 
-// healthCmd asks the HTTP server on ADDR (or YIELDSHELL_HTTP_ADDR) for
-// /healthz and exits 0 when it answers 200: the container image's
-// HEALTHCHECK, with no curl and no fixed port.
-func healthCmd(ctx context.Context, c *cli, args []string) int {
-	addr := strings.TrimSpace(c.getenv(httpAddrEnv))
+// HealthCmd is `yieldshell healthcheck [ADDR]`: it asks the HTTP server on
+// ADDR (or YIELDSHELL_HTTP_ADDR, which --http also reads, so a container's
+// health check follows the port it is configured with) for /healthz and
+// exits 0 when it answers 200: the container image's HEALTHCHECK, with no
+// curl and no fixed port.
+func HealthCmd(ctx context.Context, getenv func(string) string, args []string, stderr io.Writer) int {
+	addr := strings.TrimSpace(getenv(AddrEnv))
 	switch len(args) {
 	case 0:
 	case 1:
 		addr = args[0]
 	default:
-		fmt.Fprintln(c.stderr, "usage: yieldshell healthcheck [ADDR]")
+		fmt.Fprintln(stderr, "usage: yieldshell healthcheck [ADDR]")
 		return 2
 	}
 	if addr == "" {
-		fmt.Fprintf(c.stderr, "yieldshell: healthcheck: no address: give ADDR (as for --http) or set %s\n", httpAddrEnv)
+		fmt.Fprintf(stderr, "yieldshell: healthcheck: no address: give ADDR (as for --http) or set %s\n", AddrEnv)
 		return 2
 	}
 	url, err := healthURL(addr)
 	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell: healthcheck:", err)
+		fmt.Fprintln(stderr, "yieldshell: healthcheck:", err)
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell: healthcheck:", err)
+		fmt.Fprintln(stderr, "yieldshell: healthcheck:", err)
 		return 2
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		fmt.Fprintln(c.stderr, "yieldshell: healthcheck:", err)
+		fmt.Fprintln(stderr, "yieldshell: healthcheck:", err)
 		return 1
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		fmt.Fprintf(c.stderr, "yieldshell: healthcheck: %s answered %s\n", url, res.Status)
+		fmt.Fprintf(stderr, "yieldshell: healthcheck: %s answered %s\n", url, res.Status)
 		return 1
 	}
 	return 0

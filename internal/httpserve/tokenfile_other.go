@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package main
+package httpserve
 
 // readOnlyMount reports whether p is on a read-only mount; only Linux is
 // asked (containers), elsewhere every mount counts as writable.

@@ -1,0 +1,247 @@
+// Package app assembles one server: the MCP surface (package tools) over
+// the process manager (package session), with metrics, the log handler
+// that tees records to MCP clients, and the middleware every request
+// passes. Every mode (stdio, HTTP, the persistent server, one CLI call)
+// serves one App and shuts it down the same way; cmd/yieldshell picks the
+// mode.
+//
+// Concurrency: an App owns one goroutine, the tools' registration (and,
+// for a long-running server, the orphan sweep it starts); Shutdown joins it.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/mcplog"
+	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/tools"
+	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+)
+
+// ShutdownTimeout bounds the whole shutdown: every process is sent
+// SIGTERM, then SIGKILL after a short grace, well within this.
+const ShutdownTimeout = 5 * time.Second
+
+// Role says what an app is for.
+type Role int
+
+const (
+	// LongRunning serves clients: logs at INFO, and the child subreaper,
+	// so descendants that daemonise away from their process group stay
+	// our children and can be found and reaped.
+	LongRunning Role = iota
+	// OneCall answers one CLI call: logs at WARN, so the answer stands
+	// alone.
+	OneCall
+)
+
+// Loggers are the two loggers a server needs: its own records on stderr,
+// and the SDK's.
+type Loggers struct {
+	Stderr slog.Handler
+	SDK    *slog.Logger
+}
+
+// NewLoggers writes to w at YIELDSHELL_LOG_LEVEL (from getenv); by
+// default INFO for a server and WARN for one CLI call, whose answer should
+// stand alone.
+func NewLoggers(w io.Writer, getenv func(string) string, r Role) Loggers {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(getenv("YIELDSHELL_LOG_LEVEL"))); err != nil {
+		level = slog.LevelInfo
+		if r == OneCall {
+			level = slog.LevelWarn
+		}
+	}
+	return Loggers{
+		Stderr: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}),
+		// The SDK reports every connection at INFO; keep that for debugging.
+		SDK: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
+	}
+}
+
+// App is one server: the MCP surface over the process manager.
+type App struct {
+	Server  *mcp.Server
+	Manager *session.Manager
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
+	// People asks the person at the other end (ask_human's pages,
+	// YIELDSHELL_ASK's approvals: people.go).
+	People *People
+
+	tempLogDir string         // removed at shutdown; "" when none was made
+	background sync.WaitGroup // registerInBackground
+	registered chan struct{}  // closed once every tool is registered
+
+	// calls is the context every request's handler also runs under;
+	// EndCalls cancels it.
+	calls    context.Context
+	endCalls context.CancelFunc
+}
+
+// New builds the server for cfg, reporting version, and logs the
+// configuration's warnings.
+func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: version, Icons: tools.Icons()},
+		&mcp.ServerOptions{Instructions: tools.Instructions(cfg.Toolset), Logger: l.SDK,
+			// Stated, not inferred from the tools registered so far (see
+			// registerInBackground); the tool set never changes.
+			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
+	log := slog.New(mcplog.NewHandler(l.Stderr, srv))
+	if r == LongRunning {
+		if err := pty.SetChildSubreaper(); err != nil {
+			log.Warn("cannot become child subreaper; escaped descendants will be reaped by init", "error", err)
+		}
+	}
+	// The mcp-shell-yeah tools always answer with a log file and a command
+	// that follows it, as that server does; without a configured directory
+	// they go to a private one that lives as long as the server.
+	var tempLogDir string
+	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
+		d, err := session.NewTempDir("logs") // swept by the next server if this one is killed
+		if err != nil {
+			return nil, fmt.Errorf("making a directory for the shells' logs (or set YIELDSHELL_LOG_DIR): %w", err)
+		}
+		cfg.LogDir, tempLogDir = d, d
+	}
+	mgr, err := newManager(cfg, log)
+	if err != nil {
+		if tempLogDir != "" {
+			os.RemoveAll(tempLogDir)
+		}
+		return nil, err
+	}
+	pp, err := newPeople(log)
+	if err != nil {
+		mgr.Shutdown(context.Background())
+		return nil, err
+	}
+	m := metrics.New(mgr)
+	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
+	a.calls, a.endCalls = context.WithCancel(context.Background())
+	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools())
+	a.registerInBackground(cfg, r, version)
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
+	return a, nil
+}
+
+// newManager returns the process manager of a server that runs commands
+// on this machine. From here on this process reaps every child of its own
+// (the Manager's engine, [session.LocalOptions]); the Manager owns it and
+// its Shutdown closes it.
+func newManager(cfg *policy.Config, log *slog.Logger) (*session.Manager, error) {
+	opts, err := session.LocalOptions(log)
+	if err != nil {
+		return nil, err
+	}
+	return session.NewManager(cfg, opts)
+}
+
+// tuneGC makes the collector keep resident memory close to what is
+// retained. Most of the heap is long-lived: the retained output and
+// unread screen of every process. Collecting once garbage reaches half of
+// it, instead of all of it, keeps resident memory close to what is
+// retained; with little garbage made, the extra collections cost little.
+// It is set once start-up's garbage (the tools' schemas) is made: at 50
+// the collector ran through it and slowed the answer to initialize. GOGC,
+// when set, still decides.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
+}
+
+// registerInBackground registers the tools, and then, for a server that
+// serves, starts the orphan sweep. Building and resolving the tools'
+// schemas takes more CPU than the rest of start-up together (12 ms for the
+// default toolset on an idle core, 20-35 ms in a new process on a busy
+// machine), and the sweep reads every process on the machine: neither may
+// hold up the answer to initialize, whose time clients count against a
+// server's start. Every other request waits for the tools (awaitTools).
+// Shutdown joins the goroutine.
+func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
+	a.background.Go(func() {
+		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask))
+		close(a.registered)
+		tuneGC()
+		if r == LongRunning {
+			// Only a server that serves judges what other servers left
+			// behind; the Manager owns the sweep and Shutdown joins it.
+			a.Manager.SweepOrphans()
+		}
+	})
+}
+
+// awaitTools holds every request but initialize until the tools are
+// registered, so that none sees part of the tool set.
+func (a *App) awaitTools() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "initialize" {
+				select {
+				case <-a.registered:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// endWithServer runs every handler under a context that EndCalls also
+// cancels, and refuses a tool call that comes after it.
+func (a *App) endWithServer() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" && a.calls.Err() != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{
+					&mcp.TextContent{Text: "the server is stopping: nothing was done"}}}, nil
+			}
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(a.calls, cancel)()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// EndCalls cancels every request in flight, and every later one, as a
+// client's cancellation does: each blocking call answers at once and says
+// so (an exec or wait with yield_reason "cancelled", its process left
+// running for Shutdown to end). A server that is told to stop calls it
+// first, so that no call holds the stop up for its yield_ms.
+func (a *App) EndCalls() { a.endCalls() }
+
+// Shutdown ends every call in flight (EndCalls) and every process the
+// server started.
+func (a *App) Shutdown() {
+	a.EndCalls()
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	a.background.Wait() // registration: the sweep must start before Shutdown, or not at all
+	if err := a.People.close(sctx); err != nil {
+		a.Log.Warn("closing the pages for people", "error", err)
+	}
+	a.Manager.Shutdown(sctx)
+	if a.tempLogDir != "" {
+		if err := os.RemoveAll(a.tempLogDir); err != nil {
+			a.Log.Warn("removing the shells' log directory", "error", err)
+		}
+	}
+}
