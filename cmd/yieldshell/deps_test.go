@@ -21,7 +21,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/screen":          {},
 		"internal/policy":          {},
 		"internal/prompt":          {"internal/screen", "internal/proc"},
-		"internal/session":         {"internal/pty", "internal/screen", "internal/prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog"},
+		"internal/session":         {"internal/pty", "internal/screen", "internal/prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog", "internal/safedir"},
 		"internal/disklog":         {"internal/safedir", "internal/safetext"},
 		"internal/safedir":         {},
 		"internal/safetext":        {},

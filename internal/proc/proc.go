@@ -89,3 +89,8 @@ func ReadFDLink(pid, fd int) (string, error) {
 func ReadFDInfo(pid, fd int) ([]byte, error) {
 	return os.ReadFile(path(pid, "fdinfo/"+strconv.Itoa(fd)))
 }
+
+// SelfFD is the path under which a process reaches its own descriptor fd
+// (/proc/self/fd/FD): a directory opened without following links can be
+// changed into by it.
+func SelfFD(fd int) string { return root + "/self/fd/" + strconv.Itoa(fd) }

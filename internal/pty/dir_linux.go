@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 // pinDir opens dir (absolute) one component at a time, following no
@@ -44,7 +46,7 @@ func pinDir(dir string) (childDir string, done func(), err error) {
 		}
 		fd = next
 	}
-	childDir = "/proc/self/fd/" + strconv.Itoa(fd)
+	childDir = proc.SelfFD(fd)
 	if _, err := os.Stat(childDir); err != nil {
 		unix.Close(fd)
 		return dir, noop, nil // no /proc: the path, and its race

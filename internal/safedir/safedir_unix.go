@@ -191,3 +191,9 @@ func removeAllAt(dir, name string) error {
 	}
 	return nil
 }
+
+// OwnDir reports whether path is a directory (not a link) of this user.
+func OwnDir(path string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Uid == uint32(os.Geteuid())
+}

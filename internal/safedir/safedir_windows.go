@@ -29,3 +29,10 @@ func EnsureFile(dir, name, content string) error {
 	}
 	return os.WriteFile(path, []byte(content), 0o600)
 }
+
+// OwnDir reports whether path is a directory, not a link: the temporary
+// directory is the user's own on Windows.
+func OwnDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
+}

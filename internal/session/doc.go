@@ -56,11 +56,14 @@
 //     integration is package shellinit, redaction is package policy
 //     (docs/architecture.md).
 //   - The Process: process.go (its fields and what reads them),
-//     snapshot.go (what an answer is built from), reader.go
-//     (the output readers), end.go (the waiter: how a process ends),
-//     input.go (whether it waits for input, and writing to it),
-//     replydeliver.go, commands.go, editor.go, await.go (the wait
-//     primitive), stop.go.
+//     snapshot.go (what an answer is built from, the commands an
+//     integrated shell finished), reader.go (the output readers), end.go
+//     (the waiter: how a process ends), input.go (whether it waits for
+//     input, node's .editor, and writing to it), grammar.go (what a
+//     prompt asks), secrets.go (secrets typed into it), human.go and
+//     approve.go (a person's pages and approvals), replydeliver.go,
+//     await.go (the wait primitive), stop.go. tempdirs.go makes and
+//     sweeps the server's temporary directories.
 //   - The Manager: registry.go (ids, names, runs and pending crash
 //     restarts: records, no supervision), retention.go (what is kept of
 //     ended runs, and the janitor's pace), logfile.go (what package

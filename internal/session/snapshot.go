@@ -216,3 +216,13 @@ func (p *Process) EvictedBytes() int64 {
 	defer p.mu.Unlock()
 	return p.log.Start()
 }
+
+// CommandExits returns the exit codes of the commands an integrated shell
+// finished since the last write, in the order they finished: those the
+// write submitted, and those that were running when it came. nil when
+// none finished.
+func (p *Process) CommandExits() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.in.cmds.since(p.in.wrote.exits)
+}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/yieldshell/yieldshell/internal/safedir"
+
 	"fmt"
 	"log/slog"
 	"os"
@@ -53,7 +55,7 @@ func SweepTempDirs(log *slog.Logger) int {
 			continue
 		}
 		path := filepath.Join(tmp, e.Name())
-		if !ownDir(path) {
+		if !safedir.OwnDir(path) {
 			continue
 		}
 		if err := os.RemoveAll(path); err != nil {
