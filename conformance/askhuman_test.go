@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yieldshell/yieldshell/internal/cdptest"
 )
 
 // A person in the loop (issue 33): ask_human's pages, played by a plain
@@ -242,17 +243,17 @@ func TestAskHumanSecretChromium(t *testing.T) {
 	secretFlow(t, func(t *testing.T, u string) {
 		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		defer cancel()
-		c := startChromium(t, ctx)
-		if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": u}); err != nil {
+		c := cdptest.Start(t, ctx)
+		if _, err := c.Call(ctx, "Page.navigate", map[string]any{"url": u}); err != nil {
 			t.Fatal(err)
 		}
-		must(t, c.waitFor(ctx, `document.readyState==="complete" && document.getElementById("secret")`))
-		_, err := c.eval(ctx, `document.getElementById("secret").focus()`)
+		must(t, c.WaitFor(ctx, `document.readyState==="complete" && document.getElementById("secret")`))
+		_, err := c.Eval(ctx, `document.getElementById("secret").focus()`)
 		must(t, err)
-		_, err = c.call(ctx, "Input.insertText", map[string]any{"text": askSecret})
+		_, err = c.Call(ctx, "Input.insertText", map[string]any{"text": askSecret})
 		must(t, err)
-		must(t, c.key(ctx, "Enter", "Enter", 13, "\r"))
-		must(t, c.waitFor(ctx, `location.pathname.endsWith("/result") && document.body.innerText.includes("Sent")`))
+		must(t, c.Key(ctx, "Enter", "Enter", 13, "\r"))
+		must(t, c.WaitFor(ctx, `location.pathname.endsWith("/result") && document.body.innerText.includes("Sent")`))
 	})
 }
 

@@ -12,7 +12,8 @@ import (
 // point one way, from cmd through the serving packages (daemon, httpserve,
 // console, tools, metrics) to session and the engine below it, and
 // conformance speaks to the binary only. Tests anywhere may use the test
-// helpers internal/poll and internal/testdir, which import nothing of ours.
+// helpers internal/poll, internal/testdir and internal/cdptest, which
+// import nothing of ours but each other.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
@@ -38,6 +39,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/linerpc":         {},
 		"internal/poll":            {},
 		"internal/testdir":         {},
+		"internal/cdptest":         {"internal/poll", "internal/testdir"},
 		"internal/console":         {"internal/tools", "internal/daemon", "internal/safetext"},
 		"internal/httpserve":       {"internal/policy"},
 		"internal/mcplog":          {},
@@ -54,7 +56,7 @@ func TestImportDirection(t *testing.T) {
 		}
 		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 			ours, found := strings.CutPrefix(imp, mod)
-			testHelper := ours == "internal/poll" || ours == "internal/testdir"
+			testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest"
 			if !found || testHelper && !slices.Contains(p.Imports, imp) {
 				continue
 			}

@@ -1,10 +1,12 @@
 //go:build unix
 
-package human
-
-// A minimal Chrome DevTools Protocol client over a minimal websocket
-// client (RFC 6455, client side: text frames out, masked; any frames in),
-// enough to drive headless Chromium from a test without a dependency.
+// Package cdptest drives headless Chromium from tests: a minimal Chrome
+// DevTools Protocol client over a minimal websocket client (RFC 6455,
+// client side: text frames out, masked; any frames in), enough for a test
+// to open a page, type, click and take a screenshot without a dependency.
+// Tests that need it skip, saying so, where Debian's chromium is missing.
+// It imports nothing of ours but the other test helpers.
+package cdptest
 
 import (
 	"bufio"
@@ -19,8 +21,17 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // wsConn is a client websocket connection.
@@ -148,8 +159,8 @@ func (w *wsConn) read() ([]byte, error) {
 	}
 }
 
-// cdp is a DevTools session on one page target.
-type cdp struct {
+// Conn is a DevTools session on one page target.
+type Conn struct {
 	ws     *wsConn
 	done   chan struct{} // closed when the reader has returned
 	mu     sync.Mutex
@@ -171,17 +182,17 @@ type cdpMsg struct {
 
 // dialCDP connects to a page target's webSocketDebuggerUrl and starts the
 // reader, which close stops and joins.
-func dialCDP(ctx context.Context, wsURL string) (*cdp, error) {
+func dialCDP(ctx context.Context, wsURL string) (*Conn, error) {
 	ws, err := wsDial(ctx, wsURL)
 	if err != nil {
 		return nil, err
 	}
-	c := &cdp{ws: ws, done: make(chan struct{}), calls: map[int]chan cdpMsg{}, subs: map[string][]chan json.RawMessage{}}
+	c := &Conn{ws: ws, done: make(chan struct{}), calls: map[int]chan cdpMsg{}, subs: map[string][]chan json.RawMessage{}}
 	go c.readLoop()
 	return c, nil
 }
 
-func (c *cdp) readLoop() {
+func (c *Conn) readLoop() {
 	defer close(c.done)
 	for {
 		b, err := c.ws.read()
@@ -217,14 +228,14 @@ func (c *cdp) readLoop() {
 	}
 }
 
-// close ends the connection and joins the reader.
-func (c *cdp) close() {
+// Close ends the connection and joins the reader.
+func (c *Conn) Close() {
 	c.ws.c.Close()
 	<-c.done
 }
 
-// subscribe returns a channel of the params of events named method.
-func (c *cdp) subscribe(method string) <-chan json.RawMessage {
+// Subscribe returns a channel of the params of events named method.
+func (c *Conn) Subscribe(method string) <-chan json.RawMessage {
 	ch := make(chan json.RawMessage, 64)
 	c.mu.Lock()
 	c.subs[method] = append(c.subs[method], ch)
@@ -232,8 +243,8 @@ func (c *cdp) subscribe(method string) <-chan json.RawMessage {
 	return ch
 }
 
-// call sends a command and waits for its result.
-func (c *cdp) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+// Call sends a command and waits for its result.
+func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if params == nil {
 		params = struct{}{}
 	}
@@ -268,10 +279,10 @@ func (c *cdp) call(ctx context.Context, method string, params any) (json.RawMess
 	}
 }
 
-// eval evaluates expr in the page (awaiting a promise) and returns its
+// Eval evaluates expr in the page (awaiting a promise) and returns its
 // value as JSON.
-func (c *cdp) eval(ctx context.Context, expr string) (json.RawMessage, error) {
-	res, err := c.call(ctx, "Runtime.evaluate", map[string]any{
+func (c *Conn) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	res, err := c.Call(ctx, "Runtime.evaluate", map[string]any{
 		"expression": expr, "returnByValue": true, "awaitPromise": true,
 	})
 	if err != nil {
@@ -297,14 +308,14 @@ func (c *cdp) eval(ctx context.Context, expr string) (json.RawMessage, error) {
 	return r.Result.Value, nil
 }
 
-// waitFor waits until expr is true in the page, across navigations (a
+// WaitFor waits until expr is true in the page, across navigations (a
 // navigation destroys the context an evaluation runs in: it is retried).
-func (c *cdp) waitFor(ctx context.Context, expr string) error {
+func (c *Conn) WaitFor(ctx context.Context, expr string) error {
 	js := `new Promise(function(res){var end=Date.now()+2000;(function f(){var ok=false;try{ok=!!(` + expr +
 		`)}catch(e){}if(ok||Date.now()>end){res(ok);return}setTimeout(f,20)})()})`
 	var last error
 	for ctx.Err() == nil {
-		v, err := c.eval(ctx, js)
+		v, err := c.Eval(ctx, js)
 		if err == nil && string(v) == "true" {
 			return nil
 		}
@@ -316,9 +327,9 @@ func (c *cdp) waitFor(ctx context.Context, expr string) error {
 	return fmt.Errorf("waiting for %s: %w (last error: %v)", expr, ctx.Err(), last)
 }
 
-// text evaluates expr to a string.
-func (c *cdp) text(ctx context.Context, expr string) (string, error) {
-	v, err := c.eval(ctx, expr)
+// Text evaluates expr to a string.
+func (c *Conn) Text(ctx context.Context, expr string) (string, error) {
+	v, err := c.Eval(ctx, expr)
 	if err != nil {
 		return "", err
 	}
@@ -327,24 +338,24 @@ func (c *cdp) text(ctx context.Context, expr string) (string, error) {
 	return s, err
 }
 
-// key presses one key (a keyDown with its text, and a keyUp).
-func (c *cdp) key(ctx context.Context, key, code string, vk int, text string) error {
+// Key presses one key (a keyDown with its text, and a keyUp).
+func (c *Conn) Key(ctx context.Context, key, code string, vk int, text string) error {
 	down := map[string]any{"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
 	if text != "" {
 		down["text"], down["unmodifiedText"] = text, text
 	} else {
 		down["type"] = "rawKeyDown"
 	}
-	if _, err := c.call(ctx, "Input.dispatchKeyEvent", down); err != nil {
+	if _, err := c.Call(ctx, "Input.dispatchKeyEvent", down); err != nil {
 		return err
 	}
-	_, err := c.call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk})
+	_, err := c.Call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk})
 	return err
 }
 
-// screenshot captures the viewport as PNG.
-func (c *cdp) screenshot(ctx context.Context) ([]byte, error) {
-	res, err := c.call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"})
+// Screenshot captures the viewport as PNG.
+func (c *Conn) Screenshot(ctx context.Context) ([]byte, error) {
+	res, err := c.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"})
 	if err != nil {
 		return nil, err
 	}
@@ -355,4 +366,123 @@ func (c *cdp) screenshot(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	return base64.StdEncoding.DecodeString(r.Data)
+}
+
+// ChromiumPath is Debian's chromium; the browser tests skip without it.
+const ChromiumPath = "/usr/bin/chromium"
+
+// Start runs headless Chromium in a process group of its own and
+// returns a DevTools session on its page, sized as a phone (390×844).
+// Cleanup kills the whole group and waits until none of it is left.
+func Start(t *testing.T, ctx context.Context) *Conn {
+	t.Helper()
+	if _, err := os.Stat(ChromiumPath); err != nil {
+		t.Skipf("skipping browser test: %s not installed (apt-get install chromium)", ChromiumPath)
+	}
+	profile := testdir.New(t)
+	cmd := exec.Command(ChromiumPath,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-extensions", "--disable-default-apps", "--no-first-run", "--no-default-browser-check",
+		"--password-store=basic", "--use-mock-keychain", "--mute-audio",
+		"--user-data-dir="+profile, "--remote-debugging-port=0", "--window-size=390,844",
+		"about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+	lines := make(chan string, 64)
+	readerDone := make(chan struct{})
+	go func() { // drains the browser's output until every process of it is gone
+		defer close(readerDone)
+		defer close(lines)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		poll.Until(t, 20*time.Second, "chromium's process group gone", func() bool {
+			return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
+		})
+		select {
+		case <-readerDone:
+		case <-time.After(20 * time.Second):
+			t.Error("chromium's output pipe still open after its group was killed")
+		}
+		pr.Close()
+	})
+
+	devtools := regexp.MustCompile(`DevTools listening on (ws://127\.0\.0\.1:(\d+)/\S+)`)
+	var port string
+	var seen []string
+	for port == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("chromium exited before listening:\n%s", strings.Join(seen, "\n"))
+			}
+			seen = append(seen, l)
+			if m := devtools.FindStringSubmatch(l); m != nil {
+				port = m[2]
+			}
+		case <-ctx.Done():
+			t.Fatalf("chromium did not start listening:\n%s", strings.Join(seen, "\n"))
+		}
+	}
+	// The page target's own endpoint.
+	var targets []struct {
+		Type string `json:"type"`
+		WS   string `json:"webSocketDebuggerUrl"`
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+port+"/json/list", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&targets)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wsURL string
+	for _, tg := range targets {
+		if tg.Type == "page" {
+			wsURL = tg.WS
+			break
+		}
+	}
+	if wsURL == "" {
+		t.Fatalf("no page target in %+v", targets)
+	}
+	c, err := dialCDP(ctx, wsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	for _, cmd := range []struct {
+		method string
+		params any
+	}{
+		{"Page.enable", nil},
+		{"Runtime.enable", nil},
+		{"Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": true}},
+	} {
+		if _, err := c.Call(ctx, cmd.method, cmd.params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
 }
