@@ -232,8 +232,10 @@ func TestServingVite(t *testing.T) {
 	}
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		port := fmt.Sprint(freePort(t))
+		// Vite offers its shortcuts (and reads its terminal) only outside
+		// CI; CI runs this test with CI=true.
 		r := s.exec("node node_modules/vite/bin/vite.js --host 127.0.0.1 --port "+port,
-			map[string]any{"yield_ms": longYield, "cwd": dir})
+			map[string]any{"yield_ms": longYield, "cwd": dir, "env": map[string]string{"CI": ""}})
 		t.Cleanup(func() { s.stopQuietly(r.str("process_id")) })
 		if r.str("yield_reason") != "ready" || r.m["ready"] != true || !slices.Contains(r.strs("ports"), port) ||
 			!strings.Contains(r.str("stdout"), "press h + enter to show help") {

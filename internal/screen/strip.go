@@ -74,65 +74,78 @@ func (s *Stripper) Write(dst, p []byte) []byte {
 
 func (s *Stripper) write(dst, p []byte) []byte {
 	for len(p) > 0 {
+		var held bool
 		switch s.st {
 		case stripText:
-			i := textEnd(p)
-			dst = append(dst, p[:i]...)
-			p = p[i:]
-			if len(p) == 0 {
-				return dst
-			}
-			if p[0] == esc {
-				p = p[1:]
-				s.st = stripEsc
-				continue
-			}
-			n, c1 := c1At(p)
-			if n == 0 {
-				s.hold(p)
-				return dst
-			}
-			switch c1 {
-			case 0:
-				dst = append(dst, p[:n]...)
-			case c1OSC, c1DCS, c1SOS, c1PM, c1APC:
-				s.st, s.osc, s.len = stripString, c1 == c1OSC, 0
-			}
-			p = p[n:]
+			dst, p, held = s.text(dst, p)
 		case stripEsc:
-			// An ESC goes out only with the byte that follows it, so
-			// nothing dropped after it can join it to what comes next
-			// (ESC, a dropped C1 control, "]" must not become ESC ]).
-			b := p[0]
-			switch {
-			case b >= 0x80:
-				n, c1 := c1At(p)
-				if n == 0 {
-					s.hold(p)
-					return dst
-				}
-				if c1 == 0 {
-					dst = append(dst, esc) // then the character, as text
-				}
-				// A C1 control aborts the sequence, as in a terminal:
-				// the ESC goes with it.
-				s.st = stripText
-				continue
-			case b == ']', b == 'P', b == 'X', b == '^', b == '_':
-				s.st, s.osc, s.len = stripString, b == ']', 0
-			case b == esc:
-				// The second ESC aborts the first, as in a terminal:
-				// the first goes, the second waits for its next byte.
-			default:
-				dst = append(dst, esc, b)
-				s.st = stripText
-			}
-			p = p[1:]
+			dst, p, held = s.afterEsc(dst, p)
 		case stripString, stripStrEsc:
 			p = s.skip(p)
 		}
+		if held {
+			return dst
+		}
 	}
 	return dst
+}
+
+// text passes plain text on and takes the next escape or C1 control; held
+// is true when p ends in the middle of a character, which s now holds.
+func (s *Stripper) text(dst, p []byte) (out, rest []byte, held bool) {
+	i := textEnd(p)
+	dst = append(dst, p[:i]...)
+	p = p[i:]
+	if len(p) == 0 {
+		return dst, p, false
+	}
+	if p[0] == esc {
+		s.st = stripEsc
+		return dst, p[1:], false
+	}
+	n, c1 := c1At(p)
+	if n == 0 {
+		s.hold(p)
+		return dst, nil, true
+	}
+	switch c1 {
+	case 0:
+		dst = append(dst, p[:n]...)
+	case c1OSC, c1DCS, c1SOS, c1PM, c1APC:
+		s.st, s.osc, s.len = stripString, c1 == c1OSC, 0
+	}
+	return dst, p[n:], false
+}
+
+// afterEsc takes the byte after an ESC. An ESC goes out only with the byte
+// that follows it, so nothing dropped after it can join it to what comes
+// next (ESC, a dropped C1 control, "]" must not become ESC ]).
+func (s *Stripper) afterEsc(dst, p []byte) (out, rest []byte, held bool) {
+	b := p[0]
+	switch {
+	case b >= 0x80:
+		n, c1 := c1At(p)
+		if n == 0 {
+			s.hold(p)
+			return dst, nil, true
+		}
+		if c1 == 0 {
+			dst = append(dst, esc) // then the character, as text
+		}
+		// A C1 control aborts the sequence, as in a terminal: the ESC
+		// goes with it.
+		s.st = stripText
+		return dst, p, false
+	case b == ']', b == 'P', b == 'X', b == '^', b == '_':
+		s.st, s.osc, s.len = stripString, b == ']', 0
+	case b == esc:
+		// The second ESC aborts the first, as in a terminal: the first
+		// goes, the second waits for its next byte.
+	default:
+		dst = append(dst, esc, b)
+		s.st = stripText
+	}
+	return dst, p[1:], false
 }
 
 // textEnd is the index of the first byte of p that is not plain text:
