@@ -100,7 +100,7 @@ func openTestLog(t *testing.T, dir string, max int64) (*Dir, string, *logFile) {
 // A process named like another process's id does not share its log file:
 // issue 30 item 7.
 func TestNameLikeAnIDGetsItsOwnFile(t *testing.T) {
-	d := New(t.TempDir(), 0, slog.New(slog.DiscardHandler))
+	d := New(testdir.New(t), 0, slog.New(slog.DiscardHandler))
 	const id = "proc_1bf49afd91db"
 	if byID, byName := d.Path(id, ""), d.Path("proc_0000000000aa", id); byID == byName {
 		t.Errorf("the name %q and the id %q share %s", id, id, byID)

@@ -14,6 +14,8 @@ import (
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/pty"
+
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // fakeEngine is an Engine with no programs behind it: each command it
@@ -454,7 +456,7 @@ func spec(cmd string, tty bool) Spec {
 // synctest bubble.
 func fakeManager(t *testing.T, env map[string]string, setup func(*fakeProc)) (*Manager, *fakeEngine, *fakeProber) {
 	t.Helper()
-	cfg, err := policy.Load(func(k string) string { return env[k] }, t.TempDir())
+	cfg, err := policy.Load(func(k string) string { return env[k] }, testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
