@@ -1,0 +1,293 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Issue 34 item 4: a process's output as MCP resources. Its log and its
+// screen are resources (yieldshell://process/{process_id}/log, .../screen;
+// a name works as well as an id), read as the read tool reads them
+// (since_seq as a query parameter), listed while the process runs,
+// subscribable (notifications/resources/updated on new output, throttled,
+// and at once at an input wait and at the end), with completions for the
+// process ids and names; exec, read and ps answers link to the log.
+
+const (
+	logTemplate    = "yieldshell://process/{process_id}/log{?since_seq}"
+	screenTemplate = "yieldshell://process/{process_id}/screen{?since_seq}"
+)
+
+func logURI(ref string) string    { return "yieldshell://process/" + url.PathEscape(ref) + "/log" }
+func screenURI(ref string) string { return "yieldshell://process/" + url.PathEscape(ref) + "/screen" }
+
+// notes collects a client's resource notifications.
+type notes struct {
+	mu      sync.Mutex
+	updated []note
+	listed  int
+	wake    chan struct{}
+}
+
+type note struct {
+	uri string
+	at  time.Time
+}
+
+func newNotes() *notes { return &notes{wake: make(chan struct{}, 1)} }
+
+func (n *notes) poke() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// client is a client that records n.
+func (n *notes) client() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			n.mu.Lock()
+			n.updated = append(n.updated, note{r.Params.URI, time.Now()})
+			n.mu.Unlock()
+			n.poke()
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			n.mu.Lock()
+			n.listed++
+			n.mu.Unlock()
+			n.poke()
+		},
+	})
+}
+
+// count returns how many updated notifications for uri arrived at or
+// after since.
+func (n *notes) count(uri string, since time.Time) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := 0
+	for _, u := range n.updated {
+		if u.uri == uri && !u.at.Before(since) {
+			c++
+		}
+	}
+	return c
+}
+
+// await waits until f holds, checking it at every notification, and
+// fails after within.
+func (n *notes) await(t *testing.T, within time.Duration, what string, f func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for !f() {
+		select {
+		case <-n.wake:
+		case <-deadline.C:
+			t.Fatalf("no %s within %v", what, within)
+		}
+	}
+}
+
+// forEachProtocolNotes is forEachProtocol with a client that records its
+// resource notifications.
+func forEachProtocolNotes(t *testing.T, env []string, f func(t *testing.T, s *server, n *notes)) {
+	t.Helper()
+	for _, v := range protocols {
+		t.Run(protoName(v), func(t *testing.T) {
+			n := newNotes()
+			s, err := connectClient(t, n.client(), v, env...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(t, s, n)
+		})
+	}
+}
+
+// readResource reads uri; it returns the first contents' text and the read
+// answer in its _meta.
+func (s *server) readResource(t *testing.T, uri string) (*mcp.ReadResourceResult, string, map[string]any) {
+	t.Helper()
+	res, err := s.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatalf("reading %s: %v", uri, err)
+	}
+	if len(res.Contents) == 0 {
+		t.Fatalf("reading %s: no contents", uri)
+	}
+	meta, _ := res.Contents[0].Meta["yieldshell/read"].(map[string]any)
+	if meta == nil {
+		t.Fatalf("reading %s: no read answer in _meta: %+v", uri, res.Contents[0])
+	}
+	return res, res.Contents[0].Text, meta
+}
+
+// rpcCode is the JSON-RPC error code of err, or 0.
+func rpcCode(err error) int64 {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je.Code
+	}
+	return 0
+}
+
+func TestResourceTemplatesAndList(t *testing.T) {
+	forEachProtocolNotes(t, nil, func(t *testing.T, s *server, n *notes) {
+		init := s.cs.InitializeResult()
+		if c := init.Capabilities.Resources; c == nil || !c.Subscribe || !c.ListChanged {
+			t.Errorf("resources capability = %+v, want subscribe and listChanged", c)
+		}
+		if init.Capabilities.Completions == nil {
+			t.Error("no completions capability")
+		}
+		tl, err := s.cs.ListResourceTemplates(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, rt := range tl.ResourceTemplates {
+			got = append(got, rt.URITemplate)
+		}
+		slices.Sort(got)
+		if want := []string{logTemplate, screenTemplate}; !slices.Equal(got, want) {
+			t.Errorf("templates = %v, want %v", got, want)
+		}
+
+		listed := func() map[string]bool {
+			l, err := s.cs.ListResources(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := map[string]bool{}
+			for _, r := range l.Resources {
+				m[r.URI] = true
+			}
+			return m
+		}
+		tty := s.exec("cat", map[string]any{"name": "listed", "yield_ms": 100}).mustStatus(t, "backgrounded")
+		pipe := s.exec("cat", map[string]any{"tty": false, "yield_ms": 100}).mustStatus(t, "backgrounded")
+		l := listed()
+		for _, uri := range []string{logURI(tty.str("process_id")), screenURI(tty.str("process_id")), logURI(pipe.str("process_id"))} {
+			if !l[uri] {
+				t.Errorf("%s is not listed: %v", uri, l)
+			}
+		}
+		if l[screenURI(pipe.str("process_id"))] {
+			t.Errorf("a process without a terminal lists a screen: %v", l)
+		}
+		// The client was told the list changed (the default protocol's
+		// client asks for it through subscriptions/listen).
+		n.await(t, 5*time.Second, "resources/list_changed after a start", func() bool {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			return n.listed > 0
+		})
+		s.call("stop", map[string]any{"process_id": "listed", "signal": "SIGKILL"})
+		eventually(t, 5*time.Second, "the ended process's resources to leave the list", func() bool {
+			l := listed()
+			return !l[logURI(tty.str("process_id"))] && !l[screenURI(tty.str("process_id"))] && l[logURI(pipe.str("process_id"))]
+		})
+	})
+}
+
+// A resource read answers what read answers: the same text, the same
+// positions, by id and by name, with since_seq as a query parameter.
+func TestResourceReadIsRead(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := s.exec(`printf 'one\ntwo\nthree\n'`, map[string]any{"name": "My Lines"}).mustStatus(t, "completed")
+		id := r.str("process_id")
+		for _, c := range []struct {
+			uri   string
+			since any
+		}{
+			{logURI(id), nil},
+			{logURI("my-lines"), nil},
+			{logURI("My Lines"), nil}, // escaped: My%20Lines, compared as tools compare names
+			{logURI(id) + "?since_seq=4", 4},
+			{logURI("my-lines") + "?since_seq=0", 0},
+			{logURI(id) + "?since_seq=-7", -7},
+			{logURI(id) + "?since_seq=4503599627370496", int64(1) << 52}, // past the end
+		} {
+			args := map[string]any{"process_id": id}
+			if c.since != nil {
+				args["since_seq"] = c.since
+			}
+			want := s.call("read", args)
+			_, text, meta := s.readResource(t, c.uri)
+			if text != want.str("stdout") {
+				t.Errorf("%s: text %q, read's stdout %q", c.uri, text, want.str("stdout"))
+			}
+			delete(want.m, "stdout")
+			delete(want.m, "stderr")
+			if !jsonEqual(meta, want.m) {
+				t.Errorf("%s: _meta differs from read's answer:\nmeta: %v\nread: %v", c.uri, meta, want.m)
+			}
+		}
+		if _, text, _ := s.readResource(t, logURI(id)+"?since_seq=4"); text != "two\nthree\n" {
+			t.Errorf("since_seq=4: %q", text)
+		}
+		// Past what JSON numbers carry exactly: nothing, and where the log ends.
+		if _, text, meta := s.readResource(t, logURI(id)+"?since_seq=9223372036854775807"); text != "" || meta["next_seq"] != float64(14) {
+			t.Errorf("since_seq=MaxInt64: %q %v", text, meta)
+		}
+	})
+}
+
+// jsonEqual compares two decoded JSON values.
+func jsonEqual(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// Every URI is the client's input: those that name nothing are refused
+// with an error that says why, never served from somewhere else.
+func TestResourceURIsAreInput(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		id := s.exec("echo hi", map[string]any{"tty": false}).mustStatus(t, "completed").str("process_id")
+		for _, c := range []struct {
+			uri  string
+			code int64
+		}{
+			{"yieldshell://process/proc_000000000000/log", mcp.CodeResourceNotFound},
+			{"yieldshell://process/../log", mcp.CodeResourceNotFound},
+			{"yieldshell://process/..%2F..%2Fetc%2Fpasswd/log", mcp.CodeResourceNotFound},
+			{"yieldshell://process/" + strings.Repeat("a", 300) + "/log", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process//log", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/%zz/log", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log?since_seq=99999999999999999999", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log?since_seq=abc", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log?since_seq=1&since_seq=2", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log?file=/etc/passwd", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log#x", mcp.CodeResourceNotFound}, // matches no template
+			{"yieldshell://process/" + id + "/stdin", mcp.CodeResourceNotFound},
+			{"yieldshell://process/" + id + "/log/x", mcp.CodeResourceNotFound},
+			{"yieldshell://process/" + id + "/screen", jsonrpc.CodeInvalidParams}, // no terminal
+			{"file:///etc/passwd", mcp.CodeResourceNotFound},
+		} {
+			_, err := s.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: c.uri})
+			if err == nil {
+				t.Errorf("%s was served", c.uri)
+				continue
+			}
+			if got := rpcCode(err); got != c.code {
+				t.Errorf("%s: error %v (code %d), want code %d", c.uri, err, got, c.code)
+			}
+			if strings.Contains(err.Error(), "root:") {
+				t.Errorf("%s: %v", c.uri, err)
+			}
+		}
+	})
+}
