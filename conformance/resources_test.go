@@ -291,3 +291,190 @@ func TestResourceURIsAreInput(t *testing.T) {
 		}
 	})
 }
+
+// subscribe subscribes to uri and waits for its first notification: under
+// the default protocol the subscription is a stream that opens after
+// Subscribe returns, and a process that prints keeps notifying.
+func (s *server) subscribe(t *testing.T, n *notes, uri string) {
+	t.Helper()
+	since := time.Now()
+	if err := s.cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribing to %s: %v", uri, err)
+	}
+	n.await(t, 10*time.Second, "resources/updated for "+uri, func() bool { return n.count(uri, since) > 0 })
+}
+
+// waitWindow returns once d has passed, measured by a timer: the window
+// over which notifications are counted.
+func waitWindow(d time.Duration) time.Time {
+	start := time.Now()
+	<-time.After(d)
+	return start
+}
+
+// New output is told, at most once per 250 ms per URI, by id and by name;
+// unsubscribing stops it.
+func TestResourceSubscribeThrottled(t *testing.T) {
+	forEachProtocolNotes(t, nil, func(t *testing.T, s *server, n *notes) {
+		r := s.exec(helper("ticker", "2"), map[string]any{"name": "ticker", "yield_ms": 100}).mustStatus(t, "backgrounded")
+		byID, byName := logURI(r.str("process_id")), logURI("ticker")
+		s.subscribe(t, n, byID)
+		s.subscribe(t, n, byName)
+		s.subscribe(t, n, screenURI("ticker"))
+		const window = 2 * time.Second
+		start := waitWindow(window)
+		for _, uri := range []string{byID, byName, screenURI("ticker")} {
+			got := n.count(uri, start)
+			t.Logf("%s: %d notifications in %v (%.1f/s) for 500 lines/s", uri, got, window, float64(got)/window.Seconds())
+			if most := int(window/(250*time.Millisecond)) + 1; got > most || got < 2 {
+				t.Errorf("%s: %d notifications in %v, want 2..%d", uri, got, window, most)
+			}
+		}
+		for _, uri := range []string{byID, byName, screenURI("ticker")} {
+			if err := s.cs.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// What was in flight arrives within a notification interval or two.
+		<-time.After(500 * time.Millisecond)
+		start = waitWindow(time.Second)
+		for _, uri := range []string{byID, byName, screenURI("ticker")} {
+			if got := n.count(uri, start); got != 0 {
+				t.Errorf("%s: %d notifications after unsubscribing", uri, got)
+			}
+		}
+	})
+}
+
+// Completions offer the ids and names of the processes for either
+// template's process_id; names compare as the tools compare them.
+func TestResourceCompletion(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		var ids []string
+		for _, name := range []string{"alpha-web", "alpha-db", "beta"} {
+			ids = append(ids, s.exec("echo "+name, map[string]any{"name": name}).mustStatus(t, "completed").str("process_id"))
+		}
+		complete := func(uri, arg, value string) []string {
+			t.Helper()
+			res, err := s.cs.Complete(t.Context(), &mcp.CompleteParams{
+				Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: uri},
+				Argument: mcp.CompleteParamsArgument{Name: arg, Value: value}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := slices.Clone(res.Completion.Values)
+			slices.Sort(v)
+			return v
+		}
+		for _, c := range []struct {
+			uri, arg, value string
+			want            []string
+		}{
+			{logTemplate, "process_id", "alpha", []string{"alpha-db", "alpha-web"}},
+			{screenTemplate, "process_id", "ALPHA W", []string{"alpha-web"}},
+			{logTemplate, "process_id", ids[2], []string{ids[2]}},
+			{logTemplate, "process_id", "zzz", []string{}},
+			{logTemplate, "since_seq", "", []string{}},
+			{"yieldshell://other/{process_id}", "process_id", "", []string{}},
+		} {
+			if got := complete(c.uri, c.arg, c.value); !slices.Equal(got, c.want) {
+				t.Errorf("complete %s %s=%q: %v, want %v", c.uri, c.arg, c.value, got, c.want)
+			}
+		}
+		all := complete(logTemplate, "process_id", "")
+		for _, want := range append([]string{"alpha-web", "alpha-db", "beta"}, ids...) {
+			if !slices.Contains(all, want) {
+				t.Errorf("completing nothing: %v lacks %s", all, want)
+			}
+		}
+	})
+}
+
+// exec, read and ps answers link to the log of the process they are
+// about, beside their text.
+func TestResourceLinks(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		links := func(tool string, args map[string]any) (map[string]any, []*mcp.ResourceLink) {
+			t.Helper()
+			res, err := s.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if err != nil || res.IsError {
+				t.Fatalf("%s: %v %v", tool, err, res)
+			}
+			if _, ok := res.Content[0].(*mcp.TextContent); !ok {
+				t.Errorf("%s: the first content is %T, want the text", tool, res.Content[0])
+			}
+			var out []*mcp.ResourceLink
+			for _, c := range res.Content[1:] {
+				l, ok := c.(*mcp.ResourceLink)
+				if !ok {
+					t.Errorf("%s: content %T after the text", tool, c)
+					continue
+				}
+				out = append(out, l)
+			}
+			return res.StructuredContent.(map[string]any), out
+		}
+		out, l := links("exec", map[string]any{"command": "echo linked", "side_effects": []string{"NONE"}, "name": "linked"})
+		id, _ := out["process_id"].(string)
+		if len(l) != 1 || l[0].URI != logURI(id) || l[0].MIMEType != "text/plain" || l[0].Name == "" {
+			t.Errorf("exec links: %+v", l)
+		} else if _, text, _ := s.readResource(t, l[0].URI); text != "linked\n" {
+			t.Errorf("the linked log reads %q", text)
+		}
+		if _, l := links("read", map[string]any{"process_id": "linked"}); len(l) != 1 || l[0].URI != logURI(id) {
+			t.Errorf("read links: %+v", l)
+		}
+		id2 := s.exec("echo second", nil).str("process_id")
+		if _, l := links("ps", nil); len(l) != 2 || l[0].URI != logURI(id2) || l[1].URI != logURI(id) {
+			t.Errorf("ps links: %+v", l)
+		}
+	})
+}
+
+// Binary output is a blob with its bytes, where read says binary.
+func TestResourceBinaryIsBlob(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := s.exec(`printf 'a\000b\000c\000'`, map[string]any{"tty": false}).mustStatus(t, "completed")
+		read := s.call("read", map[string]any{"process_id": r.str("process_id")})
+		if read.m["binary"] != true {
+			t.Fatalf("read: %s", read.text)
+		}
+		res, _, meta := s.readResource(t, logURI(r.str("process_id")))
+		c := res.Contents[0]
+		if string(c.Blob) != "a\x00b\x00c\x00" || c.Text != "" || c.MIMEType != "application/octet-stream" {
+			t.Errorf("contents: %+v", c)
+		}
+		if meta["binary"] != true || meta["bytes"] != float64(6) {
+			t.Errorf("meta: %v", meta)
+		}
+	})
+}
+
+// The screen resource is the terminal as read's view "screen" shows it: a
+// full-screen program's rows.
+func TestResourceScreen(t *testing.T) {
+	need(t, "vim")
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		file := t.TempDir() + "/notes.txt"
+		r := s.exec("vim -u NONE -N -n "+file, map[string]any{"name": "editor", "yield_ms": 3000})
+		id := r.str("process_id")
+		t.Cleanup(func() { s.stopQuietly(id) })
+		s.call("write", map[string]any{"process_id": id, "input": "iscreen resource text", "yield_ms": 1000})
+		var text string
+		var meta map[string]any
+		eventually(t, 10*time.Second, "the typed text on the screen resource", func() bool {
+			_, text, meta = s.readResource(t, screenURI("editor"))
+			return strings.Contains(text, "screen resource text")
+		})
+		sc, _ := meta["screen"].(map[string]any)
+		if sc == nil || sc["alt_screen"] != true || !strings.Contains(text, "~") {
+			t.Errorf("screen: %q %v", text, meta)
+		}
+		want := s.call("read", map[string]any{"process_id": id, "view": "screen"})
+		if lines, _ := want.m["screen"].(map[string]any)["lines"].([]any); len(lines) == 0 || !jsonEqual(lines, sc["lines"]) {
+			t.Errorf("the resource's rows differ from read's:\n%v\n%v", lines, sc["lines"])
+		}
+	})
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

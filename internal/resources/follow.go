@@ -49,8 +49,8 @@ func (h *Hub) followProcess(ctx context.Context, p *session.Process, now func() 
 		deadline time.Time
 	)
 	tell := func() {
-		h.updated(p)
 		last, pending = now(), false
+		h.updated(p)
 	}
 	for {
 		u := session.Until{InputWait: !waiting, Seen: seen}
