@@ -480,3 +480,31 @@ func TestResourceScreen(t *testing.T) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// The shell-yeah toolset's processes are resources too.
+func TestResourcesInShellYeahToolset(t *testing.T) {
+	forEachProtocol(t, []string{"YIELDSHELL_TOOLSET=shell-yeah"}, func(t *testing.T, s *server) {
+		s.call("start_shell", map[string]any{"command": "sh", "args": []string{"-c", "echo shell-yeah-output; cat"},
+			"workingDirectory": t.TempDir(), "label": "sy"})
+		t.Cleanup(func() { s.stopQuietly("sy") })
+		var text string
+		eventually(t, 10*time.Second, "the shell's output in its log resource", func() bool {
+			_, text, _ = s.readResource(t, logURI("sy"))
+			return strings.Contains(text, "shell-yeah-output")
+		})
+		l, err := s.cs.ListResources(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range l.Resources {
+			if strings.HasSuffix(r.URI, "/log") {
+				_, lt, _ := s.readResource(t, r.URI)
+				found = found || strings.Contains(lt, "shell-yeah-output")
+			}
+		}
+		if !found {
+			t.Errorf("the shell is not listed: %+v", l.Resources)
+		}
+	})
+}
