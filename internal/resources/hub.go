@@ -125,8 +125,12 @@ func (h *Hub) Subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	if _, _, err := h.resolve(uri, t.view); err != nil {
 		return err
 	}
+	live := h.sessions()
 	h.mu.Lock()
 	s := h.subs[uri]
+	if s == nil && len(h.subs) >= maxSubscriptions {
+		h.pruneLocked(live)
+	}
 	if s == nil {
 		if len(h.subs) >= maxSubscriptions {
 			h.mu.Unlock()
@@ -231,11 +235,13 @@ func (h *Hub) list() {
 // any more. A subscription whose process is forgotten is dropped from
 // following (the client's subscription stays; it hears nothing more).
 func (h *Hub) reconcile() {
+	live := h.sessions()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return
 	}
+	h.pruneLocked(live)
 	named := make(map[*session.Process]bool)
 	for _, s := range h.subs {
 		if p, err := h.m.Get(s.t.ref); err == nil {
@@ -251,6 +257,32 @@ func (h *Hub) reconcile() {
 	for p := range named {
 		if h.followers[p] == nil {
 			h.followers[p] = h.startFollower(p)
+		}
+	}
+}
+
+// sessions returns the server's connected sessions.
+func (h *Hub) sessions() map[*mcp.ServerSession]bool {
+	live := make(map[*mcp.ServerSession]bool)
+	for ss := range h.srv.Sessions() {
+		live[ss] = true
+	}
+	return live
+}
+
+// pruneLocked forgets the subscriptions of sessions that are gone without
+// unsubscribing (a client that disconnected): they would otherwise count
+// against maxSubscriptions for as long as the server runs. Called with
+// h.mu held.
+func (h *Hub) pruneLocked(live map[*mcp.ServerSession]bool) {
+	for uri, s := range h.subs {
+		for ss := range s.sessions {
+			if !live[ss] {
+				delete(s.sessions, ss)
+			}
+		}
+		if len(s.sessions) == 0 {
+			delete(h.subs, uri)
 		}
 	}
 }

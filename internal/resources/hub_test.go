@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
@@ -25,6 +26,7 @@ import (
 type fixture struct {
 	hub *Hub
 	m   *session.Manager
+	srv *mcp.Server
 	cs  *mcp.ClientSession
 
 	mu      sync.Mutex
@@ -52,17 +54,12 @@ func newFixture(t *testing.T, interval time.Duration) *fixture {
 		Capabilities:     &mcp.ServerCapabilities{Resources: Capabilities(), Completions: &mcp.CompletionCapabilities{}},
 		SubscribeHandler: f.hub.Subscribe, UnsubscribeHandler: f.hub.Unsubscribe, CompletionHandler: f.hub.Complete})
 	f.hub.Start(srv, m, cfg)
+	f.srv = srv
 	t.Cleanup(func() {
 		f.hub.Close()
 		m.Shutdown(context.Background())
 	})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	f.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
+	f.cs = f.connect(t, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 			f.mu.Lock()
 			f.updated[r.Params.URI] = append(f.updated[r.Params.URI], time.Now())
@@ -75,12 +72,26 @@ func newFixture(t *testing.T, interval time.Duration) *fixture {
 			f.mu.Unlock()
 			f.poke()
 		},
-	}).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	})
+	return f
+}
+
+// connect connects a client to the fixture's server, in memory.
+func (f *fixture) connect(t *testing.T, o *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := f.srv.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = f.cs.Close() })
-	return f
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, o).
+		Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }
 
 func (f *fixture) poke() {
@@ -182,19 +193,11 @@ func TestUnsubscribeStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The follower stops once the Hub has seen the unsubscription.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	poll.Until(t, 5*time.Second, "the follower to stop", func() bool {
 		f.hub.mu.Lock()
-		n := len(f.hub.followers)
-		f.hub.mu.Unlock()
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the follower outlived its subscription")
-		}
-		<-time.After(time.Millisecond)
-	}
+		defer f.hub.mu.Unlock()
+		return len(f.hub.followers) == 0
+	})
 	after := time.Now()
 	<-time.After(200 * time.Millisecond) // ten intervals
 	if n := f.count(uri, after); n != 0 {
@@ -220,8 +223,8 @@ func TestSubscribeRefuses(t *testing.T) {
 		}
 	}
 	sub := func(i int) error {
-		return f.hub.Subscribe(t.Context(), &mcp.SubscribeRequest{Params: &mcp.SubscribeParams{
-			URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=" + strconv.Itoa(i)}})
+		return f.cs.Subscribe(t.Context(), &mcp.SubscribeParams{
+			URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=" + strconv.Itoa(i)})
 	}
 	for i := range maxSubscriptions {
 		if err := sub(i); err != nil {
@@ -234,11 +237,22 @@ func TestSubscribeRefuses(t *testing.T) {
 	if err := sub(0); err != nil {
 		t.Errorf("subscribing again to a URI: %v", err)
 	}
-	_ = f.hub.Unsubscribe(t.Context(), &mcp.UnsubscribeRequest{Params: &mcp.UnsubscribeParams{
-		URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=0"}})
+	if err := f.cs.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{
+		URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=0"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := sub(maxSubscriptions); err != nil {
 		t.Errorf("after an unsubscription: %v", err)
 	}
+	// A client that goes away without unsubscribing leaves room for others.
+	if err := sub(maxSubscriptions + 1); err == nil {
+		t.Error("subscriptions are not bounded")
+	}
+	_ = f.cs.Close()
+	other := f.connect(t, nil)
+	poll.Until(t, 5*time.Second, "the gone client's subscriptions to be dropped", func() bool {
+		return other.Subscribe(t.Context(), &mcp.SubscribeParams{URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog)}) == nil
+	})
 }
 
 // resources/list holds the running processes' resources, and the client
