@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -507,4 +508,29 @@ func TestResourcesInShellYeahToolset(t *testing.T) {
 			t.Errorf("the shell is not listed: %+v", l.Resources)
 		}
 	})
+}
+
+// Over streamable HTTP, at both protocol versions, resources are read and
+// their subscriptions notified as over stdio.
+func TestResourcesOverHTTP(t *testing.T) {
+	statSources()
+	h := startHTTP(t, t.Context())
+	for _, v := range protocols {
+		t.Run(protoName(v), func(t *testing.T) {
+			n := newNotes()
+			tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(httpToken)}}
+			cs, err := n.client().Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cs.Close() })
+			s := &server{t: t, cs: cs}
+			name := "http-ticker-" + protoName(v)
+			s.exec(helper("ticker", "50"), map[string]any{"name": name, "yield_ms": 100}).mustStatus(t, "backgrounded")
+			s.subscribe(t, n, logURI(name))
+			if _, text, _ := s.readResource(t, logURI(name)); !strings.Contains(text, "tick ") {
+				t.Errorf("the log over http: %q", text)
+			}
+		})
+	}
 }
