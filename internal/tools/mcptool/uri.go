@@ -2,6 +2,7 @@ package mcptool
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,9 +20,14 @@ const (
 )
 
 // ProcessURI is the URI of a process's log or screen (view); idOrName is
-// escaped as one path segment.
+// escaped as one path segment ("." and ".." too, which a client that
+// resolves dot segments would otherwise take for a step up).
 func ProcessURI(idOrName, view string) string {
-	return URIPrefix + url.PathEscape(idOrName) + "/" + view
+	seg := url.PathEscape(idOrName)
+	if seg == "." || seg == ".." {
+		seg = strings.ReplaceAll(seg, ".", "%2E")
+	}
+	return URIPrefix + seg + "/" + view
 }
 
 // LogLink is the resource_link an answer about a process carries to its
