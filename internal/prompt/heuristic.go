@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind says what a waiting program expects.
@@ -84,10 +85,13 @@ func LooksLikePrompt(before string) (Kind, bool) {
 		// start; what follows it is what stands before the cursor.
 		before = before[i+1:]
 	}
+	if len(strings.TrimLeft(before, " \t")) > maxPromptLen {
+		return "", false
+	}
 	body := strings.TrimRight(before, " \t")
 	pad := len(before) - len(body)
 	text := strings.TrimLeft(body, " \t")
-	if text == "" || len(text) > maxPromptLen {
+	if text == "" {
 		return "", false
 	}
 	if text[len(text)-1] == ':' && passwordLine.MatchString(text) {
@@ -153,7 +157,7 @@ func promptText(text string) bool {
 // programName reports whether s, a row's whole text in brackets, is a
 // program's name: one short word.
 func programName(s string) bool {
-	if s == "" || len(s) > 16 || !unicode.IsLetter(rune(s[0])) {
+	if r, _ := utf8.DecodeRuneInString(s); len(s) > 16 || !unicode.IsLetter(r) {
 		return false
 	}
 	for _, r := range s {

@@ -1,6 +1,9 @@
 package prompt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // rows are rows as the cursor leaves them (the text before it), from real
 // programs, and whether each is a prompt.
@@ -103,6 +106,9 @@ var rows = []struct {
 	{"tests/test_a.py::test_one ", ""},
 	{"ok", ""},
 	{"x" + string(make([]byte, 400)) + ": ", ""},
+	{"... " + strings.Repeat(" ", 400), ""}, // too long for a prompt
+	{"()", ""},
+	{"(gdb) (gdb)", ""},
 	{"Name:     ", ""}, // indentation follows only a continuation
 	{"...", ""},        // dots of progress
 	{"....  ", ""},
@@ -208,4 +214,25 @@ func TestMaskedPasswordPrompt(t *testing.T) {
 			t.Errorf("MaskedPassword(%q) = %v, want %v", line, got, want)
 		}
 	}
+}
+
+// A program's output is not trusted: whatever a row holds (broken UTF-8,
+// unbalanced brackets, control characters), reading it neither panics nor
+// takes a row longer than a prompt for one.
+func FuzzLooksLikePrompt(f *testing.F) {
+	for _, r := range rows {
+		f.Add(r.line)
+	}
+	f.Add("\xff(\xc3)")
+	f.Add("]]]]((((: ")
+	f.Fuzz(func(t *testing.T, line string) {
+		kind, ok := LooksLikePrompt(line)
+		if ok != (kind != "") {
+			t.Fatalf("%q: kind %q, ok %v", line, kind, ok)
+		}
+		row := line[strings.LastIndexByte(line, '\r')+1:]
+		if ok && len(strings.TrimLeft(row, " \t")) > maxPromptLen {
+			t.Fatalf("%q: a row of %d bytes taken for a prompt", line, len(row))
+		}
+	})
 }
