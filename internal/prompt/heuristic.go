@@ -110,6 +110,12 @@ func LooksLikePrompt(before string) (Kind, bool) {
 // a prompt does and does not read as output.
 func promptText(text string) bool {
 	last := text[len(text)-1]
+	if last >= utf8.RuneSelf {
+		// The sigils of themed shell prompts (starship's "❯ ") and of
+		// some REPLs ("λ ").
+		r, _ := utf8.DecodeLastRuneInString(text)
+		return strings.ContainsRune("❯»λ➜", r) && !progress(text)
+	}
 	switch last {
 	case '?':
 		// A question, whatever its first word ("Installing 3 packages,
@@ -140,9 +146,6 @@ func promptText(text string) bool {
 	case ':':
 		return !progress(text) && !recordHead.MatchString(text)
 	case '>', '$', '#':
-		if last == '>' && len(text) > 1 && (text[len(text)-2] == '=' || text[len(text)-2] == '-') {
-			return false // an arrow: "==>", "-->"
-		}
 		// A shell's prompt may show the time: "[10:15:22] ada@box:~$ ".
 		return !progress(text)
 	case '%':
@@ -155,13 +158,13 @@ func promptText(text string) bool {
 }
 
 // programName reports whether s, a row's whole text in brackets, is a
-// program's name: one short word.
+// program's name: one short word ("gdb", "Pdb++").
 func programName(s string) bool {
 	if r, _ := utf8.DecodeRuneInString(s); len(s) > 16 || !unicode.IsLetter(r) {
 		return false
 	}
 	for _, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-+", r) {
 			return false
 		}
 	}

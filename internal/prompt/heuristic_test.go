@@ -86,7 +86,25 @@ var rows = []struct {
 	{"Select a port (8080) ", KindLine},
 	{"Installing 3 packages, continue? [Y/n] ", KindLine},
 	{"Downloading 12 MB. Proceed (y/n)", KindLine},
-	{"45%\rName: ", KindLine}, // pipe mode: the row after a carriage return
+	{"user=> ", KindLine},     // clojure
+	{"postgres=> ", KindLine}, // psql, not a superuser
+	{"(Pdb++) ", KindLine},    // pdb++
+	{"❯ ", KindLine},          // starship
+	{"λ ", KindLine},          // ghci, themed
+	{"Your choice -> ", KindLine},
+	{"MariaDB [(none)]> ", KindLine},
+	{"127.0.0.1:6379> ", KindLine}, // redis-cli
+	{"iex(1)> ", KindLine},         // elixir
+	{"octave:1> ", KindLine},
+	{"[bluetooth]# ", KindLine}, // bluetoothctl
+	{"(parted) ", KindLine},
+	{"Proceed ([y]/n)? ", KindLine},                                    // conda
+	{"  Enter a value: ", KindLine},                                    // terraform
+	{"\tFull Name []: ", KindLine},                                     // adduser
+	{"Partition number (1-4, default 1): ", KindLine},                  // fdisk
+	{"Username for 'https://github.com': ", KindLine},                  // git
+	{"Change (N)ame, (C)omment, (E)mail or (O)kay/(Q)uit? ", KindLine}, // gpg
+	{"45%\rName: ", KindLine},                                          // pipe mode: the row after a carriage return
 
 	// Not prompts: output still being written, or progress.
 	{"", ""},
@@ -121,7 +139,6 @@ var rows = []struct {
 	{"    Building [=======>                 ] 12/40: serde_json: ", ""},                             // cargo
 	{"    Finished `dev` profile [unoptimized + debuginfo] target(s) in 1.45s", ""},                  // cargo
 	{"warning: unused variable: `x`", ""},                                                            // rustc
-	{"  --> ", ""},                                                                                   // rustc
 	{"   |", ""},                                                                                     // rustc
 	{"npm WARN deprecated inflight@1.0.6: This module is not supported (use lru-cache)", ""},         // npm
 	{"(##########⠂⠂⠂⠂⠂⠂⠂⠂) ⠏ reify:typescript: timing reifyNode:node_modules/typescript Completed in 2400ms", ""},
@@ -147,7 +164,6 @@ var rows = []struct {
 	{"#5 [2/3] RUN apk add --no-cache curl", ""},                                            // docker
 	{" => [internal] load build definition from Dockerfile", ""},                            // docker
 	{"Step 1/3 : FROM alpine:3.19", ""},                                                     // docker
-	{"==> ", ""},                                                                            // homebrew
 	{"make[1]: Entering directory '/tmp/x'", ""},                                            // make
 	{"make: *** [Makefile:2: all] Error 2", ""},                                             // make
 	{"foo.c: In function 'main':", ""},                                                      // gcc
