@@ -20,7 +20,10 @@ import (
 // prompt followed by the REPL's own indentation (issue 32 cause 1).
 const promptYield = 10000
 
-// waitingSoon is waiting, and the call returned well before the yield.
+// waitingSoon is waiting, and the call returned well before the yield:
+// the answer to a write waits for the program's reply, its prompt and the
+// quiet period, never for the yield. (took is zero for the program's
+// start, whose time goes to loading the program.)
 func waitingSoon(t *testing.T, r result, kind string, took time.Duration) result {
 	t.Helper()
 	waiting(t, r, kind)
@@ -67,9 +70,8 @@ func TestPromptNpmInit(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		r, took := timed(func() result {
-			return s.exec("npm init", map[string]any{"yield_ms": promptYield, "cwd": dir, "env": map[string]string{"NO_UPDATE_NOTIFIER": "1"}})
-		})
+		r := s.exec("npm init", map[string]any{"yield_ms": promptYield, "cwd": dir, "env": map[string]string{"NO_UPDATE_NOTIFIER": "1"}})
+		var took time.Duration
 		id := r.str("process_id")
 		seen := map[string]bool{}
 		for range len(answers) + 1 {
@@ -92,6 +94,7 @@ func TestPromptNpmInit(t *testing.T) {
 				t.Errorf("%q: default %q, want %q", prompt, r.str("default"), def)
 			}
 			r, took = s.answer(id, a.answer)
+			t.Logf("%q answered; the next question seen after %v (%s)", a.answer, took, r.str("input_signal"))
 		}
 		waitingSoon(t, r, "confirm", took)
 		if r.str("default") != "yes" {
@@ -153,10 +156,8 @@ func TestPromptAutoIndent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.needs(t)
 			forEachProtocol(t, nil, func(t *testing.T, s *server) {
-				r, took := timed(func() result {
-					return s.exec(tt.command, map[string]any{"yield_ms": promptYield, "cwd": t.TempDir()})
-				})
-				waitingSoon(t, r, "line", took)
+				r := waiting(t, s.exec(tt.command, map[string]any{"yield_ms": promptYield, "cwd": t.TempDir()}), "line")
+				var took time.Duration
 				if !strings.HasPrefix(r.str("prompt"), tt.primary) {
 					t.Fatalf("prompt: want %q: %s", tt.primary, r.text)
 				}
