@@ -94,7 +94,7 @@ func LooksLikePrompt(before string) (Kind, bool) {
 	if text == "" {
 		return "", false
 	}
-	if text[len(text)-1] == ':' && passwordLine.MatchString(text) {
+	if text[len(text)-1] == ':' && asksSecret(text) {
 		return KindPassword, true
 	}
 	if pad <= 1 && promptText(text) {
@@ -142,9 +142,9 @@ func promptText(text string) bool {
 			// "Compiling x v0.1.0 (/src/x)", "Get:1 ... [151 kB]".
 			return false
 		}
-		return !progress(text) && !recordHead.MatchString(text)
+		return !progress(text) && !record(text)
 	case ':':
-		return !progress(text) && !recordHead.MatchString(text)
+		return !progress(text) && !record(text)
 	case '>', '$', '#':
 		// A shell's prompt may show the time: "[10:15:22] ada@box:~$ ".
 		return !progress(text)
@@ -155,6 +155,22 @@ func promptText(text string) bool {
 		return !progress(text)
 	}
 	return false
+}
+
+// asksSecret reports whether text, ending in ':', asks for a password. The
+// words that ask must come after the colon before the last one (cheap to
+// look for first; the expression says where).
+func asksSecret(text string) bool {
+	last := strings.ToLower(text[strings.LastIndexByte(text[:len(text)-1], ':')+1:])
+	return (strings.Contains(last, "pass") || strings.Contains(last, "pin")) && passwordLine.MatchString(text)
+}
+
+// record reports whether text begins as a log record does (recordHead):
+// its first word holds a colon or an equals sign, or it starts with a
+// digit.
+func record(text string) bool {
+	first, _, _ := strings.Cut(text, " ")
+	return (strings.ContainsAny(first, ":=") || first != "" && first[0] >= '0' && first[0] <= '9') && recordHead.MatchString(text)
 }
 
 // programName reports whether s, a row's whole text in brackets, is a
