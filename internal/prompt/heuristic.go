@@ -166,11 +166,11 @@ func asksSecret(text string) bool {
 }
 
 // record reports whether text begins as a log record does (recordHead):
-// its first word holds a colon or an equals sign, or it starts with a
-// digit.
+// its first word holds a colon or an equals sign, or a digit in its first
+// bytes ("[2024-05-01").
 func record(text string) bool {
 	first, _, _ := strings.Cut(text, " ")
-	return (strings.ContainsAny(first, ":=") || first != "" && first[0] >= '0' && first[0] <= '9') && recordHead.MatchString(text)
+	return (strings.ContainsAny(first, ":=") || strings.ContainsAny(first[:min(len(first), 4)], "0123456789")) && recordHead.MatchString(text)
 }
 
 // programName reports whether s, a row's whole text in brackets, is a

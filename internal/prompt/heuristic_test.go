@@ -179,8 +179,9 @@ var rows = []struct {
 	{"Receiving objects:  45% (9/20)", ""},                                                  // git clone
 	{"Downloading... 45%", ""},
 	{"Connecting to db.internal:5432: ", ""},
-	{"2024-05-01T10:00:00Z INFO waiting for leader: ", ""},                          // a log
-	{"2024/05/01 10:00:00 retrying in 1s:", ""},                                     // Go's log
+	{"2024-05-01T10:00:00Z INFO waiting for leader: ", ""}, // a log
+	{"2024/05/01 10:00:00 retrying in 1s:", ""},
+	{"[2024-05-01 10:00:00] Listening on: ", ""},                                    // Go's log
 	{"[10:00:00] Bundling main.js: ", ""},                                           // a log
 	{`time="2024-05-01T10:00:00Z" level=info msg="queue:"`, ""},                     // logrus
 	{"(Reading database ... 12345 files and directories currently installed.)", ""}, // dpkg
