@@ -14,7 +14,9 @@ import (
 // each is started, must be reported waiting for the right kind of input
 // long before its yield, and is driven to its end, one turn at a time,
 // each turn answered at the program's next wait. (python, pdb, gdb, node,
-// getpass, bash, zsh, fish, vim and git commit have tests of their own.)
+// getpass, bash, zsh, fish, vim and git commit have tests of their own;
+// programs2_test.go drives a second set, issue 32's.) Each turn's answer
+// is timed (proglatency_test.go).
 
 // turn is one thing typed and what the answer to it must show.
 type turn struct {
