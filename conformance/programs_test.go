@@ -14,7 +14,9 @@ import (
 // each is started, must be reported waiting for the right kind of input
 // long before its yield, and is driven to its end, one turn at a time,
 // each turn answered at the program's next wait. (python, pdb, gdb, node,
-// getpass, bash, zsh, fish, vim and git commit have tests of their own.)
+// getpass, bash, zsh, fish, vim and git commit have tests of their own;
+// programs2_test.go drives a second set, issue 32's.) Each turn's answer
+// is timed (proglatency_test.go).
 
 // turn is one thing typed and what the answer to it must show.
 type turn struct {
@@ -35,6 +37,12 @@ type program struct {
 	turns   []turn
 	pipes   bool                           // also in pipe mode, where it reads its stdin
 	check   func(t *testing.T, dir string) // after the end, in PTY mode
+	// notWaiting marks a false friend: it shows a prompt but waits on a
+	// timer, and must end without being reported waiting, with want in
+	// its output.
+	notWaiting bool
+	want       string
+	log        string // in the whole log at the end
 }
 
 const secretWord = "s3cret-Passphrase-7"
@@ -176,18 +184,30 @@ func gitAddP(t *testing.T, dir string) string {
 
 // Spec: issue 15: "Tests drive every program above that is installed (skip the rest by name), in both modes where that applies, at both protocol versions."
 func TestRealProgramsWaitAndAreDriven(t *testing.T) {
-	for _, p := range drivenPrograms() {
+	runPrograms(t, drivenPrograms())
+}
+
+// runPrograms drives each program at each protocol, in parallel, and
+// logs what passed and how fast prompts were answered.
+func runPrograms(t *testing.T, programs []program) {
+	l := newLedger(t)
+	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			need(t, p.needs...)
 			forEachProtocol(t, nil, func(t *testing.T, s *server) {
+				l.result(t, p.name)
+				need(t, p.needs...)
+				if p.notWaiting {
+					timer(t, s, p)
+					return
+				}
 				modes := []bool{true}
 				if p.pipes {
 					modes = append(modes, false)
 				}
 				for _, tty := range modes {
 					dir := t.TempDir()
-					drive(t, s, p, dir, tty)
+					drive(t, s, p, dir, tty, l)
 					if tty && p.check != nil {
 						p.check(t, dir)
 					}
@@ -198,10 +218,12 @@ func TestRealProgramsWaitAndAreDriven(t *testing.T) {
 }
 
 // drive starts p and takes it through its turns.
-func drive(t *testing.T, s *server, p program, dir string, tty bool) {
+func drive(t *testing.T, s *server, p program, dir string, tty bool, l *ledger) {
 	t.Helper()
 	r := waiting(t, s.exec(p.command(t, dir), map[string]any{"yield_ms": longYield, "tty": tty, "cwd": dir}), p.kind)
 	id := r.str("process_id")
+	seq := int64(r.num("next_seq"))
+	mode := map[bool]string{true: "pty", false: "pipe"}[tty]
 	t.Cleanup(func() { s.stopQuietly(id) })
 	switch {
 	case !tty && r.str("input_signal") != "stdin_read":
@@ -210,8 +232,13 @@ func drive(t *testing.T, s *server, p program, dir string, tty bool) {
 		t.Errorf("prompt: want %q in %s", p.prompt, r.text)
 	}
 	for _, tn := range p.turns {
-		a := s.call("write", map[string]any{"process_id": id, "input": tn.input, "keys": tn.keys,
+		a, lat := s.timedWrite(id, seq, map[string]any{"process_id": id, "input": tn.input, "keys": tn.keys,
 			"newline": !tn.bare && tn.keys == nil, "wait_for_password": tn.secret, "yield_ms": longYield})
+		seq = int64(a.num("next_seq"))
+		if a.m["waiting_for_input"] == true {
+			l.add(ledgerRow{Program: p.name, Protocol: protoOf(t), Mode: mode, Signal: a.str("input_signal"),
+				Kind: a.str("input_kind"), AfterBytes: ms(lat.upper), AfterMin: ms(lat.lower), RoundTrip: ms(lat.roundTrip)})
+		}
 		typed := tn.input + strings.Join(tn.keys, " ")
 		if !strings.Contains(a.str("stdout"), tn.want) {
 			t.Fatalf("tty=%v: %q answered without %q: %s", tty, typed, tn.want, a.text)
@@ -223,6 +250,9 @@ func drive(t *testing.T, s *server, p program, dir string, tty bool) {
 		}
 	}
 	all := s.call("read", map[string]any{"process_id": id, "since_seq": 0})
+	if !strings.Contains(all.str("stdout"), p.log) {
+		t.Errorf("tty=%v: want %q in the log: %s", tty, p.log, all.text)
+	}
 	if strings.Contains(all.text, secretWord) {
 		t.Errorf("the secret reached the log: %s", all.text)
 	}
