@@ -77,8 +77,17 @@ func (p *Process) evalInputView(probeAfter time.Duration) (InputState, inputView
 
 // inputFrom decides from v, a view taken under p.mu with the same
 // probeAfter; a verdict that needs the kernel counts only if nothing
-// changed since v was taken.
+// changed since v was taken. A waiting verdict says what it rests on.
 func (p *Process) inputFrom(v inputView, probeAfter time.Duration) InputState {
+	st := p.decideInput(v, probeAfter)
+	if st.Waiting {
+		st.Confidence = st.Signal.Confidence()
+	}
+	return st
+}
+
+// decideInput is inputFrom's decision.
+func (p *Process) decideInput(v inputView, probeAfter time.Duration) InputState {
 	if v.over {
 		return InputState{}
 	}
@@ -216,9 +225,11 @@ func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 	return ok && n == v.wrote.switches
 }
 
-// inspect asks the kernel what the program's foreground is doing.
+// inspect asks the kernel what the program's foreground is doing, and,
+// when nothing there computes or reads, the rest of its tree (found by
+// parentage and by its tag).
 func (p *Process) inspect() prompt.Probe {
-	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath()}
+	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath(), Tag: tagKey + "=" + p.tag}
 	if in.Path == "" {
 		return prompt.Probe{}
 	}
