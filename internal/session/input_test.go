@@ -95,3 +95,16 @@ func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
 		t.Fatalf("after the prompt reached the log: %+v; want waiting at %q (tty_read)", st, ">>> ")
 	}
 }
+
+// TestSignalConfidence: every signal says what it rests on, and a verdict
+// from the prompt's text alone says so.
+func TestSignalConfidence(t *testing.T) {
+	for sig, want := range map[Signal]Confidence{
+		SignalMark: ConfidenceHigh, SignalTTY: ConfidenceHigh, SignalStdin: ConfidenceHigh,
+		SignalTTYMode: ConfidenceMedium, SignalQuiet: ConfidenceLow, "": "",
+	} {
+		if got := sig.Confidence(); got != want {
+			t.Errorf("%q: %q, want %q", sig, got, want)
+		}
+	}
+}
