@@ -27,6 +27,7 @@ func TestOutsideReaderWaits(t *testing.T) {
 		if r.str("input_signal") != "tty_read" || r.str("input_confidence") != "high" || !strings.Contains(r.str("prompt"), "Passphrase:") {
 			t.Errorf("want a kernel-seen read at the prompt: %s", r.text)
 		}
+		t.Logf("exec to waiting answer: %v", took)
 		if took > 5*time.Second {
 			t.Errorf("answered after %v", took)
 		}

@@ -67,6 +67,10 @@ type Prober struct {
 	// it was asked about (an environment is read once per process).
 	tagged map[tagKey]bool
 	env    proc.EnvReader
+	// kids and byPid index the copy of the table (nil until outside
+	// needs them after a refresh).
+	kids  map[int][]int
+	byPid map[int]procEntry
 }
 
 type procEntry struct {
@@ -183,6 +187,7 @@ func (pr *Prober) refreshLocked(maxAge time.Duration) {
 	}
 	pr.procs = readTable(pr.procs[:0])
 	pr.at = time.Now()
+	pr.kids, pr.byPid = nil, nil
 	if len(pr.tagged) == 0 {
 		return
 	}
@@ -211,18 +216,24 @@ func (pr *Prober) outside(in Input, leader int) []int {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.refreshLocked(tableAge)
-	kids := make(map[int][]int, len(pr.procs))
-	self := os.Getpid()
-	var roots []int
-	for _, e := range pr.procs {
-		kids[e.ppid] = append(kids[e.ppid], e.pid)
-		if e.pid != in.Session && (e.ppid == self || e.ppid == 1) && pr.carriesLocked(e, in.Tag) {
-			roots = append(roots, e.pid)
+	if pr.kids == nil {
+		pr.kids = make(map[int][]int, len(pr.procs))
+		pr.byPid = make(map[int]procEntry, len(pr.procs))
+		for _, e := range pr.procs {
+			pr.kids[e.ppid] = append(pr.kids[e.ppid], e.pid)
+			pr.byPid[e.pid] = e
 		}
 	}
-	byPid := make(map[int]procEntry, len(pr.procs))
-	for _, e := range pr.procs {
-		byPid[e.pid] = e
+	kids, byPid := pr.kids, pr.byPid
+	self := os.Getpid()
+	var roots []int
+	// Orphans are handed to this server (the child subreaper) or to init.
+	for _, parent := range []int{self, 1} {
+		for _, pid := range kids[parent] {
+			if e := byPid[pid]; pid != in.Session && pr.carriesLocked(e, in.Tag) {
+				roots = append(roots, pid)
+			}
+		}
 	}
 	seen := map[int]bool{in.Session: true}
 	queue := append([]int{in.Session}, roots...)

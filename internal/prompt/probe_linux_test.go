@@ -304,6 +304,13 @@ func BenchmarkInspect(b *testing.B) {
 			pr.Inspect(in)
 		}
 	})
+	// The probe before issue 32: the foreground alone, no timeouts read.
+	b.Run("inspect-polling-shared-table-old", func(b *testing.B) {
+		pr := NewProber()
+		for b.Loop() {
+			pr.inspect(in, probeOpts{noTree: true, noTimeouts: true})
+		}
+	})
 }
 
 func TestEpollReadFds(t *testing.T) {
