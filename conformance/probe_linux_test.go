@@ -3,12 +3,16 @@
 package conformance
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 // A program reading the terminal from outside the foreground group (here
@@ -137,6 +141,82 @@ func TestPinentryDialogWaits(t *testing.T) {
 		dec.Env = append(os.Environ(), "GNUPGHOME="+gh)
 		if out, err := dec.Output(); err != nil || string(out) != "attack at dawn\n" {
 			t.Errorf("decrypting: %q, %v", out, err)
+		}
+	})
+}
+
+// startSSHD runs sshd on a free localhost port for this user, with a key
+// of its own, and returns the ssh command line that logs in with it.
+func startSSHD(t *testing.T) string {
+	t.Helper()
+	need(t, "ssh", "ssh-keygen")
+	sshd, err := exec.LookPath("sshd")
+	if err != nil {
+		if sshd, err = exec.LookPath("/usr/sbin/sshd"); err != nil {
+			t.Skip("sshd is not installed")
+		}
+	}
+	dir := t.TempDir()
+	for _, k := range []string{"host", "user"} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "user.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	conf := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile none\n"+
+		"PasswordAuthentication no\nUsePAM no\nStrictModes no\nPermitRootLogin prohibit-password\n",
+		port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"))
+	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.MkdirAll("/run/sshd", 0o755) // privilege separation's directory, as root
+	d := exec.Command(sshd, "-D", "-f", filepath.Join(dir, "sshd_config"), "-E", filepath.Join(dir, "log"))
+	if err := d.Start(); err != nil {
+		t.Skipf("sshd does not start here: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Process.Kill(); _ = d.Wait() })
+	if !poll.Within(10*time.Second, func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		b, _ := os.ReadFile(filepath.Join(dir, "log"))
+		t.Skipf("sshd does not listen here: %s", b)
+	}
+	return fmt.Sprintf("ssh -tt -i %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p %d 127.0.0.1",
+		filepath.Join(dir, "user"), port)
+}
+
+// A remote "Password: " followed by a sleep, behind ssh: ssh polls the
+// terminal and its connection with no timeout either way, so the kernel
+// cannot tell; the answer, if it says waiting, says it rests on the text
+// alone, and a secret is not typed there.
+//
+// Spec: issue 32 cause 3 (the ssh false friend) and item 1: "an answer
+// that rests on text alone says so".
+func TestSSHRemotePromptRestsOnText(t *testing.T) {
+	ssh := startSSHD(t)
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := s.exec(ssh+` "printf 'Password: '; sleep 3; echo remote-done"`, map[string]any{"yield_ms": 2500})
+		if r.m["waiting_for_input"] == true {
+			if r.str("input_signal") != "quiet_prompt" || r.str("input_confidence") != "low" {
+				t.Errorf("a remote prompt claimed by more than its text: %s", r.text)
+			}
+			a := s.call("write", map[string]any{"process_id": r.str("process_id"), "input": "hunter2", "newline": true, "wait_for_password": true, "yield_ms": 300})
+			if a.m["ok"] != false {
+				t.Errorf("a secret typed behind ssh: %s", a.text)
+			}
+		} else if !strings.Contains(r.str("stdout"), "remote-done") && r.str("status") != "completed" {
+			t.Logf("not waiting: %s", r.text)
 		}
 	})
 }
