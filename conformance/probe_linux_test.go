@@ -112,7 +112,7 @@ func TestPinentryDialogWaits(t *testing.T) {
 			"; rc=$?; gpgconf --kill gpg-agent; exit $rc"
 		began := time.Now()
 		r := s.exec(cmd, map[string]any{"yield_ms": longYield})
-		if r.m["waiting_for_input"] != true || r.str("input_signal") != "tty_read" || r.str("input_confidence") != "high" {
+		if r.m["waiting_for_input"] != true || r.str("input_kind") != "password" || r.str("input_signal") != "tty_read" || r.str("input_confidence") != "high" {
 			t.Fatalf("pinentry's dialog not seen waiting: %s", r.text)
 		}
 		if took := time.Since(began); took > 10*time.Second {
@@ -121,11 +121,14 @@ func TestPinentryDialogWaits(t *testing.T) {
 		id := r.str("process_id")
 		const pass = "correct horse 42!"
 		for i := range 2 { // the passphrase, then its repetition
-			a := s.call("write", map[string]any{"process_id": id, "input": pass, "newline": true, "yield_ms": longYield})
+			a := s.call("write", map[string]any{"process_id": id, "input": pass, "newline": true, "wait_for_password": true, "yield_ms": longYield})
 			if a.isError {
 				t.Fatalf("write %d: %s", i, a.text)
 			}
-			if i == 0 && a.m["waiting_for_input"] != true {
+			if a.m["ok"] != true || strings.Contains(a.text, pass) {
+				t.Fatalf("write %d with wait_for_password: %s", i, a.text)
+			}
+			if i == 0 && (a.m["waiting_for_input"] != true || a.str("input_kind") != "password") {
 				t.Fatalf("no repetition asked: %s", a.text)
 			}
 		}

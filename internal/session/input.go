@@ -149,10 +149,20 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		p.mu.Unlock()
 		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
 		if p.TTY {
-			if echo, canonical, err := p.proc.Modes(); err == nil && !echo && (canonical || prompt.MaskedPassword(v.line)) {
+			echo, canonical, err := p.proc.Modes()
+			switch {
+			case err != nil || echo:
+			case canonical || prompt.MaskedPassword(v.line):
 				// Echo off, and a line read (getpass, read -s), or a
 				// line editor in mask mode: raw, one '*' per key.
 				st.Kind = prompt.KindPassword
+			case v.line == "":
+				// A full-screen dialog (pinentry-curses, whiptail's
+				// password box): its prompt is left of the cursor on the
+				// screen, not in the log.
+				if d := p.dialogPrompt(); prompt.MaskedPassword(d) {
+					st.Kind, st.Prompt = prompt.KindPassword, d
+				}
 			}
 		} else {
 			st.Signal = SignalStdin
@@ -174,6 +184,24 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		}
 	}
 	return InputState{}
+}
+
+// frame is what a dialog draws left of its fields: borders and padding.
+const frame = " \t|│┃║▌▐█"
+
+// dialogPrompt returns, while a full-screen program runs, the text left of
+// the cursor on its row of the rendered screen, without the dialog's
+// frame: "Passphrase: " for pinentry-curses' entry field.
+func (p *Process) dialogPrompt() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.out.screen(false) // redacted; nil unless full-screen
+	if s == nil || s.CursorY < 0 || s.CursorY >= len(s.Lines) {
+		return ""
+	}
+	row := []rune(s.Lines[s.CursorY])
+	row = row[:min(max(s.CursorX, 0), len(row))]
+	return strings.TrimLeft(string(row), frame)
 }
 
 // lineReadNoEcho reports whether the terminal reads whole lines with its
