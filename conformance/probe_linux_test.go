@@ -81,6 +81,23 @@ func TestTimerIsNotWaiting(t *testing.T) {
 	})
 }
 
+// node's REPL keeps a timer for its first seconds while it waits at its
+// prompt: the bare prompt is evidence enough, and it is answered waiting
+// at once, not when the timer ends.
+func TestNodeREPLTimerStillWaits(t *testing.T) {
+	need(t, "node")
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		began := time.Now()
+		r := waiting(t, s.exec("node", map[string]any{"yield_ms": longYield}), "line")
+		if took := time.Since(began); took > 5*time.Second || r.str("prompt") != "> " {
+			t.Errorf("after %v: %s", took, r.text)
+		}
+		if r.str("input_confidence") != "low" {
+			t.Errorf("want an answer resting on the text: %s", r.text)
+		}
+	})
+}
+
 // gpg asks for a passphrase through gpg-agent's pinentry-curses, which a
 // daemon started in a session of its own and which opens the terminal by
 // name: it is seen waiting long before the yield ends, and the

@@ -62,6 +62,12 @@ type Probe struct {
 	Activity Activity
 	// Reader is the thread blocked reading the input, when Reading.
 	Reader Task
+	// Timed, when Busy: the input is among the descriptors of a wait
+	// with a timeout (an event loop waiting for its next timer). It is a
+	// timer's, unless other evidence says otherwise: a REPL may keep a
+	// timer of its own while it waits at its prompt (node's REPL does for
+	// its first seconds).
+	Timed bool
 	// Outside: the reader (or the wait on the input, when Polling) is a
 	// process of the command's tree outside the terminal's foreground
 	// group (a setsid child, a dialog a daemon drew).

@@ -308,8 +308,9 @@ type probeAcc struct {
 	other   bool
 	polling bool // in a poll whose descriptors could not be read
 	// pollsInput: in a poll, epoll or select that includes the input,
-	// with no timeout.
+	// with no timeout; timed: with one.
 	pollsInput bool
+	timed      bool
 	reader     *Task
 }
 
@@ -334,7 +335,7 @@ func (a *probeAcc) result() Probe {
 	case a.pollsInput, a.polling && !a.other:
 		return Probe{Activity: Polling}
 	}
-	return Probe{Activity: Busy}
+	return Probe{Activity: Busy, Timed: a.timed}
 }
 
 func (a *probeAcc) addProcess(pid int, input string) {
@@ -400,13 +401,15 @@ func (a *probeAcc) addTask(t Task, input string) {
 			// An epoll set holding only the input is rare; an event
 			// loop's holds more.
 			a.reader = &t
-		case w == waitNotInput, timed:
+		case w == waitNotInput:
 			// A timer, a socket, a child's pipe: whatever it waits for,
-			// typing is not it. A wait that includes the input among
-			// others but ends after a timeout is a timer's too: an
-			// event loop waits for its next timer (node's sleep), and a
-			// line wait has none.
+			// typing is not it.
 			a.other = true
+		case timed:
+			// A wait that includes the input among others but ends
+			// after a timeout is a timer's: an event loop waits for its
+			// next timer (node's setTimeout), and a line wait has none.
+			a.other, a.timed = true, true
 		case w == waitUnknown:
 			a.polling = !a.outside
 		default:

@@ -109,7 +109,7 @@ func (p *Process) decideInput(v inputView, probeAfter time.Duration) InputState 
 		return InputState{}
 	}
 	pr := p.inspect()
-	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
+	if (pr.Activity != prompt.Busy || pr.Timed) && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel
 		// was asked: it may be the prompt the program now waits at, so
 		// the answer waits for it (its append wakes every waiter).
@@ -171,6 +171,20 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 			}
 		}
 		return st
+	case prompt.Busy:
+		// An event loop waiting on its input and a timer is the timer's,
+		// unless the line is a REPL's bare prompt, or none in a REPL's
+		// mode without one: node's REPL keeps a timer for its first
+		// seconds. A question followed by a timer is not a wait.
+		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
+			return InputState{}
+		}
+		if !prompt.BarePrompt(v.line) && strings.TrimSpace(v.line) != "" {
+			return InputState{}
+		}
+		if kind, ok := p.looksLikePrompt(v.line); ok {
+			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
+		}
 	case prompt.Polling, prompt.Unknown:
 		if v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
