@@ -392,7 +392,7 @@ func (a *probeAcc) addTask(t Task, input string) {
 		timed := false
 		if w != waitNotInput && !a.noTimeouts {
 			d, ok := waitTimeout(nr, args, func(addr uintptr, n int) ([]byte, error) { return proc.ReadMem(t.Pid, addr, n) })
-			timed = ok && d >= 0
+			timed = ok && d >= 0 && d <= maxTimer
 		}
 		switch {
 		case w == waitOnlyInput && class != scEpoll:
@@ -419,6 +419,14 @@ func (a *probeAcc) addTask(t Task, input string) {
 		a.other = true
 	}
 }
+
+// maxTimer bounds the timeout of a wait that is taken for a timer's: a
+// program that prints a question and then sleeps before it reads sleeps
+// seconds (the false friends of issue 32 sleep 3 s), while a longer
+// timeout is a keep-alive in a loop that waits for input (ssh's
+// ServerAliveInterval, a select loop that wakes every minute), and the
+// wait counts as one on the input.
+const maxTimer = 10 * time.Second
 
 // wait says what a poll, epoll or select wait includes.
 type wait int

@@ -91,6 +91,13 @@ func child(role string) int {
 		for {
 			_, _ = unix.Poll(fds, 3000)
 		}
+	case "pollkeepalive":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}, {Fd: int32(r.Fd()), Events: unix.POLLIN}}
+		for {
+			_, _ = unix.Poll(fds, 60000) // a keep-alive, as ssh's ServerAliveInterval
+		}
 	case "selecttimed":
 		r, w, _ := os.Pipe()
 		defer w.Close()
@@ -159,6 +166,7 @@ func TestInspect(t *testing.T) {
 		{"polltimed", true, Busy, Polling},
 		{"polltimed", false, Busy, Polling},
 		{"selecttimed", true, Busy, Polling},
+		{"pollkeepalive", true, Polling, Unknown},
 		{"epolltimed", true, Busy, Polling},
 		{"selectmany", true, Polling, Unknown},
 		{"selectother", true, Busy, Unknown},
