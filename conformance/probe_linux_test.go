@@ -240,3 +240,74 @@ func TestSSHRemotePromptRestsOnText(t *testing.T) {
 		}
 	})
 }
+
+// dialogProgram draws a framed "Password: " field on the alternate screen
+// and reads a line there, with the terminal's echo on or off.
+func dialogProgram(echo bool) string {
+	mode := "new[3] &= ~termios.ECHO"
+	if echo {
+		mode = "pass"
+	}
+	return `import os, sys, termios
+fd = sys.stdin.fileno()
+old = termios.tcgetattr(fd)
+new = termios.tcgetattr(fd)
+new[3] &= ~termios.ICANON
+` + mode + `
+termios.tcsetattr(fd, termios.TCSANOW, new)
+sys.stdout.write("\x1b[?1049h\x1b[2J\x1b[4;10H+----------------------+\x1b[5;10H| Password: ________   |\x1b[6;10H+----------------------+\x1b[5;22H")
+sys.stdout.flush()
+line = b""
+while not line.endswith(b"\r") and not line.endswith(b"\n"):
+    line += os.read(fd, 1)
+termios.tcsetattr(fd, termios.TCSANOW, old)
+sys.stdout.write("\x1b[?1049l")
+print("length", len(line.strip()))
+`
+}
+
+// A full-screen dialog's password field is a password prompt only when
+// the kernel shows the read with the terminal's echo off: then
+// wait_for_password types the secret, which no answer shows; with echo on
+// the same drawing is a line, and a secret is refused.
+//
+// Spec: issue 32 (the helper-drawn passphrase dialog) and write's
+// wait_for_password: "a secret only where the kernel shows a read with
+// echo off".
+func TestDialogPasswordNeedsEchoOff(t *testing.T) {
+	const secret = "dialog-Secret-8812"
+	for _, echo := range []bool{false, true} {
+		t.Run(map[bool]string{false: "echo off", true: "echo on"}[echo], func(t *testing.T) {
+			testDialogPassword(t, echo, secret)
+		})
+	}
+}
+
+func testDialogPassword(t *testing.T, echo bool, secret string) {
+	cmd := pyScript(t, dialogProgram(echo))
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := s.exec(cmd, map[string]any{"yield_ms": longYield})
+		id := r.str("process_id")
+		want := "password"
+		if echo {
+			want = "line"
+		}
+		waiting(t, r, want)
+		a := s.call("write", map[string]any{"process_id": id, "input": secret, "newline": true, "wait_for_password": true, "yield_ms": longYield})
+		if echo {
+			if a.m["ok"] != false || !strings.Contains(a.str("error"), "nothing was written") {
+				t.Errorf("a secret typed with echo on: %s", a.text)
+			}
+			return
+		}
+		if a.m["ok"] != true || !strings.Contains(a.str("stdout"), "length 18") {
+			t.Errorf("wait_for_password at the dialog: %s", a.text)
+		}
+		all := s.call("read", map[string]any{"process_id": id, "since_seq": 0})
+		for _, x := range []result{r, a, all} {
+			if strings.Contains(x.text, secret) {
+				t.Errorf("the secret leaked: %s", x.text)
+			}
+		}
+	})
+}
