@@ -90,8 +90,13 @@ func TestParseSyscall(t *testing.T) {
 	}{
 		{line: "running\n", want: Syscall{Nr: -1}},
 		{line: "-1 0x7ffd6a2b3c40 0x7f1e2a3b4c5d\n", want: Syscall{Nr: -1}},
-		{line: "0 0x0 0x7ffd6a2b3c40 0x1 0x0 0x0 0x0 0x7ffd6a2b3b08 0x7f1e2a3b4c5d\n", want: Syscall{Nr: 0, Args: [3]uint64{0, 0x7ffd6a2b3c40, 1}}},
-		{line: "7 0x55d0c4a0 0x2 0xffffffff\n", want: Syscall{Nr: 7, Args: [3]uint64{0x55d0c4a0, 2, 0xffffffff}}},
+		{line: "0 0x0 0x7ffd6a2b3c40 0x1 0x0 0x0 0x0 0x7ffd6a2b3b08 0x7f1e2a3b4c5d\n", want: Syscall{Nr: 0, Args: [6]uint64{0, 0x7ffd6a2b3c40, 1}, SP: 0x7ffd6a2b3b08, PC: 0x7f1e2a3b4c5d}},
+		{line: "7 0x55d0c4a0 0x2 0xffffffff\n", want: Syscall{Nr: 7, Args: [6]uint64{0x55d0c4a0, 2, 0xffffffff}}},
+		// node's idle event loop (epoll_wait, timeout -1 as an int) and a
+		// python select with a 3 s timeval.
+		{line: "232 0x11 0x7ffc1e5a6c20 0x400 0xffffffffffffffff 0x0 0x0 0x7ffc1e5a6bc8 0x7f5b2c3e1e2e\n", want: Syscall{Nr: 232, Args: [6]uint64{0x11, 0x7ffc1e5a6c20, 0x400, 0xffffffffffffffff, 0, 0}, SP: 0x7ffc1e5a6bc8, PC: 0x7f5b2c3e1e2e}},
+		{line: "23 0x5 0x7ffe3b1f2a00 0x0 0x0 0x7ffe3b1f29f0 0x0 0x7ffe3b1f2998 0x7f0d9e4f1b3a\n", want: Syscall{Nr: 23, Args: [6]uint64{5, 0x7ffe3b1f2a00, 0, 0, 0x7ffe3b1f29f0, 0}, SP: 0x7ffe3b1f2998, PC: 0x7f0d9e4f1b3a}},
+		{line: "7 0x1 0x2 0x3 0x4 0x5 0x6 0x7 zz\n", bad: true},
 		{line: "232 0x4 zz\n", bad: true},
 	} {
 		got, err := ParseSyscall([]byte(tc.line))

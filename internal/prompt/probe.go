@@ -9,11 +9,13 @@ const (
 	Unknown Activity = iota
 	// Busy: running, sleeping on a timer, or waiting on something other
 	// than the input (a poll, epoll or select whose descriptors do not
-	// include it).
+	// include it, or that include it among others but with a timeout: an
+	// event loop waiting for its next timer).
 	Busy
-	// Polling: waiting in poll, epoll or a many-descriptor select that
-	// includes the input (or whose descriptors could not be read): the
-	// program may be waiting for input or for something else.
+	// Polling: waiting, with no timeout, in poll, epoll or a
+	// many-descriptor select that includes the input (or whose descriptors
+	// could not be read): the program may be waiting for input or for
+	// something else. The same wait with a timeout is a timer's (Busy).
 	Polling
 	// Reading: blocked reading the terminal (or the stdin pipe).
 	Reading
@@ -41,6 +43,10 @@ type Input struct {
 	// Path is what /proc shows for the input descriptor: "/dev/pts/N" for a
 	// terminal, "pipe:[inode]" for a stdin pipe.
 	Path string
+	// Tag, when set, is "KEY=VALUE" of the environment variable that every
+	// process of the command's tree carries: it finds the descendants that
+	// left it (a daemon's helper reading the terminal by name).
+	Tag string
 	// Only, when set, is the one process looked at, whatever its group
 	// holds: an interactive shell, whose start-up files may leave a job
 	// running in its group (fish builds its completions so on a first
@@ -56,6 +62,16 @@ type Probe struct {
 	Activity Activity
 	// Reader is the thread blocked reading the input, when Reading.
 	Reader Task
+	// Timed, when Busy: the input is among the descriptors of a wait
+	// with a timeout (an event loop waiting for its next timer). It is a
+	// timer's, unless other evidence says otherwise: a REPL may keep a
+	// timer of its own while it waits at its prompt (node's REPL does for
+	// its first seconds).
+	Timed bool
+	// Outside: the reader (or the wait on the input, when Polling) is a
+	// process of the command's tree outside the terminal's foreground
+	// group (a setsid child, a dialog a daemon drew).
+	Outside bool
 }
 
 // Switches is [Switches] (how many times thread t has given up the CPU

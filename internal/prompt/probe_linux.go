@@ -6,6 +6,7 @@
 package prompt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -55,32 +56,63 @@ const tableAge = 100 * time.Millisecond
 
 // Prober asks the kernel, through /proc, what programs are doing. It keeps
 // a copy of the machine's process table (who is in which group and
-// session) for up to tableAge, so that probing many programs at once (ps)
-// reads the table once. It is safe for concurrent use.
+// session, and whose child) for up to tableAge, so that probing many
+// programs at once (ps) reads the table once, and which processes carry a
+// command's tag. It is safe for concurrent use.
 type Prober struct {
 	mu    sync.Mutex
 	at    time.Time
 	procs []procEntry
+	// tagged caches, per process, whether its environment holds the tag
+	// it was asked about (an environment is read once per process).
+	tagged map[tagKey]bool
+	env    proc.EnvReader
+	// kids and byPid index the copy of the table (nil until outside
+	// needs them after a refresh).
+	kids  map[int][]int
+	byPid map[int]procEntry
 }
 
-type procEntry struct{ pid, pgrp, sid int }
+type procEntry struct {
+	pid, ppid, pgrp, sid int
+	start                uint64
+}
+
+// tagKey names a process (its pid and start, against reuse) and a tag.
+type tagKey struct {
+	pid   int
+	start uint64
+	tag   string
+}
 
 // NewProber returns a Prober.
 func NewProber() *Prober { return &Prober{} }
 
+// probeOpts says what Inspect looks at beyond the foreground; the zero
+// value is all of it (the others exist for the benchmark's baseline).
+type probeOpts struct {
+	noTree     bool // only the foreground group (or the session)
+	noTimeouts bool // a wait's timeout is not read
+}
+
 // Inspect asks the kernel what the processes that could read in's input
 // are doing: the foreground process group of the terminal, or in pipe mode
-// every process of the session. Every thread is looked at, since the one
-// reading is often not the main one. A thread running on a CPU makes the
-// answer Busy: a program that computes is not waiting.
-func (pr *Prober) Inspect(in Input) Probe {
+// every process of the session, and then, unless one of those computes or
+// reads, the rest of the command's tree (descendants in other groups and
+// sessions, and processes carrying in.Tag: a daemon's helper), where only
+// a read or wait on the input counts. Every thread is looked at, since the
+// one reading is often not the main one. A thread running on a CPU makes
+// the answer Busy: a program that computes is not waiting.
+func (pr *Prober) Inspect(in Input) Probe { return pr.inspect(in, probeOpts{}) }
+
+func (pr *Prober) inspect(in Input, o probeOpts) Probe {
 	// The group leader is the reader in most cases (a shell's read builtin,
 	// input(), getpass); only look further when it is not.
 	leader := in.Pgrp
 	if leader == 0 {
 		leader = in.Session
 	}
-	var acc probeAcc
+	acc := probeAcc{noTimeouts: o.noTimeouts}
 	if in.Only != 0 {
 		acc.addProcess(in.Only, in.Path)
 		return acc.result()
@@ -101,7 +133,24 @@ func (pr *Prober) Inspect(in Input) Probe {
 			break
 		}
 	}
-	return acc.result()
+	if o.noTree || acc.running || acc.reader != nil {
+		return acc.result()
+	}
+	// Nothing in the foreground computes or reads: a reader may sit
+	// elsewhere in the tree (a dialog a daemon drew, a setsid child that
+	// opened the terminal by name).
+	out := probeAcc{outside: true, noTimeouts: o.noTimeouts}
+	for _, pid := range pr.outside(in, leader) {
+		out.addProcess(pid, in.Path)
+		if out.reader != nil {
+			return Probe{Activity: Reading, Reader: *out.reader, Outside: true}
+		}
+	}
+	r := acc.result()
+	if out.pollsInput && r.Activity != Polling {
+		r = Probe{Activity: Polling, Outside: true}
+	}
+	return r
 }
 
 // members returns the pids of in's group (or session) other than leader,
@@ -110,13 +159,10 @@ func (pr *Prober) Inspect(in Input) Probe {
 func (pr *Prober) members(in Input, leader int, maxAge time.Duration) []int {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	if maxAge == 0 || time.Since(pr.at) > maxAge {
-		pr.procs = readTable(pr.procs[:0])
-		pr.at = time.Now()
-	}
+	pr.refreshLocked(maxAge)
 	var out []int
 	for _, e := range pr.procs {
-		if e.pid == leader || in.Pgrp != 0 && e.pgrp != in.Pgrp || in.Pgrp == 0 && e.sid != in.Session {
+		if e.pid == leader || !foreground(in, e) {
 			continue
 		}
 		out = append(out, e.pid)
@@ -124,12 +170,125 @@ func (pr *Prober) members(in Input, leader int, maxAge time.Duration) []int {
 	return out
 }
 
-// readTable lists every process with its group and session.
+// foreground reports whether e is one of the processes Inspect looks at
+// first: in's foreground group, or in pipe mode its session.
+func foreground(in Input, e procEntry) bool {
+	if in.Pgrp != 0 {
+		return e.pgrp == in.Pgrp
+	}
+	return e.sid == in.Session
+}
+
+// refreshLocked reads the process table anew unless the copy is at most
+// maxAge old (0: always), and forgets the tags of processes that are gone.
+func (pr *Prober) refreshLocked(maxAge time.Duration) {
+	if maxAge != 0 && time.Since(pr.at) <= maxAge {
+		return
+	}
+	pr.procs = readTable(pr.procs[:0])
+	pr.at = time.Now()
+	pr.kids, pr.byPid = nil, nil
+	if len(pr.tagged) == 0 {
+		return
+	}
+	live := make(map[int]uint64, len(pr.procs))
+	for _, e := range pr.procs {
+		live[e.pid] = e.start
+	}
+	for k := range pr.tagged {
+		if st, ok := live[k.pid]; !ok || st != k.start {
+			delete(pr.tagged, k)
+		}
+	}
+}
+
+// maxOutside bounds the processes of a tree looked at outside its
+// foreground: a tree is a command's, and rarely holds more than a few.
+const maxOutside = 256
+
+// outside returns the processes of in's tree that are not in its
+// foreground group (or session): the session leader's descendants, and the
+// processes whose environment holds in.Tag (descendants that left: a daemon
+// another process started and that was handed to this server, the child
+// subreaper, or to init) with their own descendants, from the copy of the
+// process table.
+func (pr *Prober) outside(in Input, leader int) []int {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.refreshLocked(tableAge)
+	if pr.kids == nil {
+		pr.kids = make(map[int][]int, len(pr.procs))
+		pr.byPid = make(map[int]procEntry, len(pr.procs))
+		for _, e := range pr.procs {
+			pr.kids[e.ppid] = append(pr.kids[e.ppid], e.pid)
+			pr.byPid[e.pid] = e
+		}
+	}
+	kids, byPid := pr.kids, pr.byPid
+	self := os.Getpid()
+	var roots []int
+	// Orphans are handed to this server (the child subreaper) or to init.
+	for _, parent := range []int{self, 1} {
+		for _, pid := range kids[parent] {
+			if e := byPid[pid]; pid != in.Session && pr.carriesLocked(e, in.Tag) {
+				roots = append(roots, pid)
+			}
+		}
+	}
+	seen := map[int]bool{in.Session: true}
+	queue := append([]int{in.Session}, roots...)
+	var out []int
+	for len(queue) > 0 && len(out) < maxOutside {
+		pid := queue[0]
+		queue = queue[1:]
+		if e, ok := byPid[pid]; ok && pid != leader && pid != self && !foreground(in, e) {
+			out = append(out, pid)
+		}
+		for _, k := range kids[pid] {
+			if !seen[k] {
+				seen[k] = true
+				queue = append(queue, k)
+			}
+		}
+	}
+	return out
+}
+
+// carriesLocked reports whether process e's environment holds tag
+// ("KEY=VALUE"); what an environment says is kept for the process's life.
+func (pr *Prober) carriesLocked(e procEntry, tag string) bool {
+	if tag == "" {
+		return false
+	}
+	k := tagKey{e.pid, e.start, tag}
+	if v, ok := pr.tagged[k]; ok {
+		return v
+	}
+	v := holdsVar(pr.env.Read(e.pid), tag)
+	if pr.tagged == nil {
+		pr.tagged = map[tagKey]bool{}
+	}
+	pr.tagged[k] = v
+	return v
+}
+
+// holdsVar reports whether a NUL-separated environment holds kv.
+func holdsVar(env []byte, kv string) bool {
+	for e := range bytes.SplitSeq(env, []byte{0}) {
+		if string(e) == kv {
+			return true
+		}
+	}
+	return false
+}
+
+// readTable lists every process with its parent, group, session and start.
 func readTable(dst []procEntry) []procEntry {
 	pids, _ := proc.Pids()
 	for _, pid := range pids {
+		// A zombie stays: it links its children to the tree.
 		if st, err := proc.ReadStat(pid); err == nil {
-			dst = append(dst, procEntry{pid, st.Pgrp, st.Session})
+			dst = append(dst, procEntry{pid, st.PPid, st.Pgrp, st.Session, st.Start})
 		}
 	}
 	return dst
@@ -137,13 +296,21 @@ func readTable(dst []procEntry) []procEntry {
 
 // probeAcc sums up the threads seen so far.
 type probeAcc struct {
+	// outside: the processes are outside the foreground (probeOutside),
+	// where only a read or a wait on the input counts: what they compute
+	// or wait for otherwise says nothing about the foreground.
+	outside    bool
+	noTimeouts bool // the baseline: a wait's timeout is not read
+
 	seen    bool // at least one thread could be read
 	denied  bool // a thread could not be read: another user's (sudo)
 	running bool
 	other   bool
 	polling bool // in a poll whose descriptors could not be read
-	// pollsInput: in a poll, epoll or select that includes the input.
+	// pollsInput: in a poll, epoll or select that includes the input,
+	// with no timeout; timed: with one.
 	pollsInput bool
+	timed      bool
 	reader     *Task
 }
 
@@ -168,7 +335,7 @@ func (a *probeAcc) result() Probe {
 	case a.pollsInput, a.polling && !a.other:
 		return Probe{Activity: Polling}
 	}
-	return Probe{Activity: Busy}
+	return Probe{Activity: Busy, Timed: a.timed}
 }
 
 func (a *probeAcc) addProcess(pid int, input string) {
@@ -184,6 +351,8 @@ func (a *probeAcc) addProcess(pid int, input string) {
 func (a *probeAcc) addTask(t Task, input string) {
 	sc, err := proc.ReadSyscall(t.Pid, t.Tid)
 	switch {
+	case a.outside && err != nil:
+		return
 	case errors.Is(err, proc.ErrFormat):
 		a.seen, a.other = true, true
 		return
@@ -199,14 +368,15 @@ func (a *probeAcc) addTask(t Task, input string) {
 	case nr < 0:
 		// "running" on a CPU, or "-1": preempted in user space. Either
 		// way it computes.
-		a.running = true
+		a.running = a.running || !a.outside
 		return
 	}
 	class := classify(nr)
 	if class >= scRead && !sleeping(t) {
 		// In the call but not asleep in it: its input is there and it is
-		// about to take it (or the state changed under us).
-		a.running = true
+		// about to take it (or the state changed under us). Outside the
+		// foreground it may as well be stopped (a job in the background).
+		a.running = a.running || !a.outside
 		return
 	}
 	switch class {
@@ -219,18 +389,29 @@ func (a *probeAcc) addTask(t Task, input string) {
 		}
 	case scSelect, scPoll, scEpoll:
 		w := waitsOn(t.Pid, class, args, input)
+		timed := false
+		if w != waitNotInput && !a.noTimeouts {
+			d, ok := waitTimeout(nr, args, func(addr uintptr, n int) ([]byte, error) { return proc.ReadMem(t.Pid, addr, n) })
+			timed = ok && d >= 0 && d <= maxTimer
+		}
 		switch {
 		case w == waitOnlyInput && class != scEpoll:
 			// One descriptor, and it is ours: readline (select), htop
-			// and ncurses' timed reads (poll). An epoll set holding
-			// only the input is rare; an event loop's holds more.
+			// and ncurses' timed reads (poll), whatever their timeout.
+			// An epoll set holding only the input is rare; an event
+			// loop's holds more.
 			a.reader = &t
 		case w == waitNotInput:
-			// A timer, a socket, a child's pipe: whatever it waits
-			// for, typing is not it.
+			// A timer, a socket, a child's pipe: whatever it waits for,
+			// typing is not it.
 			a.other = true
+		case timed:
+			// A wait that includes the input among others but ends
+			// after a timeout is a timer's: an event loop waits for its
+			// next timer (node's setTimeout), and a line wait has none.
+			a.other, a.timed = true, true
 		case w == waitUnknown:
-			a.polling = true
+			a.polling = !a.outside
 		default:
 			a.pollsInput = true
 		}
@@ -238,6 +419,14 @@ func (a *probeAcc) addTask(t Task, input string) {
 		a.other = true
 	}
 }
+
+// maxTimer bounds the timeout of a wait that is taken for a timer's: a
+// program that prints a question and then sleeps before it reads sleeps
+// seconds (the false friends of issue 32 sleep 3 s), while a longer
+// timeout is a keep-alive in a loop that waits for input (ssh's
+// ServerAliveInterval, a select loop that wakes every minute), and the
+// wait counts as one on the input.
+const maxTimer = 10 * time.Second
 
 // wait says what a poll, epoll or select wait includes.
 type wait int
@@ -256,7 +445,7 @@ const maxWatched = 4096
 // waits on for reading: an epoll instance's from /proc (its fdinfo lists
 // them), a poll's pollfd array and a select's read set from the process's
 // memory (ours to read: it is our child, running as us).
-func waitsOn(pid int, class syscallClass, args [3]uint64, input string) wait {
+func waitsOn(pid int, class syscallClass, args [6]uint64, input string) wait {
 	var fds []int
 	switch class {
 	case scEpoll:
@@ -390,4 +579,73 @@ func sleeping(t Task) bool {
 func Switches(t Task) (uint64, bool) {
 	st, err := proc.ReadTaskStatus(t.Pid, t.Tid)
 	return st.VoluntarySwitches, err == nil
+}
+
+// timeoutForm is how a wait's timeout is passed.
+type timeoutForm int
+
+const (
+	toNone     timeoutForm = iota // not a wait this file knows
+	toMillis                      // an int of milliseconds; negative: none
+	toTimespec                    // a struct timespec pointer (s, ns); NULL: none
+	toTimeval                     // a struct timeval pointer (s, µs); NULL: none
+)
+
+// timeoutArg says which argument of wait nr is its timeout, and its form.
+func timeoutArg(nr int64) (timeoutForm, int) {
+	switch nr {
+	case unix.SYS_PPOLL:
+		return toTimespec, 2 // ppoll(fds, nfds, tsp, sigmask, size)
+	case unix.SYS_PSELECT6:
+		return toTimespec, 4 // pselect6(nfds, r, w, e, tsp, sig)
+	case unix.SYS_EPOLL_PWAIT:
+		return toMillis, 3 // epoll_pwait(epfd, events, max, ms, sigmask, size)
+	case unix.SYS_EPOLL_PWAIT2:
+		return toTimespec, 3 // epoll_pwait2(epfd, events, max, tsp, sigmask, size)
+	}
+	return archTimeoutArg(nr)
+}
+
+// waitTimeout returns the timeout of wait nr, from its arguments and, when
+// they point to it, the process's memory as mem reads it: -1 for none
+// (the wait lasts until a descriptor is ready). ok is false when it is not
+// known: not a wait, memory that cannot be read, a 32-bit layout.
+func waitTimeout(nr int64, args [6]uint64, mem func(addr uintptr, n int) ([]byte, error)) (d time.Duration, ok bool) {
+	form, i := timeoutArg(nr)
+	if form == toNone {
+		return 0, false
+	}
+	arg := args[i]
+	if form == toMillis {
+		// An int: the register's upper half is not the caller's.
+		ms := int32(uint32(arg))
+		if ms < 0 {
+			return -1, true
+		}
+		return time.Duration(ms) * time.Millisecond, true
+	}
+	if arg == 0 {
+		return -1, true // NULL: no timeout
+	}
+	if strconv.IntSize != 64 {
+		return 0, false // 32-bit structures: not read
+	}
+	b, err := mem(uintptr(arg), 16)
+	if err != nil || len(b) < 16 {
+		return 0, false
+	}
+	sec := int64(binary.NativeEndian.Uint64(b))
+	frac := int64(binary.NativeEndian.Uint64(b[8:]))
+	unit := time.Nanosecond
+	if form == toTimeval {
+		unit = time.Microsecond
+	}
+	if sec < 0 || frac < 0 || frac >= int64(time.Second/unit) {
+		return 0, false // invalid: the call would have failed, not waited
+	}
+	const maxSec = int64(1<<63-1) / int64(time.Second)
+	if sec >= maxSec {
+		return time.Duration(1<<63 - 1), true
+	}
+	return time.Duration(sec)*time.Second + time.Duration(frac)*unit, true
 }

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role != "" {
 		os.Exit(child(role))
 	}
+	// As the server is: the reaper of its orphaned descendants, so that a
+	// daemon a child starts stays below it (probe_tree_linux_test.go).
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	os.Exit(m.Run())
 }
 
@@ -79,6 +82,41 @@ func child(role string) int {
 			}
 			_, _ = unix.Pselect(int(r.Fd())+1, &set, nil, nil, nil, nil)
 		}
+	case "polltimed":
+		// An event loop waiting for its next timer, input among its
+		// descriptors.
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}, {Fd: int32(r.Fd()), Events: unix.POLLIN}}
+		for {
+			_, _ = unix.Poll(fds, 3000)
+		}
+	case "pollkeepalive":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}, {Fd: int32(r.Fd()), Events: unix.POLLIN}}
+		for {
+			_, _ = unix.Poll(fds, 60000) // a keep-alive, as ssh's ServerAliveInterval
+		}
+	case "selecttimed":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		for {
+			var set unix.FdSet
+			set.Set(int(r.Fd()))
+			set.Set(0)
+			_, _ = unix.Pselect(int(r.Fd())+1, &set, nil, nil, &unix.Timespec{Sec: 3}, nil)
+		}
+	case "epolltimed":
+		r, w, _ := os.Pipe()
+		defer w.Close()
+		ep, _ := unix.EpollCreate1(0)
+		_ = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, int(r.Fd()), &unix.EpollEvent{Events: unix.EPOLLIN})
+		_ = unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, 0, &unix.EpollEvent{Events: unix.EPOLLIN})
+		evs := make([]unix.EpollEvent, 4)
+		for {
+			_, _ = unix.EpollWait(ep, evs, 3000)
+		}
 	case "sleep":
 		time.Sleep(time.Hour)
 	case "poll1":
@@ -108,27 +146,36 @@ func TestInspect(t *testing.T) {
 		role string
 		tty  bool
 		want Activity
+		// untimed, when set, is the verdict of the probe that does not
+		// read timeouts: the test waits for it first, so that the child
+		// is known to be in its wait when the answer is checked.
+		untimed Activity
 	}{
-		{"read", true, Reading},
-		{"read", false, Reading},
-		{"select1", true, Reading},
-		{"poll1", true, Reading},
-		{"poll1", false, Reading},
-		{"poll", true, Polling},
-		{"poll", false, Polling},
-		{"pollother", true, Busy},
-		{"epoll", true, Polling},
-		{"epoll", false, Polling},
-		{"epollnested", true, Polling},
-		{"epollother", true, Busy},
-		{"selectmany", true, Polling},
-		{"selectother", true, Busy},
-		{"sleep", true, Busy},
-		{"spin", true, Busy},
-		{"echo ready; exec sleep 3600", true, Busy},
-		{"echo ready; exec sleep 3600", false, Busy},
-		{"echo ready; sleep 3600 | cat", true, Busy},
-		{"echo ready; exec cat", true, Reading},
+		{"read", true, Reading, Unknown},
+		{"read", false, Reading, Unknown},
+		{"select1", true, Reading, Unknown},
+		{"poll1", true, Reading, Unknown},
+		{"poll1", false, Reading, Unknown},
+		{"poll", true, Polling, Unknown},
+		{"poll", false, Polling, Unknown},
+		{"pollother", true, Busy, Unknown},
+		{"epoll", true, Polling, Unknown},
+		{"epoll", false, Polling, Unknown},
+		{"epollnested", true, Polling, Unknown},
+		{"epollother", true, Busy, Unknown},
+		{"polltimed", true, Busy, Polling},
+		{"polltimed", false, Busy, Polling},
+		{"selecttimed", true, Busy, Polling},
+		{"pollkeepalive", true, Polling, Unknown},
+		{"epolltimed", true, Busy, Polling},
+		{"selectmany", true, Polling, Unknown},
+		{"selectother", true, Busy, Unknown},
+		{"sleep", true, Busy, Unknown},
+		{"spin", true, Busy, Unknown},
+		{"echo ready; exec sleep 3600", true, Busy, Unknown},
+		{"echo ready; exec sleep 3600", false, Busy, Unknown},
+		{"echo ready; sleep 3600 | cat", true, Busy, Unknown},
+		{"echo ready; exec cat", true, Reading, Unknown},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(self)
@@ -182,6 +229,15 @@ func TestInspect(t *testing.T) {
 		// asking until the answer is the wanted one or a deadline passes.
 		pr := NewProber()
 		var got Probe
+		if tt.untimed != Unknown {
+			if !poll.Within(5*time.Second, func() bool { got = pr.inspect(in, probeOpts{noTimeouts: true}); return got.Activity == tt.untimed }) {
+				t.Fatalf("%s (tty %v): untimed %s, want %s", tt.role, tt.tty, got.Activity, tt.untimed)
+			}
+			if got = pr.Inspect(in); got.Activity != tt.want {
+				t.Errorf("%s (tty %v): %s, want %s", tt.role, tt.tty, got.Activity, tt.want)
+			}
+			continue
+		}
 		// The kernel has no event for "now blocked".
 		if !poll.Within(5*time.Second, func() bool { got = pr.Inspect(in); return got.Activity == tt.want }) {
 			t.Errorf("%s (tty %v): %s, want %s", tt.role, tt.tty, got.Activity, tt.want)
@@ -254,6 +310,13 @@ func BenchmarkInspect(b *testing.B) {
 		pr := NewProber()
 		for b.Loop() {
 			pr.Inspect(in)
+		}
+	})
+	// The probe before issue 32: the foreground alone, no timeouts read.
+	b.Run("inspect-polling-shared-table-old", func(b *testing.B) {
+		pr := NewProber()
+		for b.Loop() {
+			pr.inspect(in, probeOpts{noTree: true, noTimeouts: true})
 		}
 	})
 }

@@ -159,6 +159,9 @@ func BenchmarkPromptAnswer(b *testing.B) {
 		name, cmd, input, need string
 	}{
 		{"kernel", `while read -p "> " l; do echo "got $l"; done`, "x", "bash"},
+		// Each prompt read by a child in a session of its own, which
+		// opens the terminal by name (issue 32 cause 2).
+		{"kernel-outside", `T=$(tty); while true; do printf "> "; setsid -w sh -c "read -r l < $T"; echo got; done`, "x", "setsid"},
 		{"mark", `bash`, "true", "bash"},
 		{"quiet", `python3 -u -c 'import select,sys
 p = select.poll(); p.register(0, select.POLLIN)

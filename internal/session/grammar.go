@@ -25,7 +25,9 @@ func (p *Process) describe(pr prompt.Probe, v inputView, st InputState) InputSta
 	if st.Waiting && st.Signal == SignalMark {
 		return st // an integrated shell at its prompt
 	}
-	reads := pr.Activity == prompt.Reading || pr.Activity == prompt.Polling
+	// A wait on the input with a timer counts here: a server's event
+	// loop has timers, and what is asked is whether it serves.
+	reads := pr.Activity == prompt.Reading || pr.Activity == prompt.Polling || pr.Timed
 	if !st.Waiting && (!reads || v.quiet < p.timing.quietPeriod) {
 		return st
 	}

@@ -77,8 +77,17 @@ func (p *Process) evalInputView(probeAfter time.Duration) (InputState, inputView
 
 // inputFrom decides from v, a view taken under p.mu with the same
 // probeAfter; a verdict that needs the kernel counts only if nothing
-// changed since v was taken.
+// changed since v was taken. A waiting verdict says what it rests on.
 func (p *Process) inputFrom(v inputView, probeAfter time.Duration) InputState {
+	st := p.decideInput(v, probeAfter)
+	if st.Waiting {
+		st.Confidence = st.Signal.Confidence()
+	}
+	return st
+}
+
+// decideInput is inputFrom's decision.
+func (p *Process) decideInput(v inputView, probeAfter time.Duration) InputState {
 	if v.over {
 		return InputState{}
 	}
@@ -100,7 +109,7 @@ func (p *Process) inputFrom(v inputView, probeAfter time.Duration) InputState {
 		return InputState{}
 	}
 	pr := p.inspect()
-	if pr.Activity != prompt.Busy && !p.unchangedSince(v) {
+	if (pr.Activity != prompt.Busy || pr.Timed) && !p.unchangedSince(v) {
 		// Output arrived, or is on its way to the log, while the kernel
 		// was asked: it may be the prompt the program now waits at, so
 		// the answer waits for it (its append wakes every waiter).
@@ -140,10 +149,20 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		p.mu.Unlock()
 		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
 		if p.TTY {
-			if echo, canonical, err := p.proc.Modes(); err == nil && !echo && (canonical || prompt.MaskedPassword(v.line)) {
+			echo, canonical, err := p.proc.Modes()
+			switch {
+			case err != nil || echo:
+			case canonical || prompt.MaskedPassword(v.line):
 				// Echo off, and a line read (getpass, read -s), or a
 				// line editor in mask mode: raw, one '*' per key.
 				st.Kind = prompt.KindPassword
+			case v.line == "":
+				// A full-screen dialog (pinentry-curses, whiptail's
+				// password box): its prompt is left of the cursor on the
+				// screen, not in the log.
+				if d := p.dialogPrompt(); prompt.MaskedPassword(d) {
+					st.Kind, st.Prompt = prompt.KindPassword, d
+				}
 			}
 		} else {
 			st.Signal = SignalStdin
@@ -152,6 +171,20 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 			}
 		}
 		return st
+	case prompt.Busy:
+		// An event loop waiting on its input and a timer is the timer's,
+		// unless the line is a REPL's bare prompt, or none in a REPL's
+		// mode without one: node's REPL keeps a timer for its first
+		// seconds. A question followed by a timer is not a wait.
+		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
+			return InputState{}
+		}
+		if !prompt.BarePrompt(v.line) && strings.TrimSpace(v.line) != "" {
+			return InputState{}
+		}
+		if kind, ok := p.looksLikePrompt(v.line); ok {
+			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
+		}
 	case prompt.Polling, prompt.Unknown:
 		if v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
@@ -165,6 +198,24 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		}
 	}
 	return InputState{}
+}
+
+// frame is what a dialog draws left of its fields: borders and padding.
+const frame = " \t|│┃║▌▐█"
+
+// dialogPrompt returns, while a full-screen program runs, the text left of
+// the cursor on its row of the rendered screen, without the dialog's
+// frame: "Passphrase: " for pinentry-curses' entry field.
+func (p *Process) dialogPrompt() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.out.screen(false) // redacted; nil unless full-screen
+	if s == nil || s.CursorY < 0 || s.CursorY >= len(s.Lines) {
+		return ""
+	}
+	row := []rune(s.Lines[s.CursorY])
+	row = row[:min(max(s.CursorX, 0), len(row))]
+	return strings.TrimLeft(string(row), frame)
 }
 
 // lineReadNoEcho reports whether the terminal reads whole lines with its
@@ -216,9 +267,11 @@ func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 	return ok && n == v.wrote.switches
 }
 
-// inspect asks the kernel what the program's foreground is doing.
+// inspect asks the kernel what the program's foreground is doing, and,
+// when nothing there computes or reads, the rest of its tree (found by
+// parentage and by its tag).
 func (p *Process) inspect() prompt.Probe {
-	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath()}
+	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath(), Tag: tagKey + "=" + p.tag}
 	if in.Path == "" {
 		return prompt.Probe{}
 	}

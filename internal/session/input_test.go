@@ -5,6 +5,7 @@ package session
 import (
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/prompt"
@@ -93,5 +94,59 @@ func TestInputWaitWaitsForOutputInFlight(t *testing.T) {
 	st := p.evalInput(0)
 	if !st.Waiting || st.Signal != SignalTTY || st.Prompt != ">>> " {
 		t.Fatalf("after the prompt reached the log: %+v; want waiting at %q (tty_read)", st, ">>> ")
+	}
+}
+
+// TestSignalConfidence: every signal says what it rests on, and a verdict
+// from the prompt's text alone says so.
+func TestSignalConfidence(t *testing.T) {
+	for sig, want := range map[Signal]Confidence{
+		SignalMark: ConfidenceHigh, SignalTTY: ConfidenceHigh, SignalStdin: ConfidenceHigh,
+		SignalTTYMode: ConfidenceMedium, SignalQuiet: ConfidenceLow, "": "",
+	} {
+		if got := sig.Confidence(); got != want {
+			t.Errorf("%q: %q, want %q", sig, got, want)
+		}
+	}
+}
+
+// TestTimedWait: an event loop whose wait holds the input and a timer is
+// the timer's, unless the line is a REPL's bare prompt; what it decides
+// rests on the text.
+//
+// Spec: issue 32 item 1: "a poll with a finite timeout is a timer unless
+// other evidence says otherwise".
+func TestTimedWait(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"> ", true},
+		{">>> ", true},
+		{"Signing in as ada: ", false},
+		{"Password: ", false},
+		{"Continue? [y/N] ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := &fakeProber{start: time.Now()}
+				k.script(prompt.Busy, func(prompt.Input) prompt.Probe { return prompt.Probe{Activity: prompt.Busy, Timed: true} })
+				p := bareProcess(k)
+				p.emit(tt.line)
+				o := p.Await(t.Context(), time.Now().Add(time.Second), Until{InputWait: true})
+				if got := o.Reason == ReasonInputWait; got != tt.want {
+					t.Fatalf("%q: %+v, want waiting %v", tt.line, o, tt.want)
+				}
+				if tt.want && (o.Input.Signal != SignalQuiet || o.Input.Confidence != ConfidenceLow) {
+					t.Errorf("%q: %+v, want quiet_prompt, low", tt.line, o.Input)
+				}
+				// Busy without a timer is never waiting.
+				k.script(prompt.Busy, nil)
+				if st := p.InputState(); st.Waiting {
+					t.Errorf("%q, busy: %+v", tt.line, st)
+				}
+			})
+		})
 	}
 }

@@ -13,6 +13,9 @@ type InputState struct {
 	Kind    prompt.Kind
 	Signal  Signal
 	Prompt  string // the prompt text: the line the cursor is on
+	// Confidence says what a Waiting verdict rests on (Signal's
+	// [Signal.Confidence]); "" when not Waiting.
+	Confidence Confidence
 	// Grammar is what the prompt asks (choices, default, menu items),
 	// when Waiting; its Kind is Kind.
 	Grammar prompt.Grammar

@@ -69,6 +69,39 @@ const (
 	SignalQuiet   Signal = "quiet_prompt" // a prompt-shaped last line, then silence
 )
 
+// Confidence is how much a verdict that a program waits for input rests
+// on: an agent may act on a high one at once, and should look at the
+// screen before acting on a low one.
+type Confidence string
+
+const (
+	// ConfidenceHigh: the kernel shows a process of the command's tree
+	// blocked reading its input (tty_read, stdin_read), or an integrated
+	// shell's prompt mark says so (prompt_mark).
+	ConfidenceHigh Confidence = "high"
+	// ConfidenceMedium: a password prompt, and the terminal reads lines
+	// with its echo off, but the reader cannot be looked at (tty_mode).
+	ConfidenceMedium Confidence = "medium"
+	// ConfidenceLow: the prompt's text alone (quiet_prompt). The kernel
+	// shows at most a wait that includes the input among other
+	// descriptors (an event loop, ssh relaying a remote program), or
+	// cannot be asked; the program may be waiting for something else.
+	ConfidenceLow Confidence = "low"
+)
+
+// Confidence is what a verdict seen by s rests on.
+func (s Signal) Confidence() Confidence {
+	switch s {
+	case SignalMark, SignalTTY, SignalStdin:
+		return ConfidenceHigh
+	case SignalTTYMode:
+		return ConfidenceMedium
+	case "":
+		return ""
+	}
+	return ConfidenceLow
+}
+
 // phase is where a process is in its life. It only moves forward, through
 // [Process.advanceLocked].
 type phase uint8

@@ -62,10 +62,10 @@ func TestAwaitProbeSchedule(t *testing.T) {
 		asked    []time.Duration // when the kernel is asked
 	}{
 		{"reading: the first probe answers", prompt.Reading, "name: ",
-			Outcome{Reason: ReasonInputWait, Input: InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalStdin, Prompt: "name: "}},
+			Outcome{Reason: ReasonInputWait, Input: InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalStdin, Prompt: "name: ", Confidence: ConfidenceHigh}},
 			5 * time.Millisecond, ms(5)},
 		{"polling: the heuristic answers right after the quiet period", prompt.Polling, "Continue? [y/N] ",
-			Outcome{Reason: ReasonInputWait, Input: InputState{Waiting: true, Kind: prompt.KindConfirm, Signal: SignalQuiet, Prompt: "Continue? [y/N] "}},
+			Outcome{Reason: ReasonInputWait, Input: InputState{Waiting: true, Kind: prompt.KindConfirm, Signal: SignalQuiet, Prompt: "Continue? [y/N] ", Confidence: ConfidenceLow}},
 			151 * time.Millisecond, ms(5, 15, 35, 75, 151)},
 		{"busy: never waiting, probes back off to maxProbe", prompt.Busy, "Continue? [y/N] ",
 			Outcome{Reason: ReasonDeadline},

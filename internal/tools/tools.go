@@ -137,7 +137,8 @@ func screenOut(o session.Output) *ScreenOut {
 type InputOut struct {
 	WaitingForInput *bool  `json:"waiting_for_input,omitempty" jsonschema:"the program is waiting for input: answer it with write"`
 	InputKind       string `json:"input_kind,omitempty" jsonschema:"what it waits for: line, password (a secret is asked; with input_signal tty_read or stdin_read the kernel shows the read with the terminal's echo off, and write's wait_for_password types it; with quiet_prompt only the prompt's text says so, and wait_for_password refuses), command (a shell prompt), confirm (type one of choices; Enter alone takes default), choice (a menu: items, selected; or type one of choices when numbered), continuation (the rest of an unfinished statement), pager (Space pages, q quits) or editor (a full-screen editor)"`
-	InputSignal     string `json:"input_signal,omitempty" jsonschema:"how that was seen: prompt_mark (shell integration), tty_read or stdin_read (the kernel: blocked reading its input), tty_mode (a password prompt on a terminal reading lines with echo off, where the reader cannot be looked at: sudo), quiet_prompt (a prompt-shaped last line, then 150 ms of silence)"`
+	InputSignal     string `json:"input_signal,omitempty" jsonschema:"how that was seen: prompt_mark (shell integration), tty_read or stdin_read (the kernel: a process of the command's tree blocked reading its input, in the foreground or not: a dialog a daemon drew), tty_mode (a password prompt on a terminal reading lines with echo off, where the reader cannot be looked at: sudo), quiet_prompt (a prompt-shaped last line, then 150 ms of silence)"`
+	InputConfidence string `json:"input_confidence,omitempty" jsonschema:"what that rests on: high (the kernel shows the command's tree blocked reading its input, or a shell's prompt mark), medium (tty_mode: the terminal reads lines with echo off, the reader unseen), low (quiet_prompt: the prompt's text alone; the program may wait for something else, such as a timer or a remote program behind ssh: look at the output before answering)"`
 	Prompt          string `json:"prompt,omitempty" jsonschema:"the prompt text: the line the cursor is on"`
 	mcptool.Asked
 }
@@ -165,7 +166,7 @@ func commandOut(codes []int) CommandOut {
 // inputOut describes st; only answers about a running process carry it.
 func inputOut(st session.InputState) InputOut {
 	g := st.Grammar
-	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), Prompt: st.Prompt,
+	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), InputConfidence: string(st.Confidence), Prompt: st.Prompt,
 		Asked: mcptool.NewAsked(g.Choices, g.Default, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)}
 }
 
