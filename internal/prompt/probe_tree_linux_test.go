@@ -145,12 +145,21 @@ func TestInspectOutsideReaders(t *testing.T) {
 				probeUntil(t, pr, r.in, Busy, 5*time.Second)
 				return
 			}
-			got := probeUntil(t, pr, r.in, tt.want, 5*time.Second)
-			if !got.Outside || got.Reader.Pid == r.in.Session {
-				t.Errorf("reader %+v outside %v: want a process outside the foreground", got.Reader, got.Outside)
+			// A fresh Prober for each look: a copy of the table taken
+			// while the reader was still in the foreground group (before
+			// its setsid) would place it there for tableAge.
+			var got Probe
+			if !poll.Within(5*time.Second, func() bool {
+				got = NewProber().Inspect(r.in)
+				return got.Activity == tt.want && got.Outside
+			}) {
+				t.Fatalf("%s, reader %+v outside %v: want %s outside the foreground", got.Activity, got.Reader, got.Outside, tt.want)
+			}
+			if got.Reader.Pid == r.in.Session {
+				t.Errorf("reader %+v is the command itself", got.Reader)
 			}
 			// Without the tree, the foreground alone says nothing.
-			if old := pr.inspect(r.in, probeOpts{noTree: true}); old.Activity != Busy {
+			if old := NewProber().inspect(r.in, probeOpts{noTree: true}); old.Activity != Busy {
 				t.Errorf("foreground only: %s, want busy", old.Activity)
 			}
 		})
