@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -54,20 +55,24 @@ func TestResolveShell(t *testing.T) {
 
 func TestLoadShell(t *testing.T) {
 	dir := tempDir(t)
-	c := mustLoad(t, map[string]string{envShell: "/bin/sh"}, dir)
-	if c.Shell != "/bin/sh" || c.DefaultShell() != "/bin/sh" {
-		t.Errorf("Shell = %q, DefaultShell = %q, want /bin/sh", c.Shell, c.DefaultShell())
+	if runtime.GOOS != "windows" {
+		c := mustLoad(t, map[string]string{envShell: "/bin/sh"}, dir)
+		if c.Shell != "/bin/sh" || c.DefaultShell() != "/bin/sh" {
+			t.Errorf("Shell = %q, DefaultShell = %q, want /bin/sh", c.Shell, c.DefaultShell())
+		}
 	}
 	_, err := Load(envOf(map[string]string{envShell: "no-such-shell-here"}), dir)
 	if err == nil || !strings.Contains(err.Error(), envShell) || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("Load with a missing shell: %v", err)
 	}
-	c = mustLoad(t, nil, dir)
-	want := SystemShell
-	if p, err := exec.LookPath("/bin/bash"); err == nil {
-		want = p
-	} else if p, err := exec.LookPath("bash"); err == nil {
-		want = p
+	c := mustLoad(t, nil, dir)
+	want := SystemShell // on Windows too: cmd.exe, which the engine runs for /bin/sh
+	if runtime.GOOS != "windows" {
+		if p, err := exec.LookPath("/bin/bash"); err == nil {
+			want = p
+		} else if p, err := exec.LookPath("bash"); err == nil {
+			want = p
+		}
 	}
 	if c.Shell != want {
 		t.Errorf("default Shell = %q, want %q", c.Shell, want)
