@@ -40,7 +40,7 @@ func (c *Config) DefaultShell() string {
 // reads no start-up file anyway, except ~/.bashrc when it thinks sshd
 // started it (SSH_CLIENT set and SHLVL unset, as in a server started
 // outside a shell), which must not run before every command. BASH_ENV is
-// still honoured (see docs/configuration.md): it is the user's own, in
+// still honoured (docs/guide.md, "The shell that runs a command"): it is the user's own, in
 // the server's environment, and an agent's env overlay that sets it is
 // refused while a command regex is set (RiskyEnvVar). A shell the command
 // asks for by name gets "-c LINE" alone, as ever.
@@ -86,6 +86,10 @@ func resolveShell(value, goos string, lookPath func(string) (string, error)) (st
 func (l *loader) shell() string {
 	v, _ := l.value(envShell)
 	path, err := resolveShell(v, runtime.GOOS, exec.LookPath)
+	if err == nil && v != "" && !filepath.IsAbs(path) {
+		// ./sh would be looked up again in each command's own cwd.
+		err = errors.New("a relative path")
+	}
 	if err != nil {
 		problem := "not found"
 		if !errors.Is(err, exec.ErrNotFound) {

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -64,6 +66,18 @@ func TestLoadShell(t *testing.T) {
 	_, err := Load(envOf(map[string]string{envShell: "no-such-shell-here"}), dir)
 	if err == nil || !strings.Contains(err.Error(), envShell) || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("Load with a missing shell: %v", err)
+	}
+	if runtime.GOOS != "windows" {
+		// A relative path that exists here would be looked up again in
+		// each command's cwd.
+		if err := os.WriteFile(filepath.Join(dir, "sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(dir)
+		_, err = Load(envOf(map[string]string{envShell: "./sh"}), dir)
+		if err == nil || !strings.Contains(err.Error(), envShell) || !strings.Contains(err.Error(), "relative") {
+			t.Errorf("Load with a relative path: %v", err)
+		}
 	}
 	c := mustLoad(t, nil, dir)
 	want := SystemShell // on Windows too: cmd.exe, which the engine runs for /bin/sh
