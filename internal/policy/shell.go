@@ -75,7 +75,9 @@ func resolveShell(value, goos string, lookPath func(string) (string, error)) (st
 		return SystemShell, nil
 	}
 	for _, c := range bashCandidates {
-		if path, err := lookPath(c); err == nil && filepath.IsAbs(path) {
+		// Absolute on Unix (judged the same on every system): a relative
+		// hit would be looked up again in each command's cwd.
+		if path, err := lookPath(c); err == nil && strings.HasPrefix(path, "/") {
 			return path, nil
 		}
 	}
