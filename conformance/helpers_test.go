@@ -88,6 +88,8 @@ func runHelper(args []string) int {
 		for t := time.NewTicker(time.Duration(d) * time.Millisecond); ; <-t.C {
 			fmt.Printf("tick %d\n", time.Now().UnixNano())
 		}
+	case "repl":
+		return repl()
 	case "invalid-utf8":
 		os.Stdout.Write([]byte("bad:\xff\xfe\xc3(end\n"))
 	default:
@@ -145,4 +147,32 @@ func devServer(args []string) int {
 		}
 	}
 	return 0
+}
+
+// repl plays a REPL as Python's behaves at Ctrl-C: SIGINT abandons the
+// line ("KeyboardInterrupt") and prompts again; "exit" ends it with code
+// 0, any other line is echoed.
+func repl() int {
+	ints := make(chan os.Signal, 1)
+	signal.Notify(ints, os.Interrupt)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	fmt.Print("repl> ")
+	for {
+		select {
+		case <-ints:
+			fmt.Print("\nKeyboardInterrupt\nrepl> ")
+		case l, ok := <-lines:
+			if !ok || l == "exit" {
+				return 0
+			}
+			fmt.Printf("said %s\nrepl> ", l)
+		}
+	}
 }

@@ -38,6 +38,10 @@ func TestRegexesApplyToWhatRuns(t *testing.T) {
 	}{
 		{"shell", "echo ok", map[string]any{"shell": planted}, "shell"},
 		{"BASH_ENV", "echo ok", map[string]any{"shell": "bash", "env": map[string]string{"BASH_ENV": planted}}, `"BASH_ENV"`},
+		// The default shell is bash where installed, which reads BASH_ENV.
+		{"BASH_ENV under the default shell", "echo ok", map[string]any{"env": map[string]string{"BASH_ENV": planted}}, `"BASH_ENV"`},
+		// ... and imports exported functions: this one would replace echo.
+		{"an exported function under the default shell", "echo ok", map[string]any{"env": map[string]string{"BASH_FUNC_echo%%": "() { " + planted + "; }"}}, `"BASH_FUNC_echo%%"`},
 		{"PATH=. with cwd", "ls", map[string]any{"cwd": dir, "env": map[string]string{"PATH": "."}}, `"PATH"`},
 		{"PATH", "ls", map[string]any{"env": map[string]string{"PATH": dir}}, `"PATH"`},
 		{"ENV with an interactive sh", "echo ok", map[string]any{"shell": "sh", "env": map[string]string{"ENV": planted}}, `"ENV"`},

@@ -111,6 +111,8 @@ func Vars() []Var {
 			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
 		{envAsk, "false",
 			"yieldshell extension: with a client that declared form elicitation, a command refused for a blocked side-effect category, a cwd outside " + envAllowedCwds + " or " + envDenyCommand + " asks the user once (allow once / deny) instead of failing; never for " + envAllowCommand + ", the process limit or a malformed call."},
+		{envShell, "bash if installed, else /bin/sh (cmd.exe on Windows)",
+			"yieldshell extension: program that runs a command with -c when exec names no shell: an absolute path or a name on PATH. bash runs it as its terminal would (a lone command gets bash's own process; a Ctrl-C reports the program's exit code), with --norc --noprofile."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
 			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
 	}
@@ -167,6 +169,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 		MaxScreenCells: l.int(envMaxScreenCells, defaultMaxScreenCells, 4),
 		Ask:            l.bool(envAsk, false),
 	}
+	c.Shell = l.shell()
 	c.LogDir = l.logDir()
 	c.DefaultCwd = l.defaultCwd()
 	c.AllowedCwds = l.allowedCwds()

@@ -92,14 +92,15 @@ func (c *Config) CheckEnv(env map[string]string) error {
 // CheckShell refuses, while a command regex is set, a shell (an absolute
 // path, as found on PATH) that is not one of the system's login shells
 // listed in /etc/shells: any other program run with "-c <command>" can do
-// what the regex never saw. "" (the default /bin/sh) is always allowed.
+// what the regex never saw. The default shell (DefaultShell, which the
+// operator chose or bash or /bin/sh) and /bin/sh are always allowed.
 func (c *Config) CheckShell(shell string) error {
 	return c.checkShell(shell, shellsFile)
 }
 
 func (c *Config) checkShell(shell, list string) error {
 	rule, envName := c.regexRule()
-	if rule == "" || shell == "" || shell == "/bin/sh" {
+	if rule == "" || shell == "" || shell == SystemShell || shell == c.DefaultShell() {
 		return nil
 	}
 	shells := loginShells(list)
@@ -118,10 +119,10 @@ func (c *Config) checkShell(shell, list string) error {
 		known = "one of " + strings.Join(shells, ", ")
 	}
 	return refuse(rule, fmt.Sprintf(
-		"shell %q not allowed by policy (%s): while %s is set, a command runs only under the default /bin/sh "+
-			"or a login shell listed in %s (%s), since another program given the command could run "+
+		"shell %q not allowed by policy (%s): while %s is set, a command runs only under the default shell (%s), "+
+			"%s or a login shell listed in %s (%s), since another program given the command could run "+
 			"what the operator's pattern never saw. Nothing was started. Omit shell, or pass a listed shell.",
-		shell, rule, envName, shellsFile, known))
+		shell, rule, envName, c.DefaultShell(), SystemShell, shellsFile, known))
 }
 
 // loginShells reads the absolute paths listed in file; a missing file

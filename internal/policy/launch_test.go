@@ -95,19 +95,23 @@ func TestRegexesCannotBeBypassedThroughTheShell(t *testing.T) {
 		deny, allow *regexp.Regexp
 		shell, list string
 		rule        string
+		defShell    string // the Config's Shell
 	}{
-		{"no regex: any shell", nil, nil, evil, list, ""},
-		{"the default", nil, allow, "", list, ""},
-		{"/bin/sh", nil, allow, "/bin/sh", list, ""},
-		{"a listed shell", nil, allow, bash, list, ""},
-		{"a link to a listed shell", nil, allow, link, list, ""},
-		{"an unlisted program", nil, allow, evil, list, "allow_command_regex"},
-		{"a deny-list alone is guarded too", regexp.MustCompile(`rm`), nil, evil, list, "deny_command_regex"},
-		{"no list: only the default", nil, allow, bash, filepath.Join(dir, "missing"), "allow_command_regex"},
+		{"no regex: any shell", nil, nil, evil, list, "", ""},
+		{"the default", nil, allow, "", list, "", ""},
+		{"/bin/sh", nil, allow, "/bin/sh", list, "", ""},
+		{"a listed shell", nil, allow, bash, list, "", ""},
+		{"a link to a listed shell", nil, allow, link, list, "", ""},
+		{"an unlisted program", nil, allow, evil, list, "allow_command_regex", ""},
+		{"a deny-list alone is guarded too", regexp.MustCompile(`rm`), nil, evil, list, "deny_command_regex", ""},
+		{"no list: only the default", nil, allow, bash, filepath.Join(dir, "missing"), "allow_command_regex", ""},
+		{"the operator's default shell, unlisted", nil, allow, evil, list, "", evil},
+		{"/bin/sh beside another default", nil, allow, "/bin/sh", list, "", bash},
+		{"not the default: an unlisted program", nil, allow, evil, list, "allow_command_regex", bash},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Config{DenyCommand: tt.deny, AllowCommand: tt.allow}
+			c := &Config{DenyCommand: tt.deny, AllowCommand: tt.allow, Shell: tt.defShell}
 			err := c.checkShell(tt.shell, tt.list)
 			if tt.rule == "" {
 				if err != nil {

@@ -119,7 +119,8 @@ type inputTracker struct {
 	cmds commandCodes
 	// integrated: the process is a shell we integrated, so its pid is
 	// the shell's own (a shell a command line starts may be a child of
-	// sh -c instead).
+	// the shell that ran the line instead: bash hands its process only to
+	// a lone command, /bin/sh never).
 	integrated bool
 }
 

@@ -128,6 +128,7 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		reg:       newRegistry(),
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
+	m.log.Debug("commands run under the default shell unless they name one", "shell", cfg.DefaultShell())
 	if cfg.LogDir != "" {
 		m.disk = disklog.New(cfg.LogDir, cfg.LogMaxBytes, m.log)
 	}

@@ -18,7 +18,7 @@ type Spec struct {
 	SideEffects []string
 	Cwd         string
 	Env         map[string]string
-	Shell       string // program that runs Command with -c; "" means /bin/sh
+	Shell       string // program that runs Command with -c; "" means the server's (policy.Config.DefaultShell)
 	Stdin       string
 	CloseStdin  bool
 	Name        string        // normalised by Start (NormalizeName)

@@ -87,8 +87,11 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	shell := "/bin/sh"
+	// The server's shell (bash where installed: policy.DefaultShell),
+	// unless the spec names another.
+	shell, isDefault := m.cfg.DefaultShell(), true
 	if s := strings.TrimSpace(spec.Shell); s != "" {
+		isDefault = false
 		if shell, err = exec.LookPath(s); err != nil {
 			return nil, fmt.Errorf("finding shell %q: %w", s, err)
 		}
@@ -120,7 +123,7 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	}
 	l.opts = pty.Options{
 		Path: shell,
-		Args: []string{shell, "-c", line},
+		Args: policy.ShellArgs(shell, line, isDefault),
 		Dir:  cwd,
 		Env:  env,
 		TTY:  spec.TTY,

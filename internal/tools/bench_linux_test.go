@@ -3,17 +3,22 @@ package tools
 import (
 	"io"
 	"os"
+	osexec "os/exec"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
 // BenchmarkExecVsFork measures exec of echo hello through the SDK (in
 // memory) in both modes, side by side with the floor it is judged
-// against: a bare fork+wait of the same command (/bin/sh -c, output read
-// to EOF through a pipe, the exit awaited). As the server does, the
+// against: a bare fork+wait of the same command (under the server's
+// default shell, as exec runs it; output read to EOF through a pipe, the
+// exit awaited). As the server does, the
 // benchmark makes itself the child subreaper. The baseline cannot call
 // wait4 for its child (the Manager's Reaper reaps every child), so it
 // waits for the exit on a pidfd, which costs what a wait4 does.
@@ -31,6 +36,7 @@ func BenchmarkExecVsFork(b *testing.B) {
 		b.Skip(err)
 	}
 	_, cs := benchServer(b)
+	shell := defaultShell(b, nil)
 	exec := func(tty bool) func(b *testing.B) {
 		return func(b *testing.B) {
 			args := map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}, "tty": tty}
@@ -51,7 +57,7 @@ func BenchmarkExecVsFork(b *testing.B) {
 	}{{"fork_wait", nil}, {"fork_setsid_wait", &syscall.SysProcAttr{Setsid: true}}} {
 		b.Run(base.name, func(b *testing.B) {
 			for b.Loop() {
-				if out := forkWait(b, base.sys, "/bin/sh", "-c", "echo hello"); out != "hello\n" {
+				if out := forkWait(b, base.sys, shell, policy.ShellArgs(shell, "echo hello", true)[1:]...); out != "hello\n" {
 					b.Fatalf("output %q", out)
 				}
 			}
@@ -59,6 +65,87 @@ func BenchmarkExecVsFork(b *testing.B) {
 	}
 	b.Run("exec_pipe", exec(false))
 	b.Run("exec_pty", exec(true))
+}
+
+// BenchmarkExecShell measures what the default shell costs: exec of
+// "true" under /bin/sh (dash on Debian) and under bash, in pipe and PTY
+// mode, each beside a bare fork+wait of the same shell running "true",
+// and of /bin/true, a program (which bash execs in its own process and
+// dash forks). child-cpu-us/op is the CPU time of the shell and what it
+// ran: on a loaded machine it is the figure to compare.
+// bash starts slower than dash; it is the default because it reports a
+// program's own exit code after a Ctrl-C (issue 32). Compare the medians
+// of sh/* and bash/* over -count=6.
+func BenchmarkExecShell(b *testing.B) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		b.Skip(err)
+	}
+	bash, err := osexec.LookPath("bash")
+	if err != nil {
+		b.Skip("bash not installed")
+	}
+	for _, sh := range []struct{ name, path string }{{"sh", policy.SystemShell}, {"bash", bash}} {
+		// One server at a time: each Manager's reaper reaps every child
+		// of the process, so two would take each other's.
+		b.Run(sh.name, func(b *testing.B) {
+			env := map[string]string{"YIELDSHELL_SHELL": sh.path}
+			_, cs := benchServerEnv(b, env)
+			shell := defaultShell(b, env)
+			b.Run("fork_setsid_wait", func(b *testing.B) {
+				defer reportChildCPU(b)()
+				for b.Loop() {
+					forkWait(b, &syscall.SysProcAttr{Setsid: true}, shell, policy.ShellArgs(shell, "true", true)[1:]...)
+				}
+			})
+			for _, c := range []struct {
+				name, command string
+				tty           bool
+			}{{"exec_pipe", "true", false}, {"exec_pty", "true", true}, {"exec_pty_program", "/bin/true", true}} {
+				b.Run(c.name, func(b *testing.B) {
+					args := map[string]any{"command": c.command, "side_effects": []string{"NONE"}, "tty": c.tty}
+					defer reportChildCPU(b)()
+					for b.Loop() {
+						res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "exec", Arguments: args})
+						if err != nil || res.IsError {
+							b.Fatal(err, res)
+						}
+						if out := res.StructuredContent.(map[string]any); out["status"] != "completed" || out["exit_code"] != 0.0 {
+							b.Fatalf("answer %v", out)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// reportChildCPU starts counting the CPU time (user and system) of the
+// children reaped from now on; the function it returns reports it per
+// operation as child-cpu-us/op, which the machine's load disturbs far less
+// than ns/op.
+func reportChildCPU(b *testing.B) func() {
+	cpu := func() time.Duration {
+		var ru unix.Rusage
+		if err := unix.Getrusage(unix.RUSAGE_CHILDREN, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64((cpu()-start).Microseconds())/float64(b.N), "child-cpu-us/op")
+		}
+	}
+}
+
+// defaultShell is the shell a server configured by env runs commands under.
+func defaultShell(b *testing.B, env map[string]string) string {
+	cfg, err := policy.Load(func(k string) string { return env[k] }, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg.DefaultShell()
 }
 
 // forkWait runs a command with its output on a pipe, reads the output to

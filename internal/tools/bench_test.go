@@ -59,7 +59,12 @@ func BenchmarkPs50(b *testing.B) {
 // benchServer returns a Manager with the tools on an in-memory MCP session;
 // both end with the benchmark.
 func benchServer(b *testing.B) (*session.Manager, *mcp.ClientSession) {
-	cfg, err := policy.Load(func(string) string { return "" }, b.TempDir())
+	return benchServerEnv(b, nil)
+}
+
+// benchServerEnv is benchServer configured by env.
+func benchServerEnv(b *testing.B, env map[string]string) (*session.Manager, *mcp.ClientSession) {
+	cfg, err := policy.Load(func(k string) string { return env[k] }, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,11 +20,11 @@ import (
 // ExecIn is exec's input. Its schema is inferred from the tags, then
 // patched where tags cannot say enough (see execSchema).
 type ExecIn struct {
-	Command        string            `json:"command" jsonschema:"The command line, run with /bin/sh -c (cmd.exe /c on Windows) unless shell names another program."`
+	Command        string            `json:"command" jsonschema:"The command line, run with bash -c (/bin/sh -c where bash is not installed, or the operator's YIELDSHELL_SHELL; cmd.exe /c on Windows) unless shell names another program."`
 	SideEffects    []string          `json:"side_effects" jsonschema:"Every side-effect category the command may plausibly have; [\"NONE\"] for read-only commands (NONE is exclusive)."`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"Working directory; relative paths are resolved against YIELDSHELL_DEFAULT_CWD. Must be inside YIELDSHELL_ALLOWED_CWDS when that is set."`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"Variables added to (or overriding) the server's environment."`
-	Shell          string            `json:"shell,omitempty" jsonschema:"Program that runs the command with -c instead of /bin/sh, e.g. \"bash\" (on Windows powershell, pwsh or Git Bash's bash instead of cmd.exe)."`
+	Shell          string            `json:"shell,omitempty" jsonschema:"Program that runs the command with -c instead of the server's shell, e.g. \"zsh\" or \"sh\" (on Windows powershell, pwsh or Git Bash's bash instead of cmd.exe)."`
 	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text written to the command's input right after it starts. In PTY mode the terminal echoes it into the output unless the program has turned echo off already: never pass a password here; write it with write's wait_for_password."`
 	CloseStdin     bool              `json:"close_stdin,omitempty" jsonschema:"End the input after stdin is written (EOF), for commands that read to end of input. Default false."`
 	Name           string            `json:"name,omitempty" jsonschema:"A stable handle for the process (e.g. \"web\"): read, write, wait, stop and restart accept it in place of process_id, meaning the newest run under it. Compared case-insensitively, blanks as \"-\". Starting a second process under the name of one that is running is refused (use restart)."`
@@ -88,7 +88,7 @@ func execDescription(cfg *policy.Config) string {
 	if len(cfg.Blocked) > 0 {
 		bl = effectList(cfg.Blocked)
 	}
-	return `Run a shell command (/bin/sh -c; cmd.exe /c on Windows) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
+	return `Run a shell command (bash -c, or /bin/sh -c where bash is not installed; cmd.exe /c on Windows) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
 
 Example: {"command": "npm test", "side_effects": ["NONE"], "yield_ms": 10000}
 

@@ -4,7 +4,8 @@
 // tools. It is registered when YIELDSHELL_TOOLSET is shell-yeah or all.
 //
 // Labels are process names (session.NormalizeName, in every tool);
-// commands run under a pseudo-terminal through /bin/sh -c (cmd.exe /c on Windows), with args
+// commands run under a pseudo-terminal through the server's shell (bash -c
+// where installed, else /bin/sh -c; cmd.exe /c on Windows), with args
 // shell-quoted after the command; logs are the clean, redacted log. The
 // peer's bugs are not copied (reference/shell-yeah.md §9): crashes are
 // "crashed" with their exit code, ended processes keep their record until

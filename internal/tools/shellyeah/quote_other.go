@@ -9,7 +9,7 @@ import (
 
 var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
-// shellQuote makes s one word for /bin/sh.
+// shellQuote makes s one word for a POSIX shell (bash or /bin/sh).
 func shellQuote(s string) string {
 	if plainWord.MatchString(s) {
 		return s

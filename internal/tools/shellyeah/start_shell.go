@@ -17,7 +17,7 @@ import (
 
 // StartShellIn is start_shell's input.
 type StartShellIn struct {
-	Command          string   `json:"command" jsonschema:"the command to run, e.g. npm; it runs through /bin/sh -c (cmd.exe /c on Windows), so a whole command line (npm run dev) works too"`
+	Command          string   `json:"command" jsonschema:"the command to run, e.g. npm; it runs through bash -c (/bin/sh -c where bash is not installed; cmd.exe /c on Windows), so a whole command line (npm run dev) works too"`
 	WorkingDirectory string   `json:"workingDirectory" jsonschema:"absolute directory to run it in"`
 	Label            string   `json:"label,omitempty" jsonschema:"a name for the shell (e.g. dev-server), compared case-insensitively with blanks as -; generated from the command when omitted. A label whose shell is running cannot be started again: use restart_shell"`
 	Args             []string `json:"args,omitempty" jsonschema:"arguments, each passed to the command as one word (quoted for the shell)"`
