@@ -4,6 +4,7 @@ package pty
 
 import (
 	"context"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,18 +14,43 @@ import (
 // lines are written to a shell at once or a line is typed while a command
 // runs. In canonical mode (a program reading lines) only whole lines
 // count, as the kernel counts them; a shell at its prompt reads in raw
-// mode, where every byte counts. Pipe mode, a closed process or a failure
-// to ask report false.
+// mode, where every byte counts. A closed process or a failure to ask
+// report false. In pipe mode it reports whether bytes written wait
+// unread in the stdin pipe (Linux: the count is of the pipe, whichever end
+// asks).
 //
 // A write that has returned is always counted: the terminal hands input to
 // its line discipline asynchronously, and the poll below makes it do so
 // first.
 func (p *Process) Typeahead() bool {
-	t, ok := p.io.(*terminal)
-	if !ok || p.closed.Load() {
+	if p.closed.Load() {
 		return false
 	}
-	return t.typeahead()
+	switch io := p.io.(type) {
+	case *terminal:
+		return io.typeahead()
+	case *pipes:
+		return io.typeahead()
+	}
+	return false
+}
+
+// typeahead reports whether the stdin pipe holds bytes the program has not
+// read. Every byte of a write that returned is in the pipe by then.
+func (p *pipes) typeahead() bool {
+	if p.inputClosed.Load() || runtime.GOOS != "linux" {
+		return false
+	}
+	rc, err := p.in.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var n int
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { n, opErr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
+		return false
+	}
+	return opErr == nil && n > 0
 }
 
 // typeahead asks the slave side, the only side that counts the input

@@ -3,6 +3,8 @@
 package pty
 
 import (
+	"io"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -61,5 +63,46 @@ func TestTypeaheadUntilRead(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// In pipe mode, input is typeahead while it waits in the stdin pipe, and
+// no longer once the program's end of the pipe has read it all (Linux:
+// the count is of the pipe, which the server's end may ask).
+func TestPipeTypeaheadUntilRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the stdin pipe's count is asked only on Linux")
+	}
+	var closed, inputClosed atomic.Bool
+	p, err := openPipes(&closed, &inputClosed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		closed.Store(true)
+		p.closeChild()
+		_ = p.close()
+	})
+	if p.typeahead() {
+		t.Fatal("typeahead before anything was written")
+	}
+	if _, err := p.in.Write([]byte("one\ntwo\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	for _, n := range []int{4, 4} {
+		if !p.typeahead() {
+			t.Fatal("input still in the pipe is not typeahead")
+		}
+		if _, err := io.ReadFull(p.ends[0], buf[:n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.typeahead() {
+		t.Fatal("typeahead after the program read everything")
+	}
+	inputClosed.Store(true)
+	if p.typeahead() {
+		t.Fatal("typeahead after the input was closed")
 	}
 }

@@ -125,7 +125,7 @@ type awaiting struct {
 	backoff                  time.Duration // the probe schedule's current step
 	seen                     uint64        // output reads when the schedule last restarted
 	outputs                  uint64        // output reads at the newest check
-	lastOutput               time.Time     // the newest output at the newest check
+	lastOutput               time.Time     // the newest output or write at the newest check
 	scan                     outlog.LineScan
 	base                     uint64 // output reads when the wait began
 	based                    bool   // base is set
@@ -179,6 +179,10 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	output := a.u.Output && p.log.End() > a.u.From || a.u.Next && p.in.outputs > a.base
 	changed := p.changed
 	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
+	if p.in.wrote.at.After(a.lastOutput) {
+		// The quiet period counts from a write too (inputViewLocked).
+		a.lastOutput = p.in.wrote.at
+	}
 	p.mu.Unlock()
 	switch {
 	case matched:

@@ -202,8 +202,12 @@ func (p *Process) personWrite(ctx context.Context, b []byte) error {
 	if over {
 		return p.notRunning()
 	}
-	p.beforeWrite()
-	return p.writeInput(ctx, b)
+	written := p.beforeWrite()
+	if err := p.writeInput(ctx, b); err != nil {
+		return err
+	}
+	written()
+	return nil
 }
 
 // SecretSink is what a secret page types into (human.SecretSink).

@@ -253,8 +253,16 @@ func (p *Process) unchangedSince(v inputView) bool {
 // (the echo, an answer) before it counts, unless the output has settled:
 // the terminal hands input over asynchronously, so a reader may wait again
 // between two pieces of one write.
+//
+// A pipe has no echo and no such asynchrony: every byte of a write that
+// returned is in the pipe, so a reader blocked while the pipe is empty
+// has taken all of it and waits again, whether or not it printed (a
+// command with no output: ed's, sqlite3's create table).
 func (p *Process) staleReader(t prompt.Task, v inputView) bool {
 	if v.wrote.at.IsZero() || v.quiet >= p.timing.quietPeriod {
+		return false
+	}
+	if !p.TTY && v.wrote.written && !p.proc.Typeahead() {
 		return false
 	}
 	if v.outputs == v.wrote.outputs {
@@ -285,8 +293,9 @@ func (p *Process) inspect() prompt.Probe {
 	return p.in.prober.Inspect(in)
 }
 
-// beforeWrite records the state a write is about to change.
-func (p *Process) beforeWrite() {
+// beforeWrite records the state a write is about to change, and returns
+// a function that records its return.
+func (p *Process) beforeWrite() (written func()) {
 	p.mu.Lock()
 	w := wrote{at: time.Now(), outputs: p.in.outputs, prompts: p.in.marks.prompts, exits: p.in.marks.exits, reader: p.in.reader}
 	p.mu.Unlock()
@@ -296,6 +305,13 @@ func (p *Process) beforeWrite() {
 	p.mu.Lock()
 	p.in.wrote = w
 	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		if p.in.wrote.at.Equal(w.at) {
+			p.in.wrote.written = true
+		}
+		p.mu.Unlock()
+	}
 }
 
 // Write sends input to the process.
@@ -309,12 +325,13 @@ func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) erro
 	if held {
 		return ErrHeld // a person types now (human.go)
 	}
-	p.beforeWrite()
+	written := p.beforeWrite()
 	if len(input) > 0 {
 		if err := p.writeInput(ctx, input); err != nil {
 			return err
 		}
 	}
+	written()
 	if closeInput {
 		return p.proc.CloseInput()
 	}

@@ -69,6 +69,9 @@ type wrote struct {
 	exits    uint64
 	reader   prompt.Task // the thread that was blocked reading, if any
 	switches uint64      // its context switches then
+	// written: the write returned, so all of it is in the terminal or
+	// the pipe.
+	written bool
 }
 
 // mark applies one shell-integration mark; line returns the line the

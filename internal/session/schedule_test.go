@@ -162,3 +162,51 @@ func TestAwaitWaitsForThePromptInFlight(t *testing.T) {
 		}
 	})
 }
+
+// A turn with no output (sqlite3's create table, an ed command): in pipe
+// mode the reader blocked again with the pipe empty has taken the whole
+// line, so the first probe after the write answers; while the line waits
+// unread in the pipe it does not. Under a terminal, the echo is awaited
+// instead, up to the quiet period.
+func TestAwaitSilentTurn(t *testing.T) {
+	tests := []struct {
+		name   string
+		tty    bool
+		unread time.Duration // how long the written line stays unread
+		at     time.Duration // when Await answers, after the write
+	}{
+		{"pipe: the first probe answers", false, 0, 5 * time.Millisecond},
+		{"pipe: not while the line is unread", false, 20 * time.Millisecond, 35 * time.Millisecond},
+		{"terminal: the quiet period after the write", true, 0, 151 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := &fakeProber{start: time.Now(), activity: prompt.Reading}
+				p := bareProcess(k)
+				p.TTY = tt.tty
+				p.emit("sqlite> ")
+				time.Sleep(time.Second) // fake time: the prompt has settled
+				fp := p.proc.(*fakeProc)
+				if tt.unread > 0 {
+					fp.setTypeahead(true)
+					go func() {
+						time.Sleep(tt.unread)
+						fp.setTypeahead(false)
+					}()
+				}
+				if err := p.Write(t.Context(), []byte("create table t(x);\n"), false); err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				o := p.Await(t.Context(), start.Add(10*time.Second), Until{InputWait: true})
+				if o.Reason != ReasonInputWait {
+					t.Fatalf("outcome %+v, want an input wait", o)
+				}
+				if got := time.Since(start); got != tt.at {
+					t.Errorf("answered %v after the write, want %v", got, tt.at)
+				}
+			})
+		})
+	}
+}
