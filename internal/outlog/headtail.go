@@ -21,12 +21,12 @@ type Omission struct {
 
 // keepHead records the first HeadSize bytes as they are appended, with
 // their streams; called before the end advances.
-func (l *Log) keepHead(s Stream, b []byte) {
+func (l *Log) keepHead(s Stream, b []byte, binary bool) {
 	if l.end >= HeadSize {
 		return
 	}
-	if n := len(l.headRuns); n == 0 || l.headRuns[n-1].stream != s {
-		l.headRuns = append(l.headRuns, streamRun{pos: l.end, stream: s})
+	if n := len(l.headRuns); n == 0 || l.headRuns[n-1].stream != s || l.headRuns[n-1].binary != binary {
+		l.headRuns = append(l.headRuns, streamRun{pos: l.end, stream: s, binary: binary})
 	}
 	l.head = append(l.head, b[:min(len(b), HeadSize-int(l.end))]...)
 }
@@ -195,12 +195,14 @@ func (l *Log) appendRange(r *Result, from, to int64) {
 			if i+1 < len(l.headRuns) {
 				re = min(re, l.headRuns[i+1].pos)
 			}
-			if rs < re {
-				if run.stream == Stderr {
-					r.Stderr = append(r.Stderr, l.head[rs:re]...)
-				} else {
-					r.Stdout = append(r.Stdout, l.head[rs:re]...)
-				}
+			switch {
+			case rs >= re:
+			case run.binary:
+				r.addPart(run.stream, rs, re)
+			case run.stream == Stderr:
+				r.Stderr = append(r.Stderr, l.head[rs:re]...)
+			default:
+				r.Stdout = append(r.Stdout, l.head[rs:re]...)
 			}
 		}
 		return
@@ -209,7 +211,7 @@ func (l *Log) appendRange(r *Result, from, to int64) {
 		rs, re := l.runBounds(i)
 		rs, re = max(rs, from), min(re, to)
 		if rs < re {
-			r.appendTo(l.runs[i].stream, l, rs, re)
+			r.appendTo(l.runs[i], l, rs, re)
 		}
 	}
 }
