@@ -143,7 +143,8 @@ func TestBinaryHeadAndEviction(t *testing.T) {
 	l := New(4096)
 	l.Append(Stdout, []byte("first line\n"))
 	l.AppendBinary(Stdout, bytes.Repeat(everyByte(), 8)) // 2048
-	for range 2000 {                                     // past HeadSize
+	// Past HeadSize:
+	for range 2000 {
 		l.Append(Stdout, []byte("0123456789abcdef\n"))
 	}
 	ht, om := l.HeadTail(-1, 1000, Both)

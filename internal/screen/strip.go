@@ -247,3 +247,21 @@ func (s *Stripper) Flush(dst []byte) []byte {
 	s.st = stripText
 	return dst
 }
+
+// TakeHeld appends to dst, unchanged, the bytes s holds back (an ESC, the
+// start of a character) and starts over in text, as at the start of a
+// stream; a control string it was in is dropped. Binary output bypasses
+// the Stripper: what it held is the start of that output, and must not be
+// written out as text that the text after the binary could complete
+// (ESC, then "]52;..." after it).
+func (s *Stripper) TakeHeld(dst []byte) []byte {
+	if s.st == stripEsc {
+		dst = append(dst, esc)
+	}
+	if s.st == stripEsc || s.st == stripText {
+		dst = append(dst, s.held[:s.nheld]...)
+	}
+	s.nheld = 0
+	s.st = stripText
+	return dst
+}

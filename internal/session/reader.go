@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/screen"
@@ -32,6 +33,10 @@ type streamReader struct {
 	redacted, text, stripped []byte
 	marks                    []prompt.Mark
 	sc                       scratch
+	// judge tells the stream's binary chunks from its text (see
+	// appendLocked); bin is a binary chunk's bytes as they go to the log.
+	judge outlog.Judge
+	bin   []byte
 	// fg is the terminal's foreground process group when the newest
 	// output was read: who asked the queries in it (0: not known).
 	fg int
@@ -147,13 +152,39 @@ func (p *Process) pass(sr *streamReader, batch []byte) {
 func (p *Process) appendLocked(sr *streamReader, last bool) {
 	prev := 0
 	for _, m := range sr.marks {
-		sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
-		p.out.append(p.log, sr.s, sr.clean(sr.text[prev:m.Pos], false), &sr.sc, false)
+		p.appendChunk(sr, sr.text[prev:m.Pos], false)
 		p.in.mark(m, p.out.line)
 		prev = m.Pos
 	}
+	p.appendChunk(sr, sr.text[prev:], last)
+}
+
+// appendChunk adds one chunk of what sr took (between two marks) to the
+// log: text through the escape filter (the Stripper in pipe mode, the
+// terminal cleaner in PTY mode), or, when sr's judge finds it binary, as
+// it is (issue 34 item 3). Binary output bypasses the filter so that it is
+// stored losslessly; it is never shown as text, so the filter's reason
+// (no program's escape sequence reaches an answer as text) still holds.
+//
+// "As it is" is after the reader's redaction (a secret is never stored)
+// and without shell-integration marks (the reader takes them out before
+// this); in PTY mode it is what the terminal gave us, after its output
+// processing (onlcr turns each \n into \r\n unless the program set the
+// terminal raw).
+func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
-	p.out.append(p.log, sr.s, sr.clean(sr.text[prev:], last), &sr.sc, last)
+	if !sr.judge.Binary(b) {
+		p.out.append(p.log, sr.s, sr.clean(b, last), &sr.sc, last)
+		return
+	}
+	sr.bin = sr.bin[:0]
+	if sr.strip != nil {
+		// What the stripper held back (an ESC, a character's first bytes)
+		// began this output.
+		sr.bin = sr.strip.TakeHeld(sr.bin)
+	}
+	sr.bin = append(sr.bin, b...)
+	p.out.appendBinary(p.log, sr.s, sr.bin, &sr.sc, last)
 }
 
 // writeInitial feeds exec's stdin parameter without holding up exec: a

@@ -28,6 +28,10 @@ type Query struct {
 	// saying what is left out between them (Output.Omitted), instead of
 	// keeping only the tail (no Since) or the head (Since).
 	HeadTail bool
+	// Raw returns the exact stored bytes from Since (nil: 0) on, binary
+	// output included, cut at any byte (see [Process.Raw]); HeadTail is
+	// ignored.
+	Raw bool
 }
 
 // InputQuery says which input state a [Snapshot] carries.
@@ -56,6 +60,10 @@ type Output struct {
 	Capped         bool // the byte budget left some of it out
 	// Omitted is the stretch a HeadTail query left out, if any.
 	Omitted *outlog.Omission
+	// Binary lists the binary output the slice covers: its bytes are not
+	// in Stdout and Stderr (the text around them is joined there); Raw
+	// returns them.
+	Binary []outlog.Part
 	// Screen is the rendered terminal, when asked for or while a
 	// full-screen program runs; nil otherwise and in pipe mode.
 	Screen *screen.Snapshot
@@ -127,6 +135,12 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 	var r outlog.Result
 	var om *outlog.Omission
 	switch {
+	case q.Raw:
+		from := int64(0)
+		if q.Since != nil {
+			from = max(*q.Since, 0)
+		}
+		r = p.log.ReadRaw(from, max(q.MaxBytes, 1), q.Streams)
 	case q.HeadTail:
 		from := int64(-1)
 		if q.Since != nil {
@@ -144,6 +158,7 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 			Stdout: r.Stdout, Stderr: r.Stderr,
 			StartSeq: r.Start, NextSeq: r.Next,
 			Evicted: r.Evicted, Capped: r.Capped, Omitted: om,
+			Binary: r.Binary,
 			Screen: p.out.screen(q.Screen),
 		},
 		CommandExits: p.in.cmds.since(p.in.wrote.exits),
