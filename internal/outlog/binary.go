@@ -44,56 +44,109 @@ func invalidBytes(b []byte) int {
 	return invalid
 }
 
-// Judge decides, chunk by chunk, whether a stream's output is binary. A
-// chunk is binary when IsBinary says so; once a stream is binary, a chunk
-// that follows stays binary unless it reads as text on its own: valid
-// UTF-8 without NUL or control characters other than those text uses
-// (tab, newline, carriage return, escape, bell, backspace, form feed),
-// and either a whole line (ending in a newline) or at least
-// judgeTextRun bytes long. Short pieces of a binary file (a run of
-// printable bytes between two reads) then stay with it, while the text a
-// program prints after its binary output ("done\n", a colored prompt line)
-// is text again.
+// Judge decides, piece by piece, which of a stream's output is binary.
+// Cut takes a chunk (one read of the stream) and returns its first piece:
+// a whole chunk that is text on its own (IsBinary is false) while the
+// stream is in text is one piece, the fast path every ordinary chunk
+// takes. Otherwise the chunk is looked at line by line, so that text
+// written next to binary output in one read (a line before it, "done"
+// after it) stays text:
 //
-// The zero Judge starts in text. Not safe for concurrent use.
+//   - while the stream is in text, a line is text if it is clean: valid
+//     UTF-8 (an unfinished character at the end of the chunk aside),
+//     without NUL, C1 controls or C0 controls other than those text uses
+//     (tab, newline, carriage return, escape, bell, backspace, form feed);
+//   - once it is binary, a line is text again only if it is clean, shows
+//     something (a character that is not a control or a space) and either
+//     ends (with a newline) or is at least judgeTextRun bytes long: short
+//     pieces of a binary file (a run of printable bytes, or the line end a
+//     read began with) stay with it.
+//
+// Consecutive lines with the same verdict form one piece. The zero Judge
+// starts in text. Not safe for concurrent use.
 type Judge struct {
 	binary bool
 }
 
-// judgeTextRun is how long a chunk after binary output must be to be text
-// without ending a line.
+// judgeTextRun is how long a clean line after binary output must be to be
+// text without ending.
 const judgeTextRun = 512
 
-// Binary judges chunk b. An empty chunk changes nothing and is not binary.
+// Cut returns the length of b's first piece and whether it is binary; b
+// is not empty. The judge is then in the state of that piece.
+func (j *Judge) Cut(b []byte) (n int, binary bool) {
+	if !j.binary && !IsBinary(b) {
+		return len(b), false
+	}
+	for n < len(b) {
+		line := b[n:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		bin := !clean(line) || j.binary && (line[len(line)-1] != '\n' && len(line) < judgeTextRun || !shows(line))
+		if n > 0 && bin != j.binary {
+			break
+		}
+		j.binary = bin
+		n += len(line)
+	}
+	return n, j.binary
+}
+
+// Binary judges all of b as one piece: whether Cut would return it
+// whole as binary, or, if not, it is text. For tests and for callers
+// that judge what they will not split.
 func (j *Judge) Binary(b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
-	switch {
-	case IsBinary(b):
-		j.binary = true
-	case j.binary:
-		j.binary = !textAfterBinary(b)
+	for len(b) > 0 {
+		n, bin := j.Cut(b)
+		if bin {
+			return true
+		}
+		b = b[n:]
 	}
-	return j.binary
+	return false
 }
 
-// InBinary reports whether the last chunk judged was binary.
+// InBinary reports whether the last piece judged was binary.
 func (j *Judge) InBinary() bool { return j.binary }
 
-// textAfterBinary reports whether b reads as text on its own (see Judge).
-func textAfterBinary(b []byte) bool {
-	if len(b) < judgeTextRun && b[len(b)-1] != '\n' {
-		return false
-	}
-	for _, c := range b {
-		if c < 0x20 || c == 0x7f {
-			switch c {
-			case '\t', '\n', '\r', 0x1b, '\a', '\b', '\f':
-			default:
-				return false
+// clean reports whether line reads as text (see Judge).
+func clean(line []byte) bool {
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				switch c {
+				case '\t', '\n', '\r', 0x1b, '\a', '\b', '\f':
+				default:
+					return false
+				}
 			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return !utf8.FullRune(line[i:]) // the start of a character the next chunk ends
+		}
+		if r >= 0x80 && r <= 0x9f { // a C1 control
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// shows reports whether line has a character that is not a control or a
+// space.
+func shows(line []byte) bool {
+	for _, c := range line {
+		if c > ' ' && c != 0x7f {
+			return true
 		}
 	}
-	return invalidBytes(b) == 0
+	return false
 }

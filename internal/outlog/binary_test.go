@@ -63,9 +63,11 @@ func TestJudge(t *testing.T) {
 		{"binary then a line of text", []string{"\x7fELF\x00\x00", "done\n"}, []bool{true, false}},
 		{"binary then a coloured line", []string{"\x00\xff", "\x1b[32mok\x1b[0m\r\n"}, []bool{true, false}},
 		{"binary then a long text run", []string{"\x00", strings.Repeat("x", judgeTextRun)}, []bool{true, false}},
+		{"binary then a C1 control line", []string{"\x00", "\u009b2J\n"}, []bool{true, true}},
 		{"binary then invalid text line", []string{"\x00", "caf\xe9\n"}, []bool{true, true}},
 		{"binary then multibyte line", []string{"\x00", "日本語\n"}, []bool{true, false}},
 		{"empty chunks change nothing", []string{"\x00", "", "x"}, []bool{true, false, true}},
+		{"a short line after binary, then a long one", []string{"\x00", "x", strings.Repeat("y", 600)}, []bool{true, true, false}},
 		{"text, binary, text", []string{"before\n", "\x00\x01\x02\x03", "after\n"}, []bool{false, true, false}},
 		{"a short invalid chunk in text", []string{"text ", "\xe9", " more\n"}, []bool{false, false, false}},
 	} {
@@ -74,6 +76,51 @@ func TestJudge(t *testing.T) {
 			if got := j.Binary([]byte(c)); got != tc.want[i] {
 				t.Errorf("%s: chunk %d (%.20q) binary = %v, want %v", tc.name, i, c, got, tc.want[i])
 			}
+		}
+	}
+}
+
+// Cut splits a chunk that holds binary output at line ends, so that text
+// read together with binary output stays text.
+func TestJudgeCut(t *testing.T) {
+	blob := string(bytes.Repeat(everyByte(), 2))
+	for _, tc := range []struct {
+		name  string
+		state bool // the stream is binary already
+		in    string
+		want  []string // pieces; binary ones marked with a leading "B:"
+	}{
+		{"text is one piece", false, "one\ntwo\nthr", []string{"one\ntwo\nthr"}},
+		{"ESC-heavy text is one piece", false, "\x1b[1;31merror\x1b[0m\r\n\x1b]0;t\a", []string{"\x1b[1;31merror\x1b[0m\r\n\x1b]0;t\a"}},
+		{"binary alone", false, blob, []string{"B:" + blob}},
+		{"text, binary, text", false, "before\n" + blob + "\nafter\n", []string{"before\n", "B:" + blob + "\n", "after\n"}},
+		{"lines before binary", false, "a\nb\n\x7fELF\x00\x01", []string{"a\nb\n", "B:\x7fELF\x00\x01"}},
+		{"a prompt after binary stays with it", false, "\x00\x01\n$ ", []string{"B:\x00\x01\n$ "}},
+		{"a text line in binary state", true, "done\n\x00", []string{"done\n", "B:\x00"}},
+		{"a short piece in binary state", true, "abc", []string{"B:abc"}},
+		{"a line end a read began with", true, "\r\n\x0b\x0c", []string{"B:\r\n\x0b\x0c"}},
+		{"controls and spaces only", true, "\a\b\t \r\n", []string{"B:\a\b\t \r\n"}},
+		{"a multibyte line", true, "日本語 ✓\n", []string{"日本語 ✓\n"}},
+		{"an unfinished character at the end", true, "caf\xc3", []string{"B:caf\xc3"}},
+		{"an unfinished line after binary", false, "\x00\ncaf\xc3", []string{"B:\x00\ncaf\xc3"}},
+		{"an unfinished character ends a text line", false, "\x00\ncaf\xc3\xa9\n\xe2\x82", []string{"B:\x00\n", "caf\xc3\xa9\n\xe2\x82"}},
+	} {
+		j := Judge{binary: tc.state}
+		var got []string
+		for b := []byte(tc.in); len(b) > 0; {
+			n, bin := j.Cut(b)
+			if n <= 0 || n > len(b) {
+				t.Fatalf("%s: Cut = %d of %d", tc.name, n, len(b))
+			}
+			p := string(b[:n])
+			if bin {
+				p = "B:" + p
+			}
+			got = append(got, p)
+			b = b[n:]
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: pieces %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -102,7 +149,7 @@ func TestAppendBinary(t *testing.T) {
 		t.Errorf("ReadFrom parts %v", r.Binary)
 	}
 	raw := l.ReadRaw(0, 1<<20, Both)
-	want := append(append(append([]byte("before\n"), blob...), "after\n"...))
+	want := append(append([]byte("before\n"), blob...), "after\n"...)
 	if !bytes.Equal(raw.Stdout, want) || string(raw.Stderr) != "err\n\x00\x1b]52;c;aGk=\a" || !equalParts(raw.Binary, wantParts) {
 		t.Errorf("ReadRaw: %q %q %v", raw.Stdout, raw.Stderr, raw.Binary)
 	}

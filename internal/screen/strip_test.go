@@ -163,3 +163,26 @@ func FuzzStripper(f *testing.F) {
 		}
 	})
 }
+
+// TakeHeld hands over what the Stripper held back, unchanged, and starts
+// over in text: binary output that bypasses the Stripper begins with it.
+func TestStripperTakeHeld(t *testing.T) {
+	for _, tc := range []struct{ in, out, held string }{
+		{"text\x1b", "text", "\x1b"},
+		{"caf\xc3", "caf", "\xc3"},
+		{"a\xe2\x82", "a", "\xe2\x82"},
+		{"x\x1b]52;c;aGk=", "x", ""}, // inside a control string: dropped
+		{"plain", "plain", ""},
+	} {
+		var s Stripper
+		out := s.Write(nil, []byte(tc.in))
+		held := s.TakeHeld(nil)
+		if string(out) != tc.out || string(held) != tc.held {
+			t.Errorf("%q: wrote %q held %q, want %q %q", tc.in, out, held, tc.out, tc.held)
+		}
+		// Starting over: what follows is text, not the end of a sequence.
+		if got := string(s.Write(nil, []byte("]0;t\a ok"))); got != "]0;t\a ok" {
+			t.Errorf("%q: after TakeHeld, %q", tc.in, got)
+		}
+	}
+}

@@ -160,11 +160,12 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 }
 
 // appendChunk adds one chunk of what sr took (between two marks) to the
-// log: text through the escape filter (the Stripper in pipe mode, the
-// terminal cleaner in PTY mode), or, when sr's judge finds it binary, as
-// it is (issue 34 item 3). Binary output bypasses the filter so that it is
-// stored losslessly; it is never shown as text, so the filter's reason
-// (no program's escape sequence reaches an answer as text) still holds.
+// log, piece by piece as sr's judge cuts it (outlog.Judge): text through
+// the escape filter (the Stripper in pipe mode, the terminal cleaner in
+// PTY mode), binary output as it is (issue 34 item 3). Binary output
+// bypasses the filter so that it is stored losslessly; it is never shown
+// as text, so the filter's reason (no program's escape sequence reaches an
+// answer as text) still holds.
 //
 // "As it is" is after the reader's redaction (a secret is never stored)
 // and without shell-integration marks (the reader takes them out before
@@ -173,18 +174,27 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 // terminal raw).
 func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
-	if !sr.judge.Binary(b) {
-		p.out.append(p.log, sr.s, sr.clean(b, last), &sr.sc, last)
-		return
+	for first := true; first || len(b) > 0; first = false {
+		n, bin := 0, false
+		if len(b) > 0 {
+			n, bin = sr.judge.Cut(b)
+		}
+		piece := b[:n]
+		b = b[n:]
+		end := last && len(b) == 0
+		if !bin {
+			p.out.append(p.log, sr.s, sr.clean(piece, end), &sr.sc, end)
+			continue
+		}
+		sr.bin = sr.bin[:0]
+		if sr.strip != nil {
+			// What the stripper held back (an ESC, a character's first
+			// bytes) began this output.
+			sr.bin = sr.strip.TakeHeld(sr.bin)
+		}
+		sr.bin = append(sr.bin, piece...)
+		p.out.appendBinary(p.log, sr.s, sr.bin, &sr.sc, end)
 	}
-	sr.bin = sr.bin[:0]
-	if sr.strip != nil {
-		// What the stripper held back (an ESC, a character's first bytes)
-		// began this output.
-		sr.bin = sr.strip.TakeHeld(sr.bin)
-	}
-	sr.bin = append(sr.bin, b...)
-	p.out.appendBinary(p.log, sr.s, sr.bin, &sr.sc, last)
 }
 
 // writeInitial feeds exec's stdin parameter without holding up exec: a
