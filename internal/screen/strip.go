@@ -1,6 +1,9 @@
 package screen
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Stripper removes control strings — OSC, DCS, SOS, PM and APC, with their
 // terminators — and C1 controls from a byte stream, streaming: a string
@@ -149,10 +152,20 @@ func (s *Stripper) afterEsc(dst, p []byte) (out, rest []byte, held bool) {
 }
 
 // textEnd is the index of the first byte of p that is not plain text:
-// ESC or a byte of 0x80 and above.
+// ESC or a byte of 0x80 and above. Eight bytes at a time while there is
+// none: most output is plain text, and every byte of it passes here.
 func textEnd(p []byte) int {
-	for i, b := range p {
-		if b == esc || b >= 0x80 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		e := x ^ (esc * ones) // a zero byte where p has an ESC
+		if (x|(e-ones)&^e)&highs != 0 {
+			break // one of these eight: find it below
+		}
+	}
+	for ; i < len(p); i++ {
+		if b := p[i]; b == esc || b >= 0x80 {
 			return i
 		}
 	}

@@ -186,3 +186,29 @@ func TestStripperTakeHeld(t *testing.T) {
 		}
 	}
 }
+
+// textEnd, eight bytes at a time, finds the same byte as one at a time.
+func TestTextEnd(t *testing.T) {
+	slow := func(p []byte) int {
+		for i, b := range p {
+			if b == esc || b >= 0x80 {
+				return i
+			}
+		}
+		return len(p)
+	}
+	base := []byte("0123456789abcdef0123456789abcdef\x00\x01\x1a\x1c\x7f")
+	for n := range len(base) + 1 {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{esc, 0x80, 0x9b, 0xff, 0x1a, 0x00} {
+				p := append([]byte(nil), base[:n]...)
+				if at >= 0 {
+					p[at] = c
+				}
+				if got, want := textEnd(p), slow(p); got != want {
+					t.Fatalf("textEnd(%q) = %d, want %d", p, got, want)
+				}
+			}
+		}
+	}
+}
