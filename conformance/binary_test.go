@@ -226,3 +226,21 @@ func TestBinaryMixedOutput(t *testing.T) {
 		}
 	})
 }
+
+// A secret inside binary output is redacted in the stored bytes too: the
+// base64 read, which returns them exactly, never has it.
+func TestBinaryRedactsSecrets(t *testing.T) {
+	const secret = "supersecret-value-123"
+	forEachProtocol(t, []string{"MY_SECRET_KEY=" + secret}, func(t *testing.T, s *server) {
+		for _, tty := range []bool{false, true} {
+			r := s.exec(`printf '\000\001\002%s\000\377' "$MY_SECRET_KEY"`, map[string]any{"tty": tty}).mustStatus(t, "completed")
+			if r.m["binary"] != true || strings.Contains(r.text, secret) {
+				t.Fatalf("tty=%v: %s", tty, r.text)
+			}
+			got := s.readRaw(t, r.str("process_id"), 0, int(r.num("next_seq")))
+			if bytes.Contains(got, []byte(secret)) || !bytes.Contains(got, []byte("\x00\x01\x02[REDACTED:MY_SECRET_KEY]\x00\xff")) {
+				t.Errorf("tty=%v: stored %q", tty, got)
+			}
+		}
+	})
+}

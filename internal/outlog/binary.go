@@ -24,7 +24,13 @@ func IsBinary(b []byte) bool {
 	if len(b) < BinaryMinLen || utf8.Valid(b) {
 		return false
 	}
-	return invalidBytes(b)*binaryInvalidShare > len(b)
+	return MostlyInvalid(invalidBytes(b), len(b))
+}
+
+// MostlyInvalid reports whether a chunk of n bytes of which invalid are
+// not UTF-8, and no NUL, is binary (see IsBinary).
+func MostlyInvalid(invalid, n int) bool {
+	return n >= BinaryMinLen && invalid*binaryInvalidShare > n
 }
 
 // invalidBytes counts the bytes of b that are not part of a UTF-8

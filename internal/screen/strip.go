@@ -35,7 +35,15 @@ type Stripper struct {
 
 	held  [utf8.UTFMax]byte // an unfinished UTF-8 character at the end of the last write
 	nheld int
+
+	invalid int // bytes of text that were not part of a UTF-8 character, ever
 }
+
+// Invalid returns how many bytes of text (outside control strings) that
+// are not part of a UTF-8 character s has seen so far: the difference
+// across a Write tells how much of its input was not UTF-8 without a pass
+// of its own.
+func (s *Stripper) Invalid() int { return s.invalid }
 
 type stripState uint8
 
@@ -110,6 +118,9 @@ func (s *Stripper) text(dst, p []byte) (out, rest []byte, held bool) {
 	if n == 0 {
 		s.hold(p)
 		return dst, nil, true
+	}
+	if n == 1 { // every character from 0x80 up takes two bytes or more
+		s.invalid++
 	}
 	switch c1 {
 	case 0:

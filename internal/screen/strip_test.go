@@ -212,3 +212,28 @@ func TestTextEnd(t *testing.T) {
 		}
 	}
 }
+
+// Invalid counts the bytes of text that are not UTF-8, as outlog's
+// judgement does, but not those inside control strings it drops.
+func TestStripperInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want int
+	}{
+		{[]string{"plain ascii"}, 0},
+		{[]string{"héllo € 日本語 🙂"}, 0},
+		{[]string{"\xff\xfe", "a\x80"}, 3},
+		{[]string{"caf\xc3", "\xa9 ok"}, 0},    // a character split between writes
+		{[]string{"caf\xc3", "x"}, 1},          // an unfinished one, then not
+		{[]string{"\x9b2J\xc2\x9b"}, 1},        // an 8-bit CSI; U+009B is a character
+		{[]string{"\x1b]0;\xff\xfe\a\xff"}, 1}, // inside an OSC: dropped, not counted
+	} {
+		var s Stripper
+		for _, w := range tc.in {
+			s.Write(nil, []byte(w))
+		}
+		if got := s.Invalid(); got != tc.want {
+			t.Errorf("%q: Invalid = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

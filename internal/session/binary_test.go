@@ -289,3 +289,34 @@ func FuzzBinaryStored(f *testing.F) {
 		}
 	})
 }
+
+// Without a NUL, a chunk that is mostly not UTF-8 is binary, and text with
+// many multibyte characters is not, in both modes (pipe mode counts the
+// bytes as its filter passes them, see stripText).
+func TestBinaryByInvalidShare(t *testing.T) {
+	invalid := strings.Repeat("\xff\xfe\x80a", 30)
+	multibyte := strings.Repeat("héllo wörld € 日本語 ", 10) + "end\n"
+	for _, tty := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			m, e, _ := fakeManager(t, nil, nil)
+			p, f := startFake(t, m, e, spec("latin", tty))
+			defer f.exit(0)
+			f.print(multibyte)
+			synctest.Wait()
+			from := p.LogEnd()
+			f.print(invalid)
+			synctest.Wait()
+			zero := int64(0)
+			s := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
+			if got := strings.ReplaceAll(string(s.Stdout), "\r", ""); got != multibyte {
+				t.Errorf("tty=%v: text %q", tty, s.Stdout)
+			}
+			if len(s.Binary) != 1 || s.Binary[0].From != from {
+				t.Fatalf("tty=%v: binary parts %v", tty, s.Binary)
+			}
+			if raw := p.Raw(from, 1<<20, Both); string(raw.Stdout) != invalid {
+				t.Errorf("tty=%v: raw %q", tty, raw.Stdout)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"io"
 	"runtime"
 	"time"
@@ -33,8 +34,8 @@ type streamReader struct {
 	redacted, text, stripped []byte
 	marks                    []prompt.Mark
 	sc                       scratch
-	// judge tells the stream's binary chunks from its text (see
-	// appendLocked); bin is a binary chunk's bytes as they go to the log.
+	// judge tells the stream's binary output from its text (see
+	// appendChunk); bin is a binary piece's bytes as they go to the log.
 	judge outlog.Judge
 	bin   []byte
 	// fg is the terminal's foreground process group when the newest
@@ -87,6 +88,25 @@ func (sr *streamReader) clean(b []byte, last bool) []byte {
 		sr.stripped = sr.strip.Flush(sr.stripped)
 	}
 	return sr.stripped
+}
+
+// stripText is pipe mode's way through the binary judgement for a chunk
+// of a stream in text, the usual case: b through the Stripper, and ok, if
+// b is text (outlog.IsBinary). The Stripper counts the bytes that are not
+// UTF-8 as it passes them, so only the search for a NUL is a pass of its
+// own; a chunk with too many leaves the Stripper as it was, for the
+// judge to cut (ok false).
+func (sr *streamReader) stripText(b []byte, last bool) (_ []byte, ok bool) {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return nil, false
+	}
+	saved, invalid := *sr.strip, sr.strip.Invalid()
+	text := sr.clean(b, last)
+	if outlog.MostlyInvalid(sr.strip.Invalid()-invalid, len(b)) {
+		*sr.strip = saved
+		return nil, false
+	}
+	return text, true
 }
 
 // read is the one goroutine that owns a stream: raw bytes go through the
@@ -174,6 +194,12 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 // terminal raw).
 func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
+	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 {
+		if text, ok := sr.stripText(b, last); ok {
+			p.out.append(p.log, sr.s, text, &sr.sc, last)
+			return
+		}
+	}
 	for first := true; first || len(b) > 0; first = false {
 		n, bin := 0, false
 		if len(b) > 0 {
