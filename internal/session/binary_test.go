@@ -320,3 +320,22 @@ func TestBinaryByInvalidShare(t *testing.T) {
 		})
 	}
 }
+
+// An integrated shell's prompt after a command's binary output is text:
+// its marks (command end, prompt start) end the binary output, though the
+// prompt has no line end.
+func TestBinaryEndsAtShellMarks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, e, _ := fakeManager(t, nil, nil)
+		p, f := startFake(t, m, e, spec("bash", true))
+		defer f.exit(0)
+		f.print("\x1b]133;C\a\x00\x01\x02\x7fELF\x00")
+		synctest.Wait()
+		f.print("\x1b]133;D;0\a\x1b]133;A\auser@host:~$ \x1b]133;B\a")
+		synctest.Wait()
+		s := p.Snapshot(Query{Streams: Both, MaxBytes: 1 << 20})
+		if !strings.HasSuffix(string(s.Stdout), "user@host:~$ ") || len(s.Binary) != 1 || s.Binary[0].To-s.Binary[0].From != 8 {
+			t.Errorf("text %q, binary parts %v", s.Stdout, s.Binary)
+		}
+	})
+}

@@ -174,6 +174,11 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 	for _, m := range sr.marks {
 		p.appendChunk(sr, sr.text[prev:m.Pos], false)
 		p.in.mark(m, p.out.line)
+		if m.Kind == 'A' || m.Kind == 'D' {
+			// The shell speaks again: a command's binary output has ended,
+			// and its prompt is text even without a line end.
+			sr.judge = outlog.Judge{}
+		}
 		prev = m.Pos
 	}
 	p.appendChunk(sr, sr.text[prev:], last)
