@@ -244,3 +244,30 @@ func TestBinaryRedactsSecrets(t *testing.T) {
 		}
 	})
 }
+
+// In an interactive bash, cat of binary output answers when the command
+// ends, with its exit code, binary: true and the count the terminal gave
+// (each \n as \r\n); the prompt after it is text again, and the next
+// command's output is text.
+func TestBinaryInShellSession(t *testing.T) {
+	need(t, "bash")
+	path, blob := blobFile(t, 16, true)
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := waiting(t, s.exec("bash", map[string]any{"yield_ms": longYield}), "command")
+		id := r.str("process_id")
+		a := waiting(t, s.reply(id, "cat "+path), "command")
+		want := len(blob) + bytes.Count(blob, []byte("\n"))
+		if a.num("command_exit_code") != 0 || a.m["binary"] != true || int(a.num("bytes")) != want {
+			t.Errorf("cat: binary %v bytes %v (want %d): %.400s", a.m["binary"], a.m["bytes"], want, a.text)
+		}
+		noControlText(t, a)
+		if out := a.str("stdout"); !strings.HasPrefix(out, "cat "+path+"\n") || !strings.HasSuffix(out, "$ ") && !strings.HasSuffix(out, "# ") {
+			t.Errorf("cat: the command line and the prompt are not text around the binary output: %q", out)
+		}
+		a = waiting(t, s.reply(id, "echo plain words"), "command")
+		if a.has("binary") || !strings.Contains(a.str("stdout"), "plain words") {
+			t.Errorf("echo after cat: %s", a.text)
+		}
+		s.stopQuietly(id)
+	})
+}
