@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -240,5 +241,80 @@ func BenchmarkStartShell(b *testing.B) {
 			_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "stop", Arguments: map[string]any{"process_id": res.StructuredContent.(map[string]any)["process_id"], "signal": "SIGKILL"}})
 			b.StartTimer()
 		}
+	})
+}
+
+// BenchmarkResourceUpdated measures, over stdio, the time from a process
+// printing a line to the client holding notifications/resources/updated
+// for its log (a subscription), next to the time from printing to the
+// answer of a wait with until that was already waiting (the long poll it
+// replaces). The ticker prints every 400 ms, more than the 250 ms between
+// two notifications, so no notification is held back by the throttle.
+// Reports the median over the iterations.
+func BenchmarkResourceUpdated(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	arrived := make(chan time.Time, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) { arrived <- time.Now() }})
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), helperEnv+"="+self)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: map[string]any{
+		"command": helper("ticker", "400"), "side_effects": []string{"NONE"}, "name": "ticker", "yield_ms": 100}})
+	if err != nil || res.IsError {
+		b.Fatalf("exec: %v %v", err, res)
+	}
+	// printed is when the newest tick after since was printed.
+	printed := func(text string) time.Time {
+		i := strings.LastIndex(text, "tick ")
+		if i < 0 {
+			b.Fatalf("no tick in %q", text)
+		}
+		f := strings.Fields(text[i:])
+		ns, _ := strconv.ParseInt(f[1], 10, 64)
+		return time.Unix(0, ns)
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.Run("output_to_updated", func(b *testing.B) {
+		uri := "yieldshell://process/ticker/log"
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			b.Fatal(err)
+		}
+		<-arrived // the first may be of output printed before the subscription
+		var lat []time.Duration
+		for b.Loop() {
+			at := <-arrived
+			r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			if err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, at.Sub(printed(r.Contents[0].Text)))
+		}
+		_ = cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+		b.ReportMetric(median(lat), "ms-median-output-to-updated")
+	})
+	b.Run("baseline_output_to_wait", func(b *testing.B) {
+		var lat []time.Duration
+		for b.Loop() {
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{
+				"process_id": "ticker", "until": "tick", "timeout_ms": 5000}})
+			at := time.Now()
+			if err != nil || r.IsError {
+				b.Fatalf("wait: %v %v", err, r)
+			}
+			lat = append(lat, at.Sub(printed(r.StructuredContent.(map[string]any)["matched_line"].(string))))
+		}
+		b.ReportMetric(median(lat), "ms-median-output-to-wait")
 	})
 }

@@ -271,3 +271,23 @@ func TestBinaryInShellSession(t *testing.T) {
 		s.stopQuietly(id)
 	})
 }
+
+// The log resource of mixed output is a blob of the exact stored bytes,
+// text and binary, where read shows the text and says binary.
+func TestBinaryResourceBlob(t *testing.T) {
+	path, blob := blobFile(t, 16, false)
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		r := s.exec("echo before; cat "+path+"; printf '\\nafter\\n'", map[string]any{"tty": false}).mustStatus(t, "completed")
+		if r.str("stdout") != "before\n\nafter\n" && r.str("stdout") != "before\nafter\n" {
+			t.Errorf("exec: %.300s", r.text)
+		}
+		res, _, meta := s.readResource(t, logURI(r.str("process_id")))
+		want := "before\n" + string(blob) + "\nafter\n"
+		if c := res.Contents[0]; string(c.Blob) != want || c.MIMEType != "application/octet-stream" {
+			t.Errorf("blob: %d bytes, want %d", len(c.Blob), len(want))
+		}
+		if meta["binary"] != true || int(meta["bytes"].(float64)) < len(blob) {
+			t.Errorf("meta: %v", meta)
+		}
+	})
+}

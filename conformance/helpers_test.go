@@ -81,6 +81,13 @@ func runHelper(args []string) int {
 		}
 		w.WriteString("done\r\n")
 		w.Flush()
+	case "ticker":
+		// Prints "tick <Unix nanoseconds>" every args[1] ms until it is
+		// ended: continuous output, and when it was printed.
+		d, _ := strconv.Atoi(args[1])
+		for t := time.NewTicker(time.Duration(d) * time.Millisecond); ; <-t.C {
+			fmt.Printf("tick %d\n", time.Now().UnixNano())
+		}
 	case "invalid-utf8":
 		os.Stdout.Write([]byte("bad:\xff\xfe\xc3(end\n"))
 	default:

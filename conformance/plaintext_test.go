@@ -97,9 +97,15 @@ func plainCall(t *testing.T, s *server, tool string, args map[string]any) map[st
 		t.Fatalf("%s: %v", tool, err)
 	}
 	var text string
+	var links []*mcp.ResourceLink
 	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			links = append(links, l)
+			continue
+		}
 		tc, ok := c.(*mcp.TextContent)
 		if !ok {
+			t.Errorf("%s: content %T, want text and resource links", tool, c)
 			continue
 		}
 		text += tc.Text
@@ -109,8 +115,10 @@ func plainCall(t *testing.T, s *server, tool string, args map[string]any) map[st
 			}
 		}
 	}
-	if len(res.Content) != 1 {
-		t.Errorf("%s: %d content blocks, want one text", tool, len(res.Content))
+	if len(res.Content)-len(links) != 1 {
+		t.Errorf("%s: %d text content blocks, want one", tool, len(res.Content)-len(links))
+	} else if _, ok := res.Content[0].(*mcp.TextContent); !ok {
+		t.Errorf("%s: the text is not the first content", tool)
 	}
 	if res.StructuredContent == nil {
 		if !res.IsError {
@@ -137,6 +145,7 @@ func plainCall(t *testing.T, s *server, tool string, args map[string]any) map[st
 	if !reflect.DeepEqual(fromText, want) {
 		t.Errorf("%s: text and structured content differ:\ntext:       %s\nstructured: %s", tool, text, b)
 	}
+	checkLinks(t, tool, res.IsError, structured, links)
 	if slices.Contains([]string{"exec", "read", "check_shell", "get_all_loglines", "list_shells", "ps"}, tool) &&
 		!res.IsError && !strings.Contains(text, plainMarker) && !strings.Contains(text, "<in> && >>>") {
 		t.Errorf("%s: the output is not in the text as printed:\n%s", tool, text)
@@ -152,4 +161,36 @@ func with(m map[string]any, k string, v any) map[string]any {
 	}
 	c[k] = v
 	return c
+}
+
+// checkLinks checks the resource links beside an answer's text: exec, read
+// and ps answers link to the log of each process they are about, in the
+// order they name them, and nothing else does (issue 34 item 4).
+func checkLinks(t *testing.T, tool string, isError bool, structured map[string]any, links []*mcp.ResourceLink) {
+	t.Helper()
+	var ids []string
+	switch {
+	case isError:
+	case tool == "exec" || tool == "read":
+		id, _ := structured["process_id"].(string)
+		ids = append(ids, id)
+	case tool == "ps":
+		for _, p := range structured["processes"].([]any) {
+			ids = append(ids, p.(map[string]any)["process_id"].(string))
+		}
+	}
+	var got []string
+	for _, l := range links {
+		got = append(got, l.URI)
+		if l.Name == "" || l.MIMEType != "text/plain" {
+			t.Errorf("%s: link %+v", tool, l)
+		}
+	}
+	var want []string
+	for _, id := range ids {
+		want = append(want, "yieldshell://process/"+id+"/log")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: resource links %v, want %v", tool, got, want)
+	}
 }

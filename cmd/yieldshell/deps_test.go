@@ -43,8 +43,9 @@ func TestImportDirection(t *testing.T) {
 		"internal/console":         {"internal/tools", "internal/daemon", "internal/safetext"},
 		"internal/httpserve":       {"internal/policy"},
 		"internal/mcplog":          {},
+		"internal/resources":       {"internal/tools", "internal/tools/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"internal/tools", "internal/tools/mcptool", "internal/metrics", "internal/session", "internal/pty",
-			"internal/policy", "internal/mcplog", "internal/human", "internal/tools/askhuman"},
+			"internal/policy", "internal/mcplog", "internal/human", "internal/tools/askhuman", "internal/resources"},
 		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
 			"internal/console", "internal/httpserve"},
 	}

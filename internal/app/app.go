@@ -6,7 +6,8 @@
 // mode.
 //
 // Concurrency: an App owns one goroutine, the tools' registration (and,
-// for a long-running server, the orphan sweep it starts); Shutdown joins it.
+// for a long-running server, the orphan sweep it starts), and the
+// resources' Hub with its goroutines; Shutdown joins them.
 package app
 
 import (
@@ -25,6 +26,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/metrics"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/resources"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
@@ -82,6 +84,7 @@ type App struct {
 	// YIELDSHELL_ASK's approvals: people.go).
 	People *People
 
+	resources  *resources.Hub // the processes' output as MCP resources
 	tempLogDir string         // removed at shutdown; "" when none was made
 	background sync.WaitGroup // registerInBackground
 	registered chan struct{}  // closed once every tool is registered
@@ -95,11 +98,14 @@ type App struct {
 // New builds the server for cfg, reporting version, and logs the
 // configuration's warnings.
 func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
+	res := resources.New(resources.Options{})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: version, Icons: tools.Icons()},
 		&mcp.ServerOptions{Instructions: tools.Instructions(cfg.Toolset), Logger: l.SDK,
 			// Stated, not inferred from the tools registered so far (see
 			// registerInBackground); the tool set never changes.
-			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
+			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
+				Resources: resources.Capabilities(), Completions: &mcp.CompletionCapabilities{}},
+			SubscribeHandler: res.Subscribe, UnsubscribeHandler: res.Unsubscribe, CompletionHandler: res.Complete})
 	log := slog.New(mcplog.NewHandler(l.Stderr, srv))
 	if r == LongRunning {
 		if err := pty.SetChildSubreaper(); err != nil {
@@ -130,7 +136,8 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 		return nil, err
 	}
 	m := metrics.New(mgr)
-	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
+	res.Start(srv, mgr, cfg)
+	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
 	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools())
 	a.registerInBackground(cfg, r, version)
@@ -238,6 +245,7 @@ func (a *App) Shutdown() {
 	if err := a.People.close(sctx); err != nil {
 		a.Log.Warn("closing the pages for people", "error", err)
 	}
+	a.resources.Close()
 	a.Manager.Shutdown(sctx)
 	if a.tempLogDir != "" {
 		if err := os.RemoveAll(a.tempLogDir); err != nil {

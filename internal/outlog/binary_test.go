@@ -170,6 +170,12 @@ func TestAppendBinary(t *testing.T) {
 	if r := l.ReadFrom(10, 1, Stdout); len(r.Stdout) != 0 || r.Next != 11 || !equalParts(r.Binary, []Part{{10, 11, Stdout}}) {
 		t.Errorf("one-byte text page in binary: %q next %d %v", r.Stdout, r.Next, r.Binary)
 	}
+	if tr := l.ReadTailRaw(1<<20, Both); !bytes.Equal(tr.Stdout, want) || !equalParts(tr.Binary, wantParts) {
+		t.Errorf("ReadTailRaw: %q %v", tr.Stdout, tr.Binary)
+	}
+	if htr, _ := l.HeadTailRaw(-1, 1<<20, Both); !bytes.Equal(htr.Stdout, want) || !equalParts(htr.Binary, wantParts) {
+		t.Errorf("HeadTailRaw: %q %v", htr.Stdout, htr.Binary)
+	}
 	tail := l.ReadTail(1<<20, Both)
 	if string(tail.Stdout) != "before\nafter\n" || len(tail.Binary) != 2 {
 		t.Errorf("ReadTail: %q %v", tail.Stdout, tail.Binary)
@@ -200,6 +206,12 @@ func TestBinaryHeadAndEviction(t *testing.T) {
 	}
 	if len(ht.Binary) != 1 || ht.Binary[0].From != 11 || ht.Binary[0].To > 11+2048 || ht.Binary[0].To != om.From {
 		t.Errorf("head's binary part: %v", ht.Binary)
+	}
+	// The raw cut is the same, with the head's binary bytes in it.
+	htr, omr := l.HeadTailRaw(-1, 1000, Both)
+	if *omr != *om || htr.Next != ht.Next || int64(len(htr.Stdout)) != int64(len(ht.Stdout))+htr.BinaryBytes() ||
+		!bytes.Contains(htr.Stdout, everyByte()[:200]) {
+		t.Errorf("HeadTailRaw: %d bytes, omitted %+v; text %d bytes, omitted %+v", len(htr.Stdout), omr, len(ht.Stdout), om)
 	}
 	if l.Start() <= 11+2048 {
 		t.Fatalf("the binary part should be evicted from the ring: start %d", l.Start())

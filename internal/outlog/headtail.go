@@ -80,13 +80,23 @@ func (l *Log) linesBefore(p int64) int64 {
 // Only the merged output is cut this way: with one stream selected out of
 // two, it is ReadFrom (or ReadTail) as before.
 func (l *Log) HeadTail(from int64, limit int, streams Stream) (Result, *Omission) {
+	return l.headTail(Result{}, from, limit, streams)
+}
+
+// HeadTailRaw is HeadTail with the bytes of binary parts included (see
+// ReadRaw): the same slices of the log, as stored.
+func (l *Log) HeadTailRaw(from int64, limit int, streams Stream) (Result, *Omission) {
+	return l.headTail(Result{raw: true}, from, limit, streams)
+}
+
+func (l *Log) headTail(r Result, from int64, limit int, streams Stream) (Result, *Omission) {
 	if streams != Both && len(l.runs) > 1 || len(l.headRuns) > 1 && streams != Both {
 		if from < 0 {
-			return l.ReadTail(limit, streams), nil
+			return l.readTail(r, limit, streams), nil
 		}
-		return l.ReadFrom(from, limit, streams), nil
+		return l.readFrom(r, from, limit, streams), nil
 	}
-	r := Result{Next: l.end}
+	r.Next = l.end
 	lo := from
 	gap := false // the stretch [headEnd, start) is gone
 	switch {
@@ -197,8 +207,14 @@ func (l *Log) appendRange(r *Result, from, to int64) {
 			}
 			switch {
 			case rs >= re:
+			case run.binary && !r.raw:
+				r.addPart(run.stream, rs, re)
+			case run.binary && run.stream == Stderr:
+				r.addPart(run.stream, rs, re)
+				r.Stderr = append(r.Stderr, l.head[rs:re]...)
 			case run.binary:
 				r.addPart(run.stream, rs, re)
+				r.Stdout = append(r.Stdout, l.head[rs:re]...)
 			case run.stream == Stderr:
 				r.Stderr = append(r.Stderr, l.head[rs:re]...)
 			default:

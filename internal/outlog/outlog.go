@@ -336,6 +336,16 @@ func (l *Log) readFrom(r Result, from int64, limit int, streams Stream) Result {
 // with next at the end of the log. It serves answers that carry no cursor:
 // what matters then is the latest output, as with a terminal's last screen.
 func (l *Log) ReadTail(limit int, streams Stream) Result {
+	return l.readTail(Result{}, limit, streams)
+}
+
+// ReadTailRaw is ReadTail with the bytes of binary parts included (see
+// ReadRaw): the same slice of the log, as stored.
+func (l *Log) ReadTailRaw(limit int, streams Stream) Result {
+	return l.readTail(Result{raw: true}, limit, streams)
+}
+
+func (l *Log) readTail(r0 Result, limit int, streams Stream) Result {
 	// Walk back to find where the last limit selected bytes begin.
 	from := l.end
 	budget := int64(limit)
@@ -355,7 +365,7 @@ func (l *Log) ReadTail(limit int, streams Stream) Result {
 		}
 		break
 	}
-	r := l.ReadFrom(from, limit, streams)
+	r := l.readFrom(r0, from, limit, streams)
 	// Anything before from that belongs to the selected streams was left out.
 	r.Capped = false
 	r.Evicted = l.start > 0

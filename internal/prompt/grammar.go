@@ -257,17 +257,21 @@ func lastGroup(line string) (int, int, bool) {
 	return 0, 0, false
 }
 
-// splitChoices splits a group's content at "/", ",", "|" and " or ".
+// splitChoices splits a group's content at "/", ",", "|" and " or ". An
+// empty alternative means the group is no list of answers (a path,
+// "(/src/x)"): then it returns nil.
 func splitChoices(s string) []string {
 	s = strings.ReplaceAll(s, " or ", "/")
 	f := strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == ',' || r == '|' })
-	out := f[:0]
-	for _, a := range f {
-		if a = strings.TrimSpace(a); a != "" {
-			out = append(out, a)
+	if len(f) == 0 || strings.Count(s, "/")+strings.Count(s, ",")+strings.Count(s, "|") != len(f)-1 {
+		return nil
+	}
+	for i, a := range f {
+		if f[i] = strings.TrimSpace(a); f[i] == "" {
+			return nil
 		}
 	}
-	return out
+	return f
 }
 
 // capitalDefault: in "[Y/n]" the one capital answer is the default, and the
@@ -302,25 +306,45 @@ func capitalDefault(choices []string) ([]string, string) {
 var continuationLine = regexp.MustCompile(`^(?:\s*(?:\.\.\.|…)[:>]?|\S*\([^)]*\):\d+:\d+[*"'` + "`" + `/\]]|\[\d+\] \S+\([^)]*\)[*"']|[\w.@-]+[-'"(*][#>]|\s+(?:->|'>|">|` + "`" + `>|/\*>)|\s*(?:ghci|Prelude|λ)?\||\+|>>)[ \t]*$`)
 
 // lineDefault reads the default of a line prompt: npm's "package name:
-// (foo) ", "Name [John]: ". A group that is the whole prompt ("(Pdb) ")
-// is the program's name, not a default.
+// (foo) ", "Name [John]: ".
 func lineDefault(line string) string {
+	if v, ok := defaultGroup(line); ok {
+		return v
+	}
+	return ""
+}
+
+// askWords begin a request for a value that ends in neither a colon nor a
+// question mark: "Enter version [1.0.0]".
+var askWords = map[string]bool{"enter": true, "type": true, "choose": true, "select": true,
+	"pick": true, "specify": true, "provide": true, "input": true, "give": true}
+
+// defaultGroup reads the default a prompt shows in brackets after a label
+// or a question, whatever it holds: npm's "version: (1.0.0) ", gpg's "What
+// keysize do you want? (3072) ", "Name [John Doe]: ", "Enter version
+// [1.0.0] ", openssl's empty "[]:". None is a group that is the whole
+// prompt ("(Pdb) ", the program's name), a range of answers ("(1-3)"), a
+// hint ("? Pick one (Use arrow keys)") or a group after text that neither
+// asks nor labels ("Compiling x v0.1.0 (/src/x)").
+func defaultGroup(line string) (string, bool) {
 	line = strings.TrimRight(line, " \t")
 	open, close, ok := lastGroup(line)
-	if !ok || open == 0 || close-open < 2 || close-open > 81 {
-		return ""
-	}
-	if !confirmTail.MatchString(line[close+1:]) || strings.TrimSpace(line[:open]) == "" {
-		return ""
+	if !ok || close-open > 81 || !confirmTail.MatchString(line[close+1:]) {
+		return "", false
 	}
 	before, after := strings.TrimSpace(line[:open]), line[close+1:]
-	if !strings.HasSuffix(before, ":") && !strings.ContainsAny(after, ":?") {
-		// "? Pick one (Use arrow keys)": a hint, not a default.
-		return ""
-	}
 	v := strings.TrimSpace(line[open+1 : close])
-	if strings.ContainsAny(v, "()[]") || numberRange.MatchString(v) {
-		return ""
+	switch {
+	case before == "" || strings.ContainsAny(v, "()[]") || numberRange.MatchString(v):
+		return "", false
+	case strings.HasSuffix(before, "?"):
+		// After a question a group of words is a hint on how to answer.
+		if strings.ContainsAny(v, " \t") {
+			return "", false
+		}
+		return v, true
+	case strings.HasSuffix(before, ":") || strings.ContainsAny(after, ":?") || askWords[firstWord(before)]:
+		return v, true
 	}
-	return v
+	return "", false
 }

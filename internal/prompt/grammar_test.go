@@ -50,6 +50,23 @@ func TestClassifyLines(t *testing.T) {
 		{"pdb", "(Pdb) ", KindLine, nil, ""},
 		{"gdb", "(gdb) ", KindLine, nil, ""},
 		{"node", "> ", KindLine, nil, ""},
+		// Issue 32 cause 1: auto-indent after a continuation prompt, and
+		// defaults holding any characters.
+		{"python 3.13", "...     ", KindContinuation, nil, ""},
+		{"python 3.13", "...         ", KindContinuation, nil, ""},
+		{"ipython", "   ...:         ", KindContinuation, nil, ""},
+		{"irb", "irb(main):003:2*     ", KindContinuation, nil, ""},
+		{"sqlite3", "   ...>     ", KindContinuation, nil, ""},
+		{"node", "... ", KindContinuation, nil, ""},
+		{"npm init", "license: (ISC) ", KindLine, nil, "ISC"},
+		{"npm init", "test command: ", KindLine, nil, ""},
+		{"gpg", "What keysize do you want? (3072) ", KindLine, nil, "3072"},
+		{"gpg", "Key is valid for? (0) ", KindLine, nil, "0"},
+		{"openssl req", "Country Name (2 letter code) [AU]:", KindLine, nil, "AU"},
+		{"openssl req", "Locality Name (eg, city) []:", KindLine, nil, ""},
+		{"a CLI", "Enter version [1.0.0] ", KindLine, nil, "1.0.0"},
+		{"a CLI", "Name [default]: ", KindLine, nil, "default"},
+		{"cargo", "   Compiling cx v0.1.0 (/tmp/shape/cx)", KindLine, nil, ""},
 	}
 	for _, tt := range tests {
 		g := Classify(Context{Kind: KindLine, Line: tt.line})

@@ -34,6 +34,16 @@ func TestTranscripts(t *testing.T) {
 		"cargo_building":      {"", "    Building [=======>                 ] 12/40: serde_json: ", ""},
 		"pip_downloading":     {"", "", ""},
 		"make_building":       {"", "building target all: ", ""},
+		// Issue 32 cause 1: programs that wait in a poll, where the row
+		// alone decides.
+		"npm_init_version":     {KindLine, "version: (1.0.0) ", ""},
+		"npm_init_entry":       {KindLine, "entry point: (index.js) ", ""},
+		"python313_indent":     {KindLine, "...         ", ""},
+		"ipython_continuation": {KindLine, "   ...:     ", ""},
+		"irb_continuation":     {KindLine, "irb(main):003:2*     ", ""},
+		"sqlite3_continuation": {KindLine, "   ...> ", ""},
+		"gpg_keysize":          {KindLine, "What keysize do you want? (3072) ", ""},
+		"openssl_req":          {KindLine, "State or Province Name (full name) [Some-State]:", ""},
 	}
 	files, err := filepath.Glob("testdata/transcripts/*.raw")
 	if err != nil || len(files) != len(want) {

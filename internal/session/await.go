@@ -26,6 +26,10 @@ type Until struct {
 	// Next ends the wait once the process has read more output than when
 	// the wait began (in PTY mode it may still be on the screen only).
 	Next bool
+	// Seen, with Next, counts from an earlier wait's Outcome.Reads instead
+	// of from when this one began: a follower that waits again misses
+	// nothing that came in between.
+	Seen *uint64
 	// Detached ends the wait when the command exited and its output is
 	// drained while processes it started still run (`cmd &`): what it
 	// runs in the background is managed until it ends.
@@ -49,6 +53,9 @@ type Outcome struct {
 	// Snapshot is the answer's snapshot, with ReasonInputWait when
 	// Until.Answer asked for it; nil otherwise.
 	Snapshot *Snapshot
+	// Reads counts the process's output reads at the wait's last look
+	// (see Until.Seen).
+	Reads uint64
 }
 
 // After returns the snapshot of an answer after a wait that ended with o:
@@ -80,13 +87,14 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 	for {
 		changed, out, done := a.check()
 		if done {
+			out.Reads = a.outputs
 			return out
 		}
 		if u.InputWait {
 			if st, snap := a.inputWait(); st.Waiting {
-				return Outcome{Reason: ReasonInputWait, Input: st, Snapshot: snap}
+				return Outcome{Reason: ReasonInputWait, Input: st, Snapshot: snap, Reads: a.outputs}
 			} else if st.Ready {
-				return Outcome{Reason: ReasonReady, Input: st, Snapshot: snap}
+				return Outcome{Reason: ReasonReady, Input: st, Snapshot: snap, Reads: a.outputs}
 			}
 		}
 		select {
@@ -95,13 +103,13 @@ func (p *Process) Await(ctx context.Context, deadline time.Time, u Until) Outcom
 				resetTimer(a.calm, u.Quiet)
 			}
 		case <-a.calmC:
-			return Outcome{Reason: ReasonQuiet}
+			return Outcome{Reason: ReasonQuiet, Reads: a.outputs}
 		case <-a.probeC:
 			a.probe = true
 		case <-a.deadlineC:
-			return Outcome{Reason: ReasonDeadline}
+			return Outcome{Reason: ReasonDeadline, Reads: a.outputs}
 		case <-ctx.Done():
-			return Outcome{Reason: ReasonCancelled}
+			return Outcome{Reason: ReasonCancelled, Reads: a.outputs}
 		}
 	}
 }
@@ -164,6 +172,9 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	detached := a.u.Detached && p.lc.detached
 	if !a.based {
 		a.base, a.based = p.in.outputs, true
+		if a.u.Seen != nil {
+			a.base = *a.u.Seen
+		}
 	}
 	output := a.u.Output && p.log.End() > a.u.From || a.u.Next && p.in.outputs > a.base
 	changed := p.changed

@@ -41,6 +41,7 @@ type Manager struct {
 	endLife   context.CancelFunc
 	restarts  sync.WaitGroup // pending crash restarts (start.go)
 	janitor   sync.WaitGroup // purges old records; the orphan sweep
+	watch     changes        // starts, ends and forgets, for followers (watch.go)
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
@@ -196,6 +197,9 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 	m.mu.Unlock()
 	for _, p := range removed {
 		p.Close()
+	}
+	if len(removed) > 0 {
+		m.watch.signal()
 	}
 	return len(removed)
 }

@@ -235,6 +235,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 		q.Close()
 	}
 	close(registered)
+	m.watch.signal()
 	if late {
 		// Shutdown began while this one was starting and will not see it.
 		// The kill is seen through even when ctx ended with that shutdown
@@ -306,6 +307,7 @@ func (m *Manager) ended(p *Process, final Info) {
 	m.mu.Lock()
 	m.reg.fitEndedOutput(m.keep.endedBytes)
 	m.mu.Unlock()
+	m.watch.signal()
 }
 
 // environ builds the child's environment: the server's, then what makes a

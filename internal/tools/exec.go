@@ -214,7 +214,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	if len(approved) > 0 {
 		out.Notes = append(out.Notes, "the user allowed this command once, which policy refused ("+strings.Join(approved, ", ")+")")
 	}
-	return nil, out, nil
+	return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 }
 
 // The statuses exec answers besides a process's own ([session.Status]).

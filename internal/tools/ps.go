@@ -63,6 +63,7 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 	}
 	all := in.IncludeCompleted == nil || *in.IncludeCompleted
 	out := PsOut{Processes: []PsEntry{}}
+	res := mcptool.Linked()
 	for _, p := range h.m.List() {
 		if len(out.Processes) >= limit {
 			break
@@ -94,7 +95,8 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		e.runHistory = h.history(p)
 		e.longFields = h.long(p, s)
 		out.Processes = append(out.Processes, e)
+		res.Content = append(res.Content, mcptool.LogLink(info.ID, info.Name))
 	}
 	out.Server = h.health()
-	return nil, out, nil
+	return res, out, nil
 }

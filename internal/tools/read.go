@@ -95,29 +95,21 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		if in.View != "" && in.View != "log" {
 			return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: "encoding \"base64\" reads the log: leave view out"})
 		}
-		return nil, h.readBase64(p, in, streams), nil
+		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), h.readBase64(p, in, streams), nil
 	default:
 		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
 			Error: fmt.Sprintf("Invalid encoding: %q; use \"text\" or \"base64\"", in.Encoding)})
 	}
 	switch in.View {
 	case "", "log":
-		q := h.answerQuery(in.SinceSeq, in.MaxOutputBytes, streams)
-		q.Input = session.InputNow
-		return nil, h.output(p, p.Snapshot(q), streams), nil
+		out, _ := h.readLog(p, in.SinceSeq, in.MaxOutputBytes, streams, false)
+		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	case "screen":
-		// The screen instead of the log: nothing of the log is consumed,
-		// so next_seq stays where the reader is.
-		q := session.Query{Since: in.SinceSeq, MaxBytes: 0, Streams: streams, Screen: true, Input: session.InputNow}
-		out := h.output(p, p.Snapshot(q), streams)
-		out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
-		if in.SinceSeq != nil {
-			out.NextSeq = in.SinceSeq
+		out, ok := h.readScreen(p, in.SinceSeq, streams)
+		if !ok {
+			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: errNoScreen})
 		}
-		if out.Screen == nil {
-			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: "view \"screen\" needs a process started with tty: true"})
-		}
-		return nil, out, nil
+		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	}
 	return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
 		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
@@ -148,6 +140,31 @@ func (h *handlers) readBase64(p *session.Process, in ReadIn, streams session.Str
 		out.Stderr = new(base64.StdEncoding.EncodeToString(s.Stderr))
 	}
 	return out
+}
+
+const errNoScreen = "view \"screen\" needs a process started with tty: true"
+
+// readLog is read's answer about p's log, and the snapshot it was made
+// from; with keepRaw, that has the stored bytes of binary output too
+// (session.Query.KeepRaw).
+func (h *handlers) readLog(p *session.Process, since *int64, maxBytes *int, streams session.Stream, keepRaw bool) (OutputOut, session.Snapshot) {
+	q := h.answerQuery(since, maxBytes, streams)
+	q.Input, q.KeepRaw = session.InputNow, keepRaw
+	s := p.Snapshot(q)
+	return h.output(p, s, streams), s
+}
+
+// readScreen is read's answer with view "screen"; false for a process
+// without a terminal. The screen instead of the log: nothing of the log is
+// consumed, so next_seq stays where the reader is.
+func (h *handlers) readScreen(p *session.Process, since *int64, streams session.Stream) (OutputOut, bool) {
+	q := session.Query{Since: since, MaxBytes: 0, Streams: streams, Screen: true, Input: session.InputNow}
+	out := h.output(p, p.Snapshot(q), streams)
+	out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
+	if since != nil {
+		out.NextSeq = since
+	}
+	return out, out.Screen != nil
 }
 
 // output builds a read or wait answer from s, one snapshot of p; streams

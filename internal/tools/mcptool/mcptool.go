@@ -50,16 +50,16 @@ func Error[Out any](out Out) (*mcp.CallToolResult, Out, error) {
 // text content is its JSON without HTML escaping: the SDK fills it with
 // json.Marshal, which writes <, > and & as \u003c, \u003e and \u0026, and
 // clients hand that text to the model as it is. A handler that sets its
-// own Content, or answers with input requests (elicitation), keeps it; an
-// error returned as error is the SDK's. A tool without icons gets the
-// server's.
+// own text content, or answers with input requests (elicitation), keeps
+// it; other content it sets (a resource_link) follows the text. An error
+// returned as error is the SDK's. A tool without icons gets the server's.
 func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.Icons == nil {
 		t.Icons = Icons()
 	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
-		if err != nil || res != nil && (res.Content != nil || res.InputRequests != nil) {
+		if err != nil || res != nil && (hasText(res.Content) || res.InputRequests != nil) {
 			return res, out, err
 		}
 		text, err := JSON(out)
@@ -69,9 +69,29 @@ func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 		if res == nil {
 			res = &mcp.CallToolResult{}
 		}
-		res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+		res.Content = append([]mcp.Content{&mcp.TextContent{Text: text}}, res.Content...)
 		return res, out, nil
 	})
+}
+
+// hasText reports whether content holds text.
+func hasText(content []mcp.Content) bool {
+	for _, c := range content {
+		if _, ok := c.(*mcp.TextContent); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Linked is a result whose text (the answer's JSON, filled in by Add) is
+// followed by links.
+func Linked(links ...*mcp.ResourceLink) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(links))}
+	for _, l := range links {
+		res.Content = append(res.Content, l)
+	}
+	return res
 }
 
 // JSON is v's JSON as a model should read it: <, > and & as they are.
