@@ -21,12 +21,12 @@ type Omission struct {
 
 // keepHead records the first HeadSize bytes as they are appended, with
 // their streams; called before the end advances.
-func (l *Log) keepHead(s Stream, b []byte) {
+func (l *Log) keepHead(s Stream, b []byte, binary bool) {
 	if l.end >= HeadSize {
 		return
 	}
-	if n := len(l.headRuns); n == 0 || l.headRuns[n-1].stream != s {
-		l.headRuns = append(l.headRuns, streamRun{pos: l.end, stream: s})
+	if n := len(l.headRuns); n == 0 || l.headRuns[n-1].stream != s || l.headRuns[n-1].binary != binary {
+		l.headRuns = append(l.headRuns, streamRun{pos: l.end, stream: s, binary: binary})
 	}
 	l.head = append(l.head, b[:min(len(b), HeadSize-int(l.end))]...)
 }
@@ -80,13 +80,23 @@ func (l *Log) linesBefore(p int64) int64 {
 // Only the merged output is cut this way: with one stream selected out of
 // two, it is ReadFrom (or ReadTail) as before.
 func (l *Log) HeadTail(from int64, limit int, streams Stream) (Result, *Omission) {
+	return l.headTail(Result{}, from, limit, streams)
+}
+
+// HeadTailRaw is HeadTail with the bytes of binary parts included (see
+// ReadRaw): the same slices of the log, as stored.
+func (l *Log) HeadTailRaw(from int64, limit int, streams Stream) (Result, *Omission) {
+	return l.headTail(Result{raw: true}, from, limit, streams)
+}
+
+func (l *Log) headTail(r Result, from int64, limit int, streams Stream) (Result, *Omission) {
 	if streams != Both && len(l.runs) > 1 || len(l.headRuns) > 1 && streams != Both {
 		if from < 0 {
-			return l.ReadTail(limit, streams), nil
+			return l.readTail(r, limit, streams), nil
 		}
-		return l.ReadFrom(from, limit, streams), nil
+		return l.readFrom(r, from, limit, streams), nil
 	}
-	r := Result{Next: l.end}
+	r.Next = l.end
 	lo := from
 	gap := false // the stretch [headEnd, start) is gone
 	switch {
@@ -195,12 +205,20 @@ func (l *Log) appendRange(r *Result, from, to int64) {
 			if i+1 < len(l.headRuns) {
 				re = min(re, l.headRuns[i+1].pos)
 			}
-			if rs < re {
-				if run.stream == Stderr {
-					r.Stderr = append(r.Stderr, l.head[rs:re]...)
-				} else {
-					r.Stdout = append(r.Stdout, l.head[rs:re]...)
-				}
+			switch {
+			case rs >= re:
+			case run.binary && !r.raw:
+				r.addPart(run.stream, rs, re)
+			case run.binary && run.stream == Stderr:
+				r.addPart(run.stream, rs, re)
+				r.Stderr = append(r.Stderr, l.head[rs:re]...)
+			case run.binary:
+				r.addPart(run.stream, rs, re)
+				r.Stdout = append(r.Stdout, l.head[rs:re]...)
+			case run.stream == Stderr:
+				r.Stderr = append(r.Stderr, l.head[rs:re]...)
+			default:
+				r.Stdout = append(r.Stdout, l.head[rs:re]...)
 			}
 		}
 		return
@@ -209,7 +227,7 @@ func (l *Log) appendRange(r *Result, from, to int64) {
 		rs, re := l.runBounds(i)
 		rs, re = max(rs, from), min(re, to)
 		if rs < re {
-			r.appendTo(l.runs[i].stream, l, rs, re)
+			r.appendTo(l.runs[i], l, rs, re)
 		}
 	}
 }

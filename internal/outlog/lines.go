@@ -7,7 +7,8 @@ import "bytes"
 const MaxLine = 64 << 10
 
 // LineScan walks a process's log line by line, incrementally: each call to
-// scan looks only at bytes appended since the previous one. Lines are kept
+// scan looks only at bytes appended since the previous one. Binary parts
+// are not text: they are skipped, and end the line they interrupt. Lines are kept
 // per stream, so that in pipe mode stdout and stderr lines are never mixed,
 // and a line split across chunks (or reads) is seen whole.
 type LineScan struct {
@@ -41,6 +42,10 @@ func (s *LineScan) Scan(l *Log, line func(b []byte) bool) bool {
 		data := c.Data[s.Pos-c.Pos:]
 		s.Pos = end
 		i := streamIndex(c.Stream)
+		if c.Binary { // not text: it ends the line before it, and holds none
+			s.Partial[i] = s.Partial[i][:0]
+			continue
+		}
 		touched[i] = true
 		if s.Needle != nil && !mayHold(s.Partial[i], data, s.Needle) {
 			if nl := bytes.LastIndexByte(data, '\n'); nl >= 0 {

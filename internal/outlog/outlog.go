@@ -1,7 +1,9 @@
 // Package outlog is a process's output log: a byte-capped ring of the
 // clean output of both streams, with positions counted in bytes appended
-// over the process's life, and line scans over it. It is not safe for
-// concurrent use: the owning session.Process locks around it.
+// over the process's life, and line scans over it. Binary output is kept
+// as it came, in parts of its own that text reads leave out (see
+// [Log.AppendBinary]). It is not safe for concurrent use: the owning
+// session.Process locks around it.
 package outlog
 
 import (
@@ -21,11 +23,12 @@ const (
 	Both = Stdout | Stderr
 )
 
-// streamRun marks where output of one stream begins; it lasts until the next
-// run's position (or the end of the log).
+// streamRun marks where output of one stream begins, text or binary; it
+// lasts until the next run's position (or the end of the log).
 type streamRun struct {
 	pos    int64
 	stream Stream
+	binary bool
 }
 
 // minRing is the smallest ring a log with output gets: most commands print
@@ -40,8 +43,8 @@ const minRing = 1 << 10
 // The bytes live in a ring that grows (doubling) up to capacity and is then
 // reused in place, so a busy process's appends allocate nothing. The byte at
 // position p is at buf[p%len(buf)]. Which stream each byte came from is kept
-// as runs, one per change of stream (PTY mode has a single run; at worst
-// there is one per retained byte).
+// as runs, one per change of stream or between text and binary (PTY mode
+// has a single run of text; at worst there is one per retained byte).
 //
 // Not safe for concurrent use: the owning Process locks around it.
 type Log struct {
@@ -111,16 +114,25 @@ func streamIndex(s Stream) int {
 	return 0
 }
 
-// Append adds b to the log as output of stream s.
-func (l *Log) Append(s Stream, b []byte) {
+// Append adds b to the log as text output of stream s.
+func (l *Log) Append(s Stream, b []byte) { l.append(s, b, false) }
+
+// AppendBinary adds b to the log as binary output of stream s: it is kept
+// as it is, takes positions as text does and counts against the capacity
+// byte for byte, but text reads (ReadFrom, ReadTail, HeadTail) leave it
+// out of their bytes and list it in Result.Binary instead, line scans skip
+// it, and only ReadRaw returns it.
+func (l *Log) AppendBinary(s Stream, b []byte) { l.append(s, b, true) }
+
+func (l *Log) append(s Stream, b []byte, binary bool) {
 	if len(b) == 0 || l.capacity <= 0 {
 		return
 	}
 	l.total[streamIndex(s)] += int64(len(b))
-	l.keepHead(s, b)
+	l.keepHead(s, b, binary)
 	l.lines += int64(bytes.Count(b, nl))
-	if n := len(l.runs); n == 0 || l.runs[n-1].stream != s {
-		l.runs = append(l.runs, streamRun{pos: l.end, stream: s})
+	if n := len(l.runs); n == 0 || l.runs[n-1].stream != s || l.runs[n-1].binary != binary {
+		l.runs = append(l.runs, streamRun{pos: l.end, stream: s, binary: binary})
 	}
 	if need := l.end - l.start + int64(len(b)); need > int64(len(l.buf)) && len(l.buf) < l.capacity {
 		l.grow(int(min(need, int64(l.capacity))))
@@ -193,11 +205,12 @@ func (l *Log) copyTo(dst []byte, from, to int64) []byte {
 	return dst
 }
 
-// Chunk is a run of retained bytes of one stream, contiguous in the ring,
-// starting at log position pos.
+// Chunk is a run of retained bytes of one stream, text or binary,
+// contiguous in the ring, starting at log position pos.
 type Chunk struct {
 	Pos    int64
 	Stream Stream
+	Binary bool // Data is binary output (AppendBinary), not text
 	Data   []byte
 }
 
@@ -212,7 +225,7 @@ func (l *Log) Chunks(from int64) iter.Seq[Chunk] {
 			rs, re := l.runBounds(i)
 			for p := max(rs, from); p < re; {
 				seg := segment(l.buf, p, re)
-				if !yield(Chunk{Pos: p, Stream: l.runs[i].stream, Data: seg}) {
+				if !yield(Chunk{Pos: p, Stream: l.runs[i].stream, Binary: l.runs[i].binary, Data: seg}) {
 					return
 				}
 				p += int64(len(seg))
@@ -243,15 +256,47 @@ type Result struct {
 	Next           int64 // position of the first byte not returned
 	Evicted        bool  // bytes the reader asked for were evicted
 	Capped         bool  // the byte budget cut the answer; more from next
+	// Binary lists the binary parts of the slice, in position order. A
+	// text read leaves their bytes out of Stdout and Stderr (the text
+	// around them is joined); ReadRaw includes them.
+	Binary []Part
+	raw    bool // binary bytes are copied too (ReadRaw)
+}
+
+// Part is a stretch [From, To) of one stream's binary output.
+type Part struct {
+	From, To int64
+	Stream   Stream
+}
+
+// BinaryBytes is how many bytes the result's binary parts hold.
+func (r *Result) BinaryBytes() int64 {
+	n := int64(0)
+	for _, p := range r.Binary {
+		n += p.To - p.From
+	}
+	return n
 }
 
 // ReadFrom returns the bytes of the selected streams from position from on,
-// at most limit bytes in all. A cut lands on a character boundary (a single
-// character longer than limit is returned whole so a reader always advances),
-// and next is the first position not returned, so an incremental reader that
-// passes next back loses nothing still retained.
+// at most limit bytes in all, binary parts counted but left out (see
+// Result.Binary). A cut lands on a character boundary (a single character
+// longer than limit is returned whole so a reader always advances; binary
+// output is cut at any byte), and next is the first position not returned,
+// so an incremental reader that passes next back loses nothing still
+// retained.
 func (l *Log) ReadFrom(from int64, limit int, streams Stream) Result {
-	r := Result{Start: from, Next: l.end}
+	return l.readFrom(Result{}, from, limit, streams)
+}
+
+// ReadRaw is ReadFrom with the bytes of binary parts included as they were
+// appended: the exact stored bytes of the range, text and binary.
+func (l *Log) ReadRaw(from int64, limit int, streams Stream) Result {
+	return l.readFrom(Result{raw: true}, from, limit, streams)
+}
+
+func (l *Log) readFrom(r Result, from int64, limit int, streams Stream) Result {
+	r.Start, r.Next = from, l.end
 	if from < l.start {
 		r.Evicted = true
 		from = l.start
@@ -270,13 +315,18 @@ func (l *Log) ReadFrom(from int64, limit int, streams Stream) Result {
 			continue
 		}
 		if re-rs > int64(budget) {
-			cut := l.cutPoint(rs, re, budget, budget == limit)
-			r.appendTo(s, l, rs, rs+int64(cut))
+			cut := budget
+			if !l.runs[i].binary {
+				cut = l.cutPoint(rs, re, budget, budget == limit)
+			} else if cut == 0 && budget == limit {
+				cut = 1 // a reader always advances
+			}
+			r.appendTo(l.runs[i], l, rs, rs+int64(cut))
 			r.Next = rs + int64(cut)
 			r.Capped = true
 			return r
 		}
-		r.appendTo(s, l, rs, re)
+		r.appendTo(l.runs[i], l, rs, re)
 		budget -= int(re - rs)
 	}
 	return r
@@ -286,6 +336,16 @@ func (l *Log) ReadFrom(from int64, limit int, streams Stream) Result {
 // with next at the end of the log. It serves answers that carry no cursor:
 // what matters then is the latest output, as with a terminal's last screen.
 func (l *Log) ReadTail(limit int, streams Stream) Result {
+	return l.readTail(Result{}, limit, streams)
+}
+
+// ReadTailRaw is ReadTail with the bytes of binary parts included (see
+// ReadRaw): the same slice of the log, as stored.
+func (l *Log) ReadTailRaw(limit int, streams Stream) Result {
+	return l.readTail(Result{raw: true}, limit, streams)
+}
+
+func (l *Log) readTail(r0 Result, limit int, streams Stream) Result {
 	// Walk back to find where the last limit selected bytes begin.
 	from := l.end
 	budget := int64(limit)
@@ -305,7 +365,7 @@ func (l *Log) ReadTail(limit int, streams Stream) Result {
 		}
 		break
 	}
-	r := l.ReadFrom(from, limit, streams)
+	r := l.readFrom(r0, from, limit, streams)
 	// Anything before from that belongs to the selected streams was left out.
 	r.Capped = false
 	r.Evicted = l.start > 0
@@ -322,12 +382,31 @@ func (l *Log) ReadTail(limit int, streams Stream) Result {
 	return r
 }
 
-func (r *Result) appendTo(s Stream, l *Log, from, to int64) {
-	if s == Stderr {
+// appendTo adds the bytes [from, to) of run to r: to its stream's bytes if
+// they are text or the read is raw, and to its binary parts if they are
+// binary.
+func (r *Result) appendTo(run streamRun, l *Log, from, to int64) {
+	if run.binary {
+		r.addPart(run.stream, from, to)
+		if !r.raw {
+			return
+		}
+	}
+	if run.stream == Stderr {
 		r.Stderr = l.copyTo(r.Stderr, from, to)
 	} else {
 		r.Stdout = l.copyTo(r.Stdout, from, to)
 	}
+}
+
+// addPart lists [from, to) of stream s as binary, joined to the last part
+// when it continues it.
+func (r *Result) addPart(s Stream, from, to int64) {
+	if n := len(r.Binary); n > 0 && r.Binary[n-1].To == from && r.Binary[n-1].Stream == s {
+		r.Binary[n-1].To = to
+		return
+	}
+	r.Binary = append(r.Binary, Part{From: from, To: to, Stream: s})
 }
 
 // cutPoint returns how many bytes of [from, to) fit in budget without

@@ -1,6 +1,9 @@
 package screen
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // Stripper removes control strings — OSC, DCS, SOS, PM and APC, with their
 // terminators — and C1 controls from a byte stream, streaming: a string
@@ -32,7 +35,15 @@ type Stripper struct {
 
 	held  [utf8.UTFMax]byte // an unfinished UTF-8 character at the end of the last write
 	nheld int
+
+	invalid int // bytes of text that were not part of a UTF-8 character, ever
 }
+
+// Invalid returns how many bytes of text (outside control strings) that
+// are not part of a UTF-8 character s has seen so far: the difference
+// across a Write tells how much of its input was not UTF-8 without a pass
+// of its own.
+func (s *Stripper) Invalid() int { return s.invalid }
 
 type stripState uint8
 
@@ -108,6 +119,9 @@ func (s *Stripper) text(dst, p []byte) (out, rest []byte, held bool) {
 		s.hold(p)
 		return dst, nil, true
 	}
+	if n == 1 { // every character from 0x80 up takes two bytes or more
+		s.invalid++
+	}
 	switch c1 {
 	case 0:
 		dst = append(dst, p[:n]...)
@@ -149,10 +163,20 @@ func (s *Stripper) afterEsc(dst, p []byte) (out, rest []byte, held bool) {
 }
 
 // textEnd is the index of the first byte of p that is not plain text:
-// ESC or a byte of 0x80 and above.
+// ESC or a byte of 0x80 and above. Eight bytes at a time while there is
+// none: most output is plain text, and every byte of it passes here.
 func textEnd(p []byte) int {
-	for i, b := range p {
-		if b == esc || b >= 0x80 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		e := x ^ (esc * ones) // a zero byte where p has an ESC
+		if (x|(e-ones)&^e)&highs != 0 {
+			break // one of these eight: find it below
+		}
+	}
+	for ; i < len(p); i++ {
+		if b := p[i]; b == esc || b >= 0x80 {
 			return i
 		}
 	}
@@ -242,6 +266,24 @@ func (s *Stripper) Flush(dst []byte) []byte {
 				dst = append(dst, b)
 			}
 		}
+	}
+	s.nheld = 0
+	s.st = stripText
+	return dst
+}
+
+// TakeHeld appends to dst, unchanged, the bytes s holds back (an ESC, the
+// start of a character) and starts over in text, as at the start of a
+// stream; a control string it was in is dropped. Binary output bypasses
+// the Stripper: what it held is the start of that output, and must not be
+// written out as text that the text after the binary could complete
+// (ESC, then "]52;..." after it).
+func (s *Stripper) TakeHeld(dst []byte) []byte {
+	if s.st == stripEsc {
+		dst = append(dst, esc)
+	}
+	if s.st == stripEsc || s.st == stripText {
+		dst = append(dst, s.held[:s.nheld]...)
 	}
 	s.nheld = 0
 	s.st = stripText

@@ -163,3 +163,77 @@ func FuzzStripper(f *testing.F) {
 		}
 	})
 }
+
+// TakeHeld hands over what the Stripper held back, unchanged, and starts
+// over in text: binary output that bypasses the Stripper begins with it.
+func TestStripperTakeHeld(t *testing.T) {
+	for _, tc := range []struct{ in, out, held string }{
+		{"text\x1b", "text", "\x1b"},
+		{"caf\xc3", "caf", "\xc3"},
+		{"a\xe2\x82", "a", "\xe2\x82"},
+		{"x\x1b]52;c;aGk=", "x", ""}, // inside a control string: dropped
+		{"plain", "plain", ""},
+	} {
+		var s Stripper
+		out := s.Write(nil, []byte(tc.in))
+		held := s.TakeHeld(nil)
+		if string(out) != tc.out || string(held) != tc.held {
+			t.Errorf("%q: wrote %q held %q, want %q %q", tc.in, out, held, tc.out, tc.held)
+		}
+		// Starting over: what follows is text, not the end of a sequence.
+		if got := string(s.Write(nil, []byte("]0;t\a ok"))); got != "]0;t\a ok" {
+			t.Errorf("%q: after TakeHeld, %q", tc.in, got)
+		}
+	}
+}
+
+// textEnd, eight bytes at a time, finds the same byte as one at a time.
+func TestTextEnd(t *testing.T) {
+	slow := func(p []byte) int {
+		for i, b := range p {
+			if b == esc || b >= 0x80 {
+				return i
+			}
+		}
+		return len(p)
+	}
+	base := []byte("0123456789abcdef0123456789abcdef\x00\x01\x1a\x1c\x7f")
+	for n := range len(base) + 1 {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{esc, 0x80, 0x9b, 0xff, 0x1a, 0x00} {
+				p := append([]byte(nil), base[:n]...)
+				if at >= 0 {
+					p[at] = c
+				}
+				if got, want := textEnd(p), slow(p); got != want {
+					t.Fatalf("textEnd(%q) = %d, want %d", p, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Invalid counts the bytes of text that are not UTF-8, as outlog's
+// judgement does, but not those inside control strings it drops.
+func TestStripperInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want int
+	}{
+		{[]string{"plain ascii"}, 0},
+		{[]string{"héllo € 日本語 🙂"}, 0},
+		{[]string{"\xff\xfe", "a\x80"}, 3},
+		{[]string{"caf\xc3", "\xa9 ok"}, 0},    // a character split between writes
+		{[]string{"caf\xc3", "x"}, 1},          // an unfinished one, then not
+		{[]string{"\x9b2J\xc2\x9b"}, 1},        // an 8-bit CSI; U+009B is a character
+		{[]string{"\x1b]0;\xff\xfe\a\xff"}, 1}, // inside an OSC: dropped, not counted
+	} {
+		var s Stripper
+		for _, w := range tc.in {
+			s.Write(nil, []byte(w))
+		}
+		if got := s.Invalid(); got != tc.want {
+			t.Errorf("%q: Invalid = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

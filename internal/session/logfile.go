@@ -3,9 +3,11 @@ package session
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/disklog"
+	"github.com/yieldshell/yieldshell/internal/outlog"
 )
 
 // diskRun is p's run as a log file follows it ([disklog.Dir.Follow]).
@@ -29,6 +31,8 @@ func (p *Process) diskRun() disklog.Run {
 type diskFollower struct {
 	p     *Process
 	ahead []byte // shown in the file past the position, not in the log yet
+	// midLine: the file's last byte is not a line end.
+	midLine bool
 }
 
 // since waits until p's log has bytes past pos or p has ended, and appends
@@ -64,6 +68,7 @@ func (f *diskFollower) since(buf []byte, pos int64) ([]byte, int64, int64, bool)
 			break
 		}
 		if out, ok := f.show(buf, screen); ok {
+			f.wrote(out)
 			return out, pos, 0, false
 		}
 		// Nothing new on the screen: quiet counts again only after the next output.
@@ -77,15 +82,54 @@ func (f *diskFollower) since(buf []byte, pos int64) ([]byte, int64, int64, bool)
 		pos = p.log.Start()
 		f.ahead = f.ahead[:0] // the file says what is missing, on a line of its own
 	}
+	var bin outlog.Part // binary output not yet noted
 	for c := range p.log.Chunks(pos) {
 		end := c.Pos + int64(len(c.Data))
 		if end <= pos {
 			continue
 		}
-		buf = f.settle(buf, c.Data[pos-c.Pos:])
+		switch {
+		case c.Binary && bin.To == pos && bin.Stream == c.Stream:
+			bin.To = end
+		case c.Binary:
+			buf = f.noteBinary(buf, bin)
+			bin = outlog.Part{From: pos, To: end, Stream: c.Stream}
+		default:
+			buf = f.noteBinary(buf, bin)
+			bin = outlog.Part{}
+			buf = f.settle(buf, c.Data[pos-c.Pos:])
+		}
 		pos = end
 	}
+	buf = f.noteBinary(buf, bin)
+	f.wrote(buf)
 	return buf, pos, lost, p.lc.ended()
+}
+
+// noteBinary appends to buf, on a line of its own, a note of binary output
+// part instead of its bytes (none for an empty part). The file is for
+// people to follow in a terminal, which would obey the escape sequences
+// in a program's binary output (a clipboard write, a link, a title): it
+// shows text only, as the log's text reads do; read with encoding
+// "base64" returns the bytes.
+func (f *diskFollower) noteBinary(buf []byte, part outlog.Part) []byte {
+	if part.To <= part.From {
+		return buf
+	}
+	buf = f.breakLine(buf)
+	f.ahead = f.ahead[:0]
+	if len(buf) > 0 && buf[len(buf)-1] != '\n' || len(buf) == 0 && f.midLine {
+		buf = append(buf, '\n')
+	}
+	return fmt.Appendf(buf, "[binary output: %d bytes at seq %d-%d, not shown; read them with encoding \"base64\"]\n",
+		part.To-part.From, part.From, part.To)
+}
+
+// wrote records what the file's last byte will be once buf is written.
+func (f *diskFollower) wrote(buf []byte) {
+	if n := len(buf); n > 0 {
+		f.midLine = buf[n-1] != '\n'
+	}
 }
 
 // show appends to buf what the file must add to show screen, the text on

@@ -70,6 +70,28 @@ func (o *pipeline) append(l *outlog.Log, s Stream, b []byte, sc *scratch, last b
 	l.Append(s, sc.redacted)
 }
 
+// appendBinary adds binary output of stream s to l as it is, not through
+// the cleaner, the screen or the line tracking: in PTY mode what the
+// cleaner holds for the log (the rows on the screen, the line being
+// written, what the redactor held back) is committed first, so that the
+// log keeps the order in which the program wrote. last marks the end of
+// the stream.
+func (o *pipeline) appendBinary(l *outlog.Log, s Stream, b []byte, sc *scratch, last bool) {
+	if o.cleaner == nil {
+		o.lastLine = o.lastLine[:0]
+		l.AppendBinary(s, b)
+		return
+	}
+	sc.clean = o.cleaner.Flush(sc.clean[:0])
+	if last {
+		sc.clean = o.cleaner.Close(sc.clean)
+	}
+	sc.redacted = o.redactor.Write(sc.redacted[:0], sc.clean)
+	sc.redacted = o.redactor.Flush(sc.redacted)
+	l.Append(s, sc.redacted)
+	l.AppendBinary(s, b)
+}
+
 // droppedReplies is how many replies to the program's queries were
 // dropped because it did not read them fast enough.
 func (o *pipeline) droppedReplies() int {

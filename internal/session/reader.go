@@ -1,10 +1,12 @@
 package session
 
 import (
+	"bytes"
 	"io"
 	"runtime"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/screen"
@@ -32,6 +34,10 @@ type streamReader struct {
 	redacted, text, stripped []byte
 	marks                    []prompt.Mark
 	sc                       scratch
+	// judge tells the stream's binary output from its text (see
+	// appendChunk); bin is a binary piece's bytes as they go to the log.
+	judge outlog.Judge
+	bin   []byte
 	// fg is the terminal's foreground process group when the newest
 	// output was read: who asked the queries in it (0: not known).
 	fg int
@@ -82,6 +88,25 @@ func (sr *streamReader) clean(b []byte, last bool) []byte {
 		sr.stripped = sr.strip.Flush(sr.stripped)
 	}
 	return sr.stripped
+}
+
+// stripText is pipe mode's way through the binary judgement for a chunk
+// of a stream in text, the usual case: b through the Stripper, and ok, if
+// b is text (outlog.IsBinary). The Stripper counts the bytes that are not
+// UTF-8 as it passes them, so only the search for a NUL is a pass of its
+// own; a chunk with too many leaves the Stripper as it was, for the
+// judge to cut (ok false).
+func (sr *streamReader) stripText(b []byte, last bool) (_ []byte, ok bool) {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return nil, false
+	}
+	saved, invalid := *sr.strip, sr.strip.Invalid()
+	text := sr.clean(b, last)
+	if outlog.MostlyInvalid(sr.strip.Invalid()-invalid, len(b)) {
+		*sr.strip = saved
+		return nil, false
+	}
+	return text, true
 }
 
 // read is the one goroutine that owns a stream: raw bytes go through the
@@ -147,13 +172,60 @@ func (p *Process) pass(sr *streamReader, batch []byte) {
 func (p *Process) appendLocked(sr *streamReader, last bool) {
 	prev := 0
 	for _, m := range sr.marks {
-		sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
-		p.out.append(p.log, sr.s, sr.clean(sr.text[prev:m.Pos], false), &sr.sc, false)
+		p.appendChunk(sr, sr.text[prev:m.Pos], false)
 		p.in.mark(m, p.out.line)
+		if m.Kind == 'A' || m.Kind == 'D' {
+			// The shell speaks again: a command's binary output has ended,
+			// and its prompt is text even without a line end.
+			sr.judge = outlog.Judge{}
+		}
 		prev = m.Pos
 	}
+	p.appendChunk(sr, sr.text[prev:], last)
+}
+
+// appendChunk adds one chunk of what sr took (between two marks) to the
+// log, piece by piece as sr's judge cuts it (outlog.Judge): text through
+// the escape filter (the Stripper in pipe mode, the terminal cleaner in
+// PTY mode), binary output as it is (issue 34 item 3). Binary output
+// bypasses the filter so that it is stored losslessly; it is never shown
+// as text, so the filter's reason (no program's escape sequence reaches an
+// answer as text) still holds.
+//
+// "As it is" is after the reader's redaction (a secret is never stored)
+// and without shell-integration marks (the reader takes them out before
+// this); in PTY mode it is what the terminal gave us, after its output
+// processing (onlcr turns each \n into \r\n unless the program set the
+// terminal raw).
+func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
-	p.out.append(p.log, sr.s, sr.clean(sr.text[prev:], last), &sr.sc, last)
+	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 {
+		if text, ok := sr.stripText(b, last); ok {
+			p.out.append(p.log, sr.s, text, &sr.sc, last)
+			return
+		}
+	}
+	for first := true; first || len(b) > 0; first = false {
+		n, bin := 0, false
+		if len(b) > 0 {
+			n, bin = sr.judge.Cut(b)
+		}
+		piece := b[:n]
+		b = b[n:]
+		end := last && len(b) == 0
+		if !bin {
+			p.out.append(p.log, sr.s, sr.clean(piece, end), &sr.sc, end)
+			continue
+		}
+		sr.bin = sr.bin[:0]
+		if sr.strip != nil {
+			// What the stripper held back (an ESC, a character's first
+			// bytes) began this output.
+			sr.bin = sr.strip.TakeHeld(sr.bin)
+		}
+		sr.bin = append(sr.bin, piece...)
+		p.out.appendBinary(p.log, sr.s, sr.bin, &sr.sc, end)
+	}
 }
 
 // writeInitial feeds exec's stdin parameter without holding up exec: a

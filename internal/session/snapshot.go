@@ -28,6 +28,15 @@ type Query struct {
 	// saying what is left out between them (Output.Omitted), instead of
 	// keeping only the tail (no Since) or the head (Since).
 	HeadTail bool
+	// Raw returns the exact stored bytes from Since (nil: 0) on, binary
+	// output included, cut at any byte (see [Process.Raw]); HeadTail is
+	// ignored.
+	Raw bool
+	// KeepRaw adds, when the output holds binary output, the same slice
+	// of the log as stored (Output.RawStdout, RawStderr): for an answer
+	// that shows the text and also hands over the bytes (a resource's
+	// blob).
+	KeepRaw bool
 }
 
 // InputQuery says which input state a [Snapshot] carries.
@@ -56,6 +65,14 @@ type Output struct {
 	Capped         bool // the byte budget left some of it out
 	// Omitted is the stretch a HeadTail query left out, if any.
 	Omitted *outlog.Omission
+	// Binary lists the binary output the slice covers: its bytes are not
+	// in Stdout and Stderr (the text around them is joined there); Raw
+	// returns them.
+	Binary []outlog.Part
+	// RawStdout and RawStderr, with Query.KeepRaw and binary output in
+	// the slice, are the slice's exact stored bytes, binary included, at
+	// the same positions as Stdout and Stderr; nil otherwise.
+	RawStdout, RawStderr []byte
 	// Screen is the rendered terminal, when asked for or while a
 	// full-screen program runs; nil otherwise and in pipe mode.
 	Screen *screen.Snapshot
@@ -127,16 +144,29 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 	var r outlog.Result
 	var om *outlog.Omission
 	switch {
-	case q.HeadTail:
-		from := int64(-1)
+	case q.Raw:
+		from := int64(0)
 		if q.Since != nil {
 			from = max(*q.Since, 0)
 		}
-		r, om = p.log.HeadTail(from, q.MaxBytes, q.Streams)
+		r = p.log.ReadRaw(from, max(q.MaxBytes, 1), q.Streams)
+	case q.HeadTail:
+		r, om = p.log.HeadTail(headTailFrom(q.Since), q.MaxBytes, q.Streams)
 	case q.Since == nil:
 		r = p.log.ReadTail(q.MaxBytes, q.Streams)
 	default:
 		r = p.log.ReadFrom(*q.Since, q.MaxBytes, q.Streams)
+	}
+	var raw outlog.Result
+	if q.KeepRaw && !q.Raw && len(r.Binary) > 0 {
+		switch { // the same read, as stored
+		case q.HeadTail:
+			raw, _ = p.log.HeadTailRaw(headTailFrom(q.Since), q.MaxBytes, q.Streams)
+		case q.Since == nil:
+			raw = p.log.ReadTailRaw(q.MaxBytes, q.Streams)
+		default:
+			raw = p.log.ReadRaw(*q.Since, q.MaxBytes, q.Streams)
+		}
 	}
 	s := Snapshot{
 		Info: p.infoLocked(),
@@ -144,6 +174,7 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 			Stdout: r.Stdout, Stderr: r.Stderr,
 			StartSeq: r.Start, NextSeq: r.Next,
 			Evicted: r.Evicted, Capped: r.Capped, Omitted: om,
+			Binary: r.Binary, RawStdout: raw.Stdout, RawStderr: raw.Stderr,
 			Screen: p.out.screen(q.Screen),
 		},
 		CommandExits: p.in.cmds.since(p.in.wrote.exits),
@@ -155,6 +186,14 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 	}
 	s.URLs = p.urlsLocked(s.Pending)
 	return s
+}
+
+// headTailFrom is HeadTail's from for a query's since: -1 for none.
+func headTailFrom(since *int64) int64 {
+	if since == nil {
+		return -1
+	}
+	return max(*since, 0)
 }
 
 // confirmInput takes the answer's snapshot for an input-wait verdict st

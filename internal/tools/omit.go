@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"bytes"
-	"unicode/utf8"
-
+	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -32,48 +30,61 @@ type Omitted struct {
 // omitFields are what exec, read, wait and write answers say about output
 // they leave out or cannot show as text.
 type omitFields struct {
-	Omitted *Omitted `json:"omitted,omitempty" jsonschema:"output left out between the head and the tail of stdout (the answer's cap): read since_seq from_seq returns it, as far as it is still stored"`
-	Binary  bool     `json:"binary,omitempty" jsonschema:"the output is binary (NUL bytes or mostly invalid UTF-8): stdout is left empty instead of showing replacement characters; bytes says how much there is; the log keeps it"`
-	Bytes   *int64   `json:"bytes,omitempty" jsonschema:"with binary: how many bytes of output the answer covers"`
+	Omitted     *Omitted     `json:"omitted,omitempty" jsonschema:"output left out between the head and the tail of stdout (the answer's cap): read since_seq from_seq returns it, as far as it is still stored"`
+	Binary      bool         `json:"binary,omitempty" jsonschema:"the output holds binary (NUL bytes or mostly invalid UTF-8): its bytes are not in stdout or stderr, which keep the text around them; bytes says how many; the log keeps them exactly: read with encoding \"base64\" returns them"`
+	Bytes       *int64       `json:"bytes,omitempty" jsonschema:"with binary: how many bytes of binary output the answer covers"`
+	BinaryParts []BinaryPart `json:"binary_parts,omitempty" jsonschema:"with binary: where the binary output is (at most 16 parts listed)"`
 }
 
+// BinaryPart is a stretch of binary output: positions from_seq to to_seq
+// (exclusive), as next_seq counts.
+type BinaryPart struct {
+	FromSeq int64  `json:"from_seq" jsonschema:"position of its first byte: read since_seq from_seq with encoding \"base64\" returns it"`
+	ToSeq   int64  `json:"to_seq" jsonschema:"position after its last byte (exclusive, like next_seq)"`
+	Stream  string `json:"stream" jsonschema:"stdout or stderr"`
+}
+
+// maxBinaryParts is how many binary parts an answer lists.
+const maxBinaryParts = 16
+
 // answerText turns an answer's output into its text fields: binary output
-// is not shown (binary, bytes), and omitted describes a head-and-tail cut.
+// is not shown (binary, bytes, binary_parts), and omitted describes a
+// head-and-tail cut. The log stores binary output apart from text
+// (session), so text around it is shown; text that is binary as a whole
+// (many short chunks, each too short to tell) is not shown either.
 func answerText(o session.Output) (stdout, stderr string, f omitFields) {
 	if om := o.Omitted; om != nil && om.Bytes > 0 {
 		f.Omitted = &Omitted{FromSeq: om.From, ToSeq: om.To, Bytes: om.Bytes, Lines: om.Lines, Evicted: om.Evicted}
 	}
-	if isBinary(o.Stdout) || isBinary(o.Stderr) {
+	f.binaryParts(o.Binary)
+	if outlog.IsBinary(o.Stdout) || outlog.IsBinary(o.Stderr) {
 		f.Binary = true
-		f.Bytes = new(int64(len(o.Stdout) + len(o.Stderr)))
+		f.Bytes = new(*f.Bytes + int64(len(o.Stdout)+len(o.Stderr)))
 		return "", "", f
+	}
+	if len(o.Binary) == 0 {
+		f.Bytes = nil
 	}
 	return text(o.Stdout), text(o.Stderr), f
 }
 
-// Binary output: a NUL byte, or at least binaryMinLen bytes of which more
-// than one in binaryInvalidShare is not UTF-8. A few stray bytes in text
-// (a Latin-1 name) stay text, shown with U+FFFD.
-const (
-	binaryMinLen       = 64
-	binaryInvalidShare = 4
-)
-
-// isBinary reports whether b is binary rather than text.
-func isBinary(b []byte) bool {
-	if bytes.IndexByte(b, 0) >= 0 {
-		return true
-	}
-	if len(b) < binaryMinLen || utf8.Valid(b) {
-		return false
-	}
-	invalid := 0
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			invalid++
+// binaryParts sets binary, bytes (always) and binary_parts from the
+// binary parts of an answer's output.
+func (f *omitFields) binaryParts(parts []outlog.Part) {
+	var n int64
+	f.BinaryParts = nil
+	for i, p := range parts {
+		n += p.To - p.From
+		if i < maxBinaryParts {
+			f.BinaryParts = append(f.BinaryParts, BinaryPart{FromSeq: p.From, ToSeq: p.To, Stream: streamName(p.Stream)})
 		}
-		i += n
 	}
-	return invalid*binaryInvalidShare > len(b)
+	f.Binary, f.Bytes = len(parts) > 0, new(n)
+}
+
+func streamName(s outlog.Stream) string {
+	if s == outlog.Stderr {
+		return "stderr"
+	}
+	return "stdout"
 }

@@ -9,29 +9,6 @@ import (
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
-func TestIsBinary(t *testing.T) {
-	elf := "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00\x01\xfe", 30)
-	for _, tc := range []struct {
-		name string
-		in   string
-		want bool
-	}{
-		{"empty", "", false},
-		{"text", "hello\nworld\n", false},
-		{"unicode", strings.Repeat("héllo wörld € ", 10), false},
-		{"a NUL", "abc\x00def", true},
-		{"an executable", elf, true},
-		{"a few stray bytes in short text", "bad:\xff\xfe\xc3(end\n", false},
-		{"a Latin-1 name in long text", strings.Repeat("plain ascii text ", 10) + "Jos\xe9\n", false},
-		{"mostly invalid", strings.Repeat("\xff\xfe\x80a", 30), true},
-		{"escape sequences are text", strings.Repeat("\x1b[31mred\x1b[0m\n", 10), false},
-	} {
-		if got := isBinary([]byte(tc.in)); got != tc.want {
-			t.Errorf("%s: isBinary = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestAnswerText(t *testing.T) {
 	o := session.Output{Stdout: []byte("\x00\x01bin"), Omitted: &outlog.Omission{From: 5, To: 9, Bytes: 4, Lines: 1}}
 	stdout, _, f := answerText(o)
@@ -54,8 +31,8 @@ func FuzzIsBinary(f *testing.F) {
 		if !utf8.ValidString(stdout) {
 			t.Fatalf("invalid UTF-8 in the answer: %q", stdout)
 		}
-		if of.Binary != isBinary(b) || of.Binary && (stdout != "" || *of.Bytes != int64(len(b))) {
-			t.Fatalf("binary %v for %q: %q %+v", isBinary(b), b, stdout, of)
+		if of.Binary != outlog.IsBinary(b) || of.Binary && (stdout != "" || *of.Bytes != int64(len(b))) {
+			t.Fatalf("binary %v for %q: %q %+v", outlog.IsBinary(b), b, stdout, of)
 		}
 		if utf8.Valid(b) && !strings.Contains(string(b), "\x00") && of.Binary {
 			t.Fatalf("valid text called binary: %q", b)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +18,7 @@ type ReadIn struct {
 	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
 	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
 	View           string `json:"view,omitempty" jsonschema:"log (default): the output text; screen: the terminal as it looks now (rows, cursor, size) instead"`
+	Encoding       string `json:"encoding,omitempty" jsonschema:"text (default): output as text, binary output left out (binary: true); base64: the exact bytes the log stores from since_seq (default 0) on, binary output included, base64-encoded in stdout and stderr, at most max_output_bytes of encoded text; page on with next_seq"`
 }
 
 // OutputOut is the shape of read and wait answers.
@@ -40,6 +42,8 @@ type OutputOut struct {
 	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
 	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its terminal (replies to its queries that were dropped)"`
 	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
+	// Encoding says that stdout and stderr are base64 (read's encoding).
+	Encoding string `json:"encoding,omitempty" jsonschema:"base64 when stdout and stderr hold the base64 of the stored bytes (read with encoding \"base64\")"`
 	patternFields
 	longFields
 	manyFields
@@ -55,6 +59,8 @@ func readTool() *mcp.Tool {
 Example: {"process_id": "proc_1a2b3c4d5e6f", "since_seq": 120}
 
 view: "screen" returns the terminal as a person would see it now (rows of text, cursor, size) instead of the log; answers include it anyway while a full-screen program (vim, less, top) runs, and the log then holds one line saying so.
+
+Binary output (NUL bytes, or mostly invalid UTF-8) is never shown as text: answers say binary: true, how many bytes (bytes) and where (binary_parts), and keep the text around it. The log keeps it exactly as the program wrote it (in PTY mode as the terminal passed it on: \n becomes \r\n unless the program set the terminal raw); encoding: "base64" returns the exact stored bytes from since_seq on, text and binary, base64-encoded.
 
 Positions count bytes of the process's output log. Pass the previous answer's next_seq as since_seq to get only what came after; an answer cut by max_output_bytes (capped: true) ends where next_seq points, so reading on from there loses nothing still retained. Without since_seq the newest output is returned. truncated is true when output was cut or evicted (the oldest output is dropped past YIELDSHELL_MAX_BUFFER_BYTES). streams picks stdout, stderr or both; in PTY mode everything is in stdout.`,
 		Annotations: mcptool.Annotations("Read a process's output", mcptool.Reads),
@@ -83,9 +89,20 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
 			Error: fmt.Sprintf("Invalid streams: %q; use \"both\", \"stdout\" or \"stderr\"", in.Streams)})
 	}
+	switch in.Encoding {
+	case "", "text":
+	case "base64":
+		if in.View != "" && in.View != "log" {
+			return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: "encoding \"base64\" reads the log: leave view out"})
+		}
+		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), h.readBase64(p, in, streams), nil
+	default:
+		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
+			Error: fmt.Sprintf("Invalid encoding: %q; use \"text\" or \"base64\"", in.Encoding)})
+	}
 	switch in.View {
 	case "", "log":
-		out, _ := h.readLog(p, in.SinceSeq, in.MaxOutputBytes, streams)
+		out, _ := h.readLog(p, in.SinceSeq, in.MaxOutputBytes, streams, false)
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	case "screen":
 		out, ok := h.readScreen(p, in.SinceSeq, streams)
@@ -98,13 +115,41 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
 }
 
+// readBase64 answers read with encoding "base64": the stored bytes from
+// since_seq (or the start) on, text and binary alike, so that binary
+// output can be had exactly. The cap counts encoded bytes: at most 3/4 of
+// it are read.
+func (h *handlers) readBase64(p *session.Process, in ReadIn, streams session.Stream) OutputOut {
+	since := int64(0)
+	if in.SinceSeq != nil {
+		since = *in.SinceSeq
+	}
+	q := session.Query{Since: &since, MaxBytes: max(h.outputCap(in.MaxOutputBytes)/4*3, 3), Streams: streams, Raw: true, Input: session.InputNow}
+	s := p.Snapshot(q)
+	out := h.output(p, s, streams)
+	out.Encoding = "base64"
+	out.Capped = s.Capped
+	out.omitFields = omitFields{}
+	if out.binaryParts(s.Binary); !out.Binary {
+		out.Bytes = nil
+	}
+	if streams&session.Stdout != 0 {
+		out.Stdout = new(base64.StdEncoding.EncodeToString(s.Stdout))
+	}
+	if streams&session.Stderr != 0 {
+		out.Stderr = new(base64.StdEncoding.EncodeToString(s.Stderr))
+	}
+	return out
+}
+
 const errNoScreen = "view \"screen\" needs a process started with tty: true"
 
 // readLog is read's answer about p's log, and the snapshot it was made
-// from.
-func (h *handlers) readLog(p *session.Process, since *int64, maxBytes *int, streams session.Stream) (OutputOut, session.Snapshot) {
+// from; with keepRaw, that has the stored bytes of binary output too
+// (session.Query.KeepRaw).
+func (h *handlers) readLog(p *session.Process, since *int64, maxBytes *int, streams session.Stream, keepRaw bool) (OutputOut, session.Snapshot) {
 	q := h.answerQuery(since, maxBytes, streams)
-	q.Input = session.InputNow
+	q.Input, q.KeepRaw = session.InputNow, keepRaw
 	s := p.Snapshot(q)
 	return h.output(p, s, streams), s
 }

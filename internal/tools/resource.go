@@ -17,9 +17,16 @@ func NewReader(m *session.Manager, cfg *policy.Config) *Reader {
 }
 
 // Log is read's answer about p's log after since (nil: the newest output),
-// and the snapshot it was made from (its bytes, for binary output).
+// and the snapshot it was made from, whose Stdout and Stderr are, where
+// the answer says binary, the exact stored bytes of the same slice of the
+// log (binary output included; the answer's text leaves it out), for a
+// blob.
 func (r *Reader) Log(p *session.Process, since *int64) (OutputOut, session.Snapshot) {
-	return r.h.readLog(p, since, nil, session.Both)
+	out, s := r.h.readLog(p, since, nil, session.Both, true)
+	if len(s.Binary) > 0 {
+		s.Stdout, s.Stderr = s.RawStdout, s.RawStderr
+	}
+	return out, s
 }
 
 // Screen is read's answer with view "screen"; false for a process without
