@@ -25,6 +25,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/metrics"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
@@ -82,6 +83,7 @@ type App struct {
 	// YIELDSHELL_ASK's approvals: people.go).
 	People *People
 
+	roots      *roots.Tracker // each client session's roots; nil when no setting uses them
 	tempLogDir string         // removed at shutdown; "" when none was made
 	background sync.WaitGroup // registerInBackground
 	registered chan struct{}  // closed once every tool is registered
@@ -95,11 +97,12 @@ type App struct {
 // New builds the server for cfg, reporting version, and logs the
 // configuration's warnings.
 func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: version, Icons: tools.Icons()},
-		&mcp.ServerOptions{Instructions: tools.Instructions(cfg.Toolset), Logger: l.SDK,
-			// Stated, not inferred from the tools registered so far (see
-			// registerInBackground); the tool set never changes.
-			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
+	opts := &mcp.ServerOptions{Instructions: tools.Instructions(cfg.Toolset), Logger: l.SDK,
+		// Stated, not inferred from the tools registered so far (see
+		// registerInBackground); the tool set never changes.
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}}
+	rt := clientRoots(cfg, opts, slog.New(l.Stderr))
+	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: version, Icons: tools.Icons()}, opts)
 	log := slog.New(mcplog.NewHandler(l.Stderr, srv))
 	if r == LongRunning {
 		if err := pty.SetChildSubreaper(); err != nil {
@@ -130,7 +133,7 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 		return nil, err
 	}
 	m := metrics.New(mgr)
-	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, tempLogDir: tempLogDir, registered: make(chan struct{})}
+	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, roots: rt, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
 	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools())
 	a.registerInBackground(cfg, r, version)
@@ -138,6 +141,18 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 		log.Warn(w)
 	}
 	return a, nil
+}
+
+// clientRoots returns the tracker of the clients' roots and has the
+// server ask for them, unless the operator's settings leave them no use
+// (package roots, policy's roots.go).
+func clientRoots(cfg *policy.Config, opts *mcp.ServerOptions, log *slog.Logger) *roots.Tracker {
+	if !cfg.UsesRoots() {
+		return nil
+	}
+	rt := roots.New(log)
+	opts.InitializedHandler, opts.RootsListChangedHandler = rt.Initialized, rt.ListChanged
+	return rt
 }
 
 // newManager returns the process manager of a server that runs commands
@@ -176,7 +191,7 @@ func tuneGC() {
 // Shutdown joins the goroutine.
 func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 	a.background.Go(func() {
-		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask))
+		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask), tools.WithRoots(a.roots))
 		close(a.registered)
 		tuneGC()
 		if r == LongRunning {
@@ -239,6 +254,7 @@ func (a *App) Shutdown() {
 		a.Log.Warn("closing the pages for people", "error", err)
 	}
 	a.Manager.Shutdown(sctx)
+	a.roots.Close()
 	if a.tempLogDir != "" {
 		if err := os.RemoveAll(a.tempLogDir); err != nil {
 			a.Log.Warn("removing the shells' log directory", "error", err)

@@ -179,6 +179,13 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
+	if h.cfg.UsesRoots() {
+		r, ask := h.roots.For(ctx, req)
+		if ask != nil {
+			return ask, ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots
+		}
+		spec.Roots = r
+	}
 	approved, retried, err := h.human.Approved(req, spec)
 	if err != nil {
 		return mcptool.Error(startFailure(err))

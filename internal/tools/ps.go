@@ -95,6 +95,6 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		e.longFields = h.long(p, s)
 		out.Processes = append(out.Processes, e)
 	}
-	out.Server = h.health()
+	out.Server = h.health(req)
 	return nil, out, nil
 }
