@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -52,6 +53,14 @@ type Roots struct {
 // operator set neither YIELDSHELL_DEFAULT_CWD nor paths in
 // YIELDSHELL_ALLOWED_CWDS, or confined commands to the roots.
 func (c *Config) UsesRoots() bool { return c.CwdsFromRoots || !c.ExplicitDefaultCwd }
+
+// NeedsRoots reports whether a start with this cwd depends on the client's
+// roots: always when confined to them; otherwise only when cwd is empty or
+// relative (the default cwd, or its base, may be the first root). A call
+// that does not need them need not wait or ask for them.
+func (c *Config) NeedsRoots(cwd string) bool {
+	return c.CwdsFromRoots || !c.ExplicitDefaultCwd && !filepath.IsAbs(cwd)
+}
 
 // WithRoots returns the configuration in force for a client whose roots are
 // r: c itself when they change nothing. See the package comment above for

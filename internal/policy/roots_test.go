@@ -146,3 +146,27 @@ func TestRootsFailClosed(t *testing.T) {
 		t.Errorf("WithRoots: copy %q, original %q", got.AllowedCwds, c.AllowedCwds)
 	}
 }
+
+// TestNeedsRoots: a call needs the client's roots when they confine it, or
+// when its cwd is the default or relative to it and the operator chose no
+// default.
+func TestNeedsRoots(t *testing.T) {
+	dir := tempDir(t)
+	abs := filepath.Join(dir, "x")
+	plain := mustLoad(t, nil, dir)
+	confined := mustLoad(t, map[string]string{envAllowedCwds: "roots", envDefaultCwd: dir}, dir)
+	explicit := mustLoad(t, map[string]string{envDefaultCwd: dir}, dir)
+	for _, tt := range []struct {
+		c    *Config
+		cwd  string
+		want bool
+	}{
+		{plain, "", true}, {plain, "sub", true}, {plain, abs, false},
+		{confined, "", true}, {confined, abs, true},
+		{explicit, "", false}, {explicit, "sub", false}, {explicit, abs, false},
+	} {
+		if got := tt.c.NeedsRoots(tt.cwd); got != tt.want {
+			t.Errorf("NeedsRoots(%q) with default %v, confined %v = %v", tt.cwd, tt.c.ExplicitDefaultCwd, tt.c.CwdsFromRoots, got)
+		}
+	}
+}

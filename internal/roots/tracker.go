@@ -232,7 +232,9 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest) (*policy.Ro
 	}
 	t.mu.Lock()
 	e := t.entryLocked(ss)
-	if e.roots != nil && e.status == StatusKnown {
+	if e.roots != nil {
+		// Known, or failed: a client that did not answer is asked again
+		// on its next list_changed, not by every call.
 		r := e.roots
 		t.mu.Unlock()
 		return r, nil
@@ -242,7 +244,7 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest) (*policy.Ro
 		return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: &mcp.ListRootsParams{}}}
 	}
 	if !e.fetching {
-		t.fetchLocked(ss, e) // first call before initialized was handled, or after a failure
+		t.fetchLocked(ss, e) // a call before initialized was handled
 	}
 	known := e.known
 	t.mu.Unlock()

@@ -179,7 +179,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
-	if h.cfg.UsesRoots() {
+	if h.cfg.NeedsRoots(spec.Cwd) {
 		r, ask := h.roots.For(ctx, req)
 		if ask != nil {
 			return ask, ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots

@@ -133,7 +133,7 @@ func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in Start
 		TTY:         true,
 		Restart:     v.restart,
 	}
-	if h.cfg.UsesRoots() {
+	if h.cfg.NeedsRoots(spec.Cwd) {
 		r, ask := h.roots.For(ctx, req)
 		if ask != nil {
 			return ask, StartOut{}, nil // the sessionless protocol: the retry carries the client's roots
