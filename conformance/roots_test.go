@@ -43,7 +43,9 @@ func rootDirs(t *testing.T) (a, b, outside, escape string) {
 	return a, b, outside, escape
 }
 
-func rootURI(dir string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String() }
+func rootURI(dir string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+}
 
 // rootsClient is a client that names dirs as its roots (the SDK lists
 // them sorted by URI).
