@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -268,4 +269,48 @@ func TestRootsHTTPSessions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkRootsAsked measures, over stdio, the time from the client's
+// notifications/initialized (sent as Connect returns) to its answer to the
+// server's roots/list leaving the client: the server's part of "roots
+// known" (resolving the answer then takes microseconds:
+// internal/roots' BenchmarkFirstRoots measures it all in memory).
+func BenchmarkRootsAsked(b *testing.B) {
+	dir := b.TempDir()
+	var total time.Duration
+	for b.Loop() {
+		answered := make(chan time.Time, 1)
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+		c.AddRoots(&mcp.Root{URI: rootURI(dir)})
+		c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, method, req)
+				if method == "roots/list" {
+					select {
+					case answered <- time.Now():
+					default:
+					}
+				}
+				return res, err
+			}
+		})
+		b.StopTimer()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(binPath)}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		initialized := time.Now()
+		select {
+		case at := <-answered:
+			total += at.Sub(initialized)
+		case <-time.After(10 * time.Second):
+			b.Fatal("the server did not ask for roots")
+		}
+		_ = cs.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-answer")
 }

@@ -203,11 +203,13 @@ func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 }
 
 // awaitTools holds every request but initialize until the tools are
-// registered, so that none sees part of the tool set.
+// registered, so that none sees part of the tool set. The notifications
+// that have the server ask for the client's roots pass: they touch no
+// tool, and the roots are then known by the first call.
 func (a *App) awaitTools() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "initialize" {
+			if method != "initialize" && method != "notifications/initialized" && method != "notifications/roots/list_changed" {
 				select {
 				case <-a.registered:
 				case <-ctx.Done():

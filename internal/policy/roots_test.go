@@ -170,3 +170,42 @@ func TestNeedsRoots(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkResolveCwdRoots is the policy decision alone: ResolveCwd on the
+// operator's configuration, and on the one a client's roots put in force
+// (WithRoots, then ResolveCwd).
+func BenchmarkResolveCwdRoots(b *testing.B) {
+	dir := tempDir(b)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	load := func(m map[string]string) *Config {
+		c, err := Load(envOf(m), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	r := &Roots{Paths: []string{filepath.Join(dir, "other"), dir}}
+	for _, tc := range []struct {
+		name  string
+		c     *Config
+		roots bool
+	}{
+		{"baseline_operator_paths", load(map[string]string{envAllowedCwds: dir}), false},
+		{"client_roots", load(map[string]string{envAllowedCwds: "roots"}), true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				c := tc.c
+				if tc.roots {
+					c = c.WithRoots(r)
+				}
+				if _, err := c.ResolveCwd(sub); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
