@@ -83,13 +83,39 @@ func (s *server) psServer() map[string]any {
 	return m
 }
 
+// pathList is a decoded JSON array of strings (nil when absent).
+func pathList(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, x := range l {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
 // TestRootsDefaultCwd: with no YIELDSHELL_DEFAULT_CWD, a command without
 // cwd runs in the client's first root, and in the new first root after
-// the client changes them (roots/list_changed).
+// the client changes them (roots/list_changed). On the sessionless
+// protocol roots are asked for only where they confine (TestRootsConfine):
+// the default stays the server's directory.
 func TestRootsDefaultCwd(t *testing.T) {
 	a, b, _, _ := rootDirs(t)
-	for _, v := range protocols {
-		t.Run(protoName(v), func(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("default", func(t *testing.T) {
+		s := startWith(t, rootsClient(a, b), "")
+		if got := s.pwd(nil); got != wd {
+			t.Errorf("pwd = %q, want the server's directory %q", got, wd)
+		}
+		if ps := s.psServer(); ps["default_cwd_from"] != "server_cwd" || ps["client_roots_status"] != "not_asked" {
+			t.Errorf("ps server: %v", ps)
+		}
+	})
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) {
 			c := rootsClient(a, b)
 			s := startWith(t, c, v)
 			if got := s.pwd(nil); got != a {
@@ -100,7 +126,7 @@ func TestRootsDefaultCwd(t *testing.T) {
 			}
 			ps := s.psServer()
 			if ps["default_cwd"] != a || ps["default_cwd_from"] != "client_roots" || ps["allowed_cwds_from"] != "none" ||
-				!slices.Equal(strs(ps["client_roots"]), []string{a, b}) || ps["client_roots_status"] != "known" {
+				!slices.Equal(pathList(ps["client_roots"]), []string{a, b}) || ps["client_roots_status"] != "known" {
 				t.Errorf("ps server: %v", ps)
 			}
 			c.RemoveRoots(rootURI(a))
@@ -118,6 +144,9 @@ func TestRootsConfine(t *testing.T) {
 		t.Run(protoName(v), func(t *testing.T) {
 			c := rootsClient(a, b)
 			s := startWith(t, c, v, "YIELDSHELL_ALLOWED_CWDS=roots")
+			if got := s.pwd(nil); got != a {
+				t.Errorf("pwd = %q, want the first root %q", got, a)
+			}
 			for _, ok := range []string{a, filepath.Join(a, "sub"), b} {
 				if got := s.pwd(map[string]any{"cwd": ok}); got != ok {
 					t.Errorf("cwd %s: %s", ok, got)
@@ -130,13 +159,16 @@ func TestRootsConfine(t *testing.T) {
 				}
 			}
 			ps := s.psServer()
-			if ps["allowed_cwds_from"] != "client_roots" || !slices.Equal(strs(ps["allowed_cwds"]), []string{a, b}) {
+			if ps["allowed_cwds_from"] != "client_roots" || !slices.Equal(pathList(ps["allowed_cwds"]), []string{a, b}) {
 				t.Errorf("ps server: %v", ps)
 			}
-			c.RemoveRoots(rootURI(b))
-			eventually(t, 10*time.Second, "b to be taken away", func() bool {
-				return strings.Contains(s.pwd(map[string]any{"cwd": b}), "not under the client's roots")
+			c.RemoveRoots(rootURI(a))
+			eventually(t, 10*time.Second, "a to be taken away", func() bool {
+				return strings.Contains(s.pwd(map[string]any{"cwd": a}), "not under the client's roots")
 			})
+			if got := s.pwd(nil); got != b {
+				t.Errorf("after list_changed: pwd = %q, want the new first root %q", got, b)
+			}
 		})
 	}
 }
@@ -196,14 +228,14 @@ func TestRootsOperatorWins(t *testing.T) {
 			}
 
 			s = startWith(t, rootsClient(a, b), v, "YIELDSHELL_ALLOWED_CWDS="+b)
-			if got := s.pwd(nil); got != b {
+			if got := s.pwd(nil); v != "" && got != b { // sessionless: not asked, as roots do not confine
 				t.Errorf("explicit paths: pwd = %q, want b, the first root inside them", got)
 			}
 			r := s.exec("pwd", map[string]any{"cwd": a}).mustStatus(t, "failed_to_start")
 			if !strings.Contains(r.str("error"), "not under allowed roots (YIELDSHELL_ALLOWED_CWDS)") {
 				t.Errorf("a client root outside the operator's: %s", r.text)
 			}
-			if ps := s.psServer(); ps["allowed_cwds_from"] != "operator" || !slices.Equal(strs(ps["allowed_cwds"]), []string{b}) {
+			if ps := s.psServer(); ps["allowed_cwds_from"] != "operator" || !slices.Equal(pathList(ps["allowed_cwds"]), []string{b}) {
 				t.Errorf("ps server: %v", ps)
 			}
 
@@ -231,7 +263,7 @@ func TestRootsShellYeah(t *testing.T) {
 			if r.isError {
 				t.Fatalf("inside the root: %s", r.text)
 			}
-			if h := s.call("health_check", nil); h.str("allowed_cwds_from") != "client_roots" || !slices.Equal(strs(h.m["client_roots"]), []string{a}) {
+			if h := s.call("health_check", nil); h.str("allowed_cwds_from") != "client_roots" || !slices.Equal(pathList(h.m["client_roots"]), []string{a}) {
 				t.Errorf("health_check: %s", h.text)
 			}
 		})
@@ -239,12 +271,13 @@ func TestRootsShellYeah(t *testing.T) {
 }
 
 // TestRootsHTTPSessions: over --http each client session has its own
-// roots, at both protocols.
+// roots, at both protocols (on the sessionless one, each request asks
+// for them: the server is confined to roots).
 func TestRootsHTTPSessions(t *testing.T) {
 	a, b, _, _ := rootDirs(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	h := startHTTP(t, ctx)
+	h := startHTTP(t, ctx, "YIELDSHELL_ALLOWED_CWDS=roots")
 	for _, v := range protocols {
 		t.Run(protoName(v), func(t *testing.T) {
 			var ss [2]*server
@@ -265,6 +298,9 @@ func TestRootsHTTPSessions(t *testing.T) {
 				}
 				if got := ss[1].pwd(nil); got != b {
 					t.Errorf("session 2: pwd = %q, want %q", got, b)
+				}
+				if got := ss[0].pwd(map[string]any{"cwd": b}); !strings.Contains(got, "not under the client's roots") {
+					t.Errorf("session 1 in session 2's root: %s", got)
 				}
 			}
 		})

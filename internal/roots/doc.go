@@ -11,9 +11,13 @@
 // while the first answer is still on its way waits for it, bounded by
 // firstAnswerWait and the call's context. On the sessionless protocol
 // (2026-07-28), where a server may not send requests of its own, a call
-// that needs roots answers with an input request for roots/list instead,
-// and its retry carries them; the answer is kept for the session (over
-// stdio, one for the whole connection) until list_changed.
+// that cannot be decided without roots (commands confined to them)
+// answers with an input request for roots/list instead, and its retry
+// carries them; the answer is kept for the session (over stdio, one for
+// the whole connection) until list_changed. Calls for which roots would
+// only choose the default cwd do not ask on that protocol: over HTTP each
+// of its requests is a session of its own, and every call would pay a
+// round trip.
 //
 // # What is accepted
 //

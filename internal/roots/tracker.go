@@ -215,7 +215,13 @@ func (e *entry) setLocked(r policy.Roots, ok bool) {
 // request for roots/list, which the call's retry answers. A call waits
 // for an answer already asked for (at most firstAnswerWait, and its ctx);
 // failing that, the roots say why there are none.
-func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest) (*policy.Roots, *mcp.CallToolResult) {
+//
+// required says the call cannot be decided without them (commands are
+// confined to the roots). When they would only choose the default cwd,
+// the sessionless protocol is not asked: over HTTP each of its requests
+// is a session of its own, and asking would cost every such call a round
+// trip. It gets nil (the server's default) unless they are known.
+func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bool) (*policy.Roots, *mcp.CallToolResult) {
 	if t == nil || req == nil || req.Session == nil {
 		return nil, nil
 	}
@@ -241,6 +247,9 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest) (*policy.Ro
 	}
 	if !canAsk(ss) {
 		t.mu.Unlock()
+		if !required {
+			return nil, nil
+		}
 		return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: &mcp.ListRootsParams{}}}
 	}
 	if !e.fetching {

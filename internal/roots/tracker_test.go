@@ -20,6 +20,10 @@ import (
 // protocols: a client that initializes, and the sessionless default.
 var protocols = []string{"2025-06-18", ""}
 
+type whereIn struct {
+	Optional bool `json:"optional,omitempty"`
+}
+
 type whereOut struct {
 	Paths   []string `json:"paths"`
 	Missing string   `json:"missing"`
@@ -34,8 +38,8 @@ func serve(t *testing.T, client *mcp.Client, version string) (*Tracker, *mcp.Cli
 	t.Cleanup(tr.Close)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ServerOptions{
 		InitializedHandler: tr.Initialized, RootsListChangedHandler: tr.ListChanged})
-	mcp.AddTool(srv, &mcp.Tool{Name: "where"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, whereOut, error) {
-		r, ask := tr.For(ctx, req)
+	mcp.AddTool(srv, &mcp.Tool{Name: "where"}, func(ctx context.Context, req *mcp.CallToolRequest, in whereIn) (*mcp.CallToolResult, whereOut, error) {
+		r, ask := tr.For(ctx, req, !in.Optional)
 		if ask != nil {
 			return ask, whereOut{}, nil
 		}
@@ -62,9 +66,14 @@ func serve(t *testing.T, client *mcp.Client, version string) (*Tracker, *mcp.Cli
 
 func where(t *testing.T, cs *mcp.ClientSession) whereOut {
 	t.Helper()
+	return whereArgs(t, cs, nil)
+}
+
+func whereArgs(t *testing.T, cs *mcp.ClientSession, args map[string]any) whereOut {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "where"})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "where", Arguments: args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +114,36 @@ func TestTracker(t *testing.T) {
 	}
 }
 
+// TestTrackerOptional: roots that would only choose the default cwd are
+// asked of a client that initialized, not of a sessionless one.
+func TestTrackerOptional(t *testing.T) {
+	a := mustEval(t, testdir.New(t))
+	for _, tc := range []struct {
+		version string
+		want    []string
+		status  string
+	}{
+		{"2025-06-18", []string{a}, StatusKnown},
+		{"", nil, StatusNotAsked},
+	} {
+		t.Run(name(tc.version), func(t *testing.T) {
+			c := newClient(nil)
+			c.AddRoots(&mcp.Root{URI: fileURI(a)})
+			_, cs := serve(t, c, tc.version)
+			got := whereArgs(t, cs, map[string]any{"optional": true})
+			if !slices.Equal(got.Paths, tc.want) || got.Status != tc.status {
+				t.Fatalf("got %+v", got)
+			}
+			// Once asked for (a call that needs them), they are known for
+			// the session.
+			where(t, cs)
+			if got := whereArgs(t, cs, map[string]any{"optional": true}); !slices.Equal(got.Paths, []string{a}) {
+				t.Fatalf("after a required call: %+v", got)
+			}
+		})
+	}
+}
+
 // TestTrackerNoCapability: a client that declared no roots gets a reason.
 func TestTrackerNoCapability(t *testing.T) {
 	for _, v := range protocols {
@@ -120,7 +159,7 @@ func TestTrackerNoCapability(t *testing.T) {
 // TestTrackerClosed: a nil or closed Tracker answers without roots.
 func TestTrackerClosed(t *testing.T) {
 	var nilT *Tracker
-	if r, ask := nilT.For(t.Context(), &mcp.CallToolRequest{}); r != nil || ask != nil {
+	if r, ask := nilT.For(t.Context(), &mcp.CallToolRequest{}, true); r != nil || ask != nil {
 		t.Errorf("nil tracker: %v %v", r, ask)
 	}
 	nilT.Close()

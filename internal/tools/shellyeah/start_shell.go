@@ -134,7 +134,7 @@ func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in Start
 		Restart:     v.restart,
 	}
 	if h.cfg.NeedsRoots(spec.Cwd) {
-		r, ask := h.roots.For(ctx, req)
+		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
 		if ask != nil {
 			return ask, StartOut{}, nil // the sessionless protocol: the retry carries the client's roots
 		}
