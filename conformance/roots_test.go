@@ -315,7 +315,9 @@ func TestRootsHTTPSessions(t *testing.T) {
 func BenchmarkRootsAsked(b *testing.B) {
 	dir := b.TempDir()
 	var total time.Duration
+	n := 0
 	for b.Loop() {
+		n++
 		answered := make(chan time.Time, 1)
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 		c.AddRoots(&mcp.Root{URI: rootURI(dir)})
@@ -348,5 +350,5 @@ func BenchmarkRootsAsked(b *testing.B) {
 		_ = cs.Close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-answer")
+	b.ReportMetric(float64(total.Microseconds())/float64(n), "µs-to-answer")
 }

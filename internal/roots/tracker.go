@@ -259,16 +259,20 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 	t.mu.Unlock()
 	wait, cancel := context.WithTimeout(ctx, firstAnswerWait)
 	defer cancel()
-	select {
-	case <-known:
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if e.roots != nil {
-			return e.roots, nil
+	for {
+		select {
+		case <-known:
+		case <-wait.Done():
+			return &policy.Roots{Missing: "the client has not answered roots/list yet"}, nil
 		}
-	case <-wait.Done():
+		t.mu.Lock()
+		r := e.roots
+		known = e.known // list_changed (or initialized) came after that answer: wait for the next
+		t.mu.Unlock()
+		if r != nil {
+			return r, nil
+		}
 	}
-	return &policy.Roots{Missing: "the client has not answered roots/list yet"}, nil
 }
 
 // State is a session's roots as ps shows them.

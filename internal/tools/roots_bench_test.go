@@ -16,7 +16,9 @@ import (
 // BenchmarkExecRoots measures what the client's roots add to an exec
 // (looking up the session's roots, the configuration they put in force,
 // the containment check), next to the same exec on a server whose
-// operator set the default cwd, where roots are not consulted.
+// operator set the default cwd, where roots are not consulted. (The
+// variants cannot take turns within one run: each Manager reaps every
+// child of this process, so two at once take each other's exits.)
 func BenchmarkExecRoots(b *testing.B) {
 	dir, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
