@@ -17,7 +17,11 @@ import (
 
 // fileURI is dir as a file:// URI.
 func fileURI(dir string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	p := filepath.ToSlash(dir)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/x is file:///C:/x
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 func rootsOf(uris ...string) []*mcp.Root {
