@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -351,4 +352,38 @@ func BenchmarkRootsAsked(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(n), "µs-to-answer")
+}
+
+// TestRootsAskApproval: with YIELDSHELL_ASK, a cwd outside the client's
+// roots is put to the user like one outside the operator's paths; allowed,
+// it runs there once.
+func TestRootsAskApproval(t *testing.T) {
+	a, _, outside, _ := rootDirs(t)
+	for _, v := range protocols {
+		t.Run(protoName(v), func(t *testing.T) {
+			var asked atomic.Int32
+			var message atomic.Value
+			c := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{
+					RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+					Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked.Add(1)
+					message.Store(req.Params.Message)
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}, nil
+				},
+			})
+			c.AddRoots(&mcp.Root{URI: rootURI(a)})
+			s := startWith(t, c, v, "YIELDSHELL_ASK=1", "YIELDSHELL_ALLOWED_CWDS=roots")
+			if got := s.pwd(map[string]any{"cwd": outside}); got != outside || asked.Load() != 1 {
+				t.Fatalf("allowed once (asked %d): pwd = %q", asked.Load(), got)
+			}
+			if msg, _ := message.Load().(string); !strings.Contains(msg, "not under the client's roots") || !strings.Contains(msg, outside) {
+				t.Errorf("the question: %q", msg)
+			}
+			if got := s.pwd(nil); got != a || asked.Load() != 1 {
+				t.Errorf("inside the root (asked %d): pwd = %q", asked.Load(), got)
+			}
+		})
+	}
 }
