@@ -22,7 +22,7 @@ type httpServer struct {
 
 const httpToken = "conformance-token-0123456789"
 
-func startHTTP(tb testing.TB, ctx context.Context) *httpServer {
+func startHTTP(tb testing.TB, ctx context.Context, env ...string) *httpServer {
 	tb.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -32,6 +32,7 @@ func startHTTP(tb testing.TB, ctx context.Context) *httpServer {
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0",
 		"YIELDSHELL_HTTP_TOKEN="+httpToken, "YIELDSHELL_LOG_LEVEL=INFO")
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		tb.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
 	"github.com/yieldshell/yieldshell/internal/resources"
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
@@ -85,6 +86,7 @@ type App struct {
 	People *People
 
 	resources  *resources.Hub // the processes' output as MCP resources
+	roots      *roots.Tracker // each client session's roots; nil when no setting uses them
 	tempLogDir string         // removed at shutdown; "" when none was made
 	background sync.WaitGroup // registerInBackground
 	registered chan struct{}  // closed once every tool is registered
@@ -99,13 +101,14 @@ type App struct {
 // configuration's warnings.
 func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	res := resources.New(resources.Options{})
-	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: version, Icons: tools.Icons()},
-		&mcp.ServerOptions{Instructions: tools.Instructions(cfg.Toolset), Logger: l.SDK,
-			// Stated, not inferred from the tools registered so far (see
-			// registerInBackground); the tool set never changes.
-			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
-				Resources: resources.Capabilities(), Completions: &mcp.CompletionCapabilities{}},
-			SubscribeHandler: res.Subscribe, UnsubscribeHandler: res.Unsubscribe, CompletionHandler: res.Complete})
+	opts := &mcp.ServerOptions{Instructions: tools.Instructions(cfg.Toolset), Logger: l.SDK,
+		// Stated, not inferred from the tools registered so far (see
+		// registerInBackground); the tool set never changes.
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{},
+			Resources: resources.Capabilities(), Completions: &mcp.CompletionCapabilities{}},
+		SubscribeHandler: res.Subscribe, UnsubscribeHandler: res.Unsubscribe, CompletionHandler: res.Complete}
+	rt := clientRoots(cfg, opts, slog.New(l.Stderr))
+	srv := mcp.NewServer(&mcp.Implementation{Name: "yieldshell", Title: "yieldshell", Version: version, Icons: tools.Icons()}, opts)
 	log := slog.New(mcplog.NewHandler(l.Stderr, srv))
 	if r == LongRunning {
 		if err := pty.SetChildSubreaper(); err != nil {
@@ -137,7 +140,7 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	}
 	m := metrics.New(mgr)
 	res.Start(srv, mgr, cfg)
-	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, tempLogDir: tempLogDir, registered: make(chan struct{})}
+	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, roots: rt, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
 	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools())
 	a.registerInBackground(cfg, r, version)
@@ -145,6 +148,18 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 		log.Warn(w)
 	}
 	return a, nil
+}
+
+// clientRoots returns the tracker of the clients' roots and has the
+// server ask for them, unless the operator's settings leave them no use
+// (package roots, policy's roots.go).
+func clientRoots(cfg *policy.Config, opts *mcp.ServerOptions, log *slog.Logger) *roots.Tracker {
+	if !cfg.UsesRoots() {
+		return nil
+	}
+	rt := roots.New(log)
+	opts.InitializedHandler, opts.RootsListChangedHandler = rt.Initialized, rt.ListChanged
+	return rt
 }
 
 // newManager returns the process manager of a server that runs commands
@@ -183,7 +198,7 @@ func tuneGC() {
 // Shutdown joins the goroutine.
 func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 	a.background.Go(func() {
-		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask))
+		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask), tools.WithRoots(a.roots))
 		close(a.registered)
 		tuneGC()
 		if r == LongRunning {
@@ -195,11 +210,13 @@ func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 }
 
 // awaitTools holds every request but initialize until the tools are
-// registered, so that none sees part of the tool set.
+// registered, so that none sees part of the tool set. The notifications
+// that have the server ask for the client's roots pass: they touch no
+// tool, and the roots are then known by the first call.
 func (a *App) awaitTools() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "initialize" {
+			if method != "initialize" && method != "notifications/initialized" && method != "notifications/roots/list_changed" {
 				select {
 				case <-a.registered:
 				case <-ctx.Done():
@@ -247,6 +264,7 @@ func (a *App) Shutdown() {
 	}
 	a.resources.Close()
 	a.Manager.Shutdown(sctx)
+	a.roots.Close()
 	if a.tempLogDir != "" {
 		if err := os.RemoveAll(a.tempLogDir); err != nil {
 			a.Log.Warn("removing the shells' log directory", "error", err)

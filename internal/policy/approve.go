@@ -31,7 +31,7 @@ func (c *Config) Waive(rules ...string) *Config {
 		case "deny_command_regex":
 			w.DenyCommand = nil
 		case "cwd":
-			w.AllowedCwds = nil
+			w.AllowedCwds, w.CwdsFromRoots, w.noRoots = nil, false, ""
 		}
 	}
 	return &w

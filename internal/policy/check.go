@@ -91,6 +91,9 @@ func (c *Config) CheckScreen(cols, rows int) error {
 // "/tmp" does not admit "/tmpfoo" and a symlink inside a root that points
 // outside it is refused — both were admitted by 0.4.0's string-prefix test.
 func (c *Config) ResolveCwd(cwd string) (string, error) {
+	if err := c.checkRoots(); err != nil {
+		return "", err
+	}
 	p := cwd
 	if p == "" {
 		p = c.DefaultCwd
@@ -130,9 +133,13 @@ func (c *Config) ResolveCwd(cwd string) (string, error) {
 }
 
 func (c *Config) outsideRoots(cwd, resolved string) error {
-	return askable("cwd", fmt.Sprintf("cwd %s is not under allowed roots (YIELDSHELL_ALLOWED_CWDS). "+
+	whose := "allowed roots (YIELDSHELL_ALLOWED_CWDS)"
+	if c.CwdsFromRoots {
+		whose = "the client's roots (YIELDSHELL_ALLOWED_CWDS=roots)"
+	}
+	return askable("cwd", fmt.Sprintf("cwd %s is not under %s. "+
 		"Nothing was started. Use a directory inside one of: %s.",
-		describe(cwd, resolved), strings.Join(c.AllowedCwds, ", ")))
+		describe(cwd, resolved), whose, strings.Join(c.AllowedCwds, ", ")))
 }
 
 // describe names the path the agent passed and, when different, what it

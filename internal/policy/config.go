@@ -71,10 +71,10 @@ const defaultMaxScreenCells = 100_000
 // --help and the README table, so the two cannot drift from Load.
 func Vars() []Var {
 	return []Var{
-		{envDefaultCwd, "server's working directory",
-			"Working directory for commands that give no cwd, and the base for relative cwd values; must be an existing directory."},
+		{envDefaultCwd, "the client's first root, else the server's working directory",
+			"Working directory for commands that give no cwd, and the base for relative cwd values; must be an existing directory. When set, the client's roots never change it."},
 		{envAllowedCwds, "(none: any directory)",
-			"Roots separated by " + listSeparatorName() + "; when set, every command's cwd must resolve (symlinks included) inside one of them. Each root must exist; a value naming none is refused."},
+			"Roots separated by " + listSeparatorName() + "; when set, every command's cwd must resolve (symlinks included) inside one of them. Each root must exist; a value naming none is refused. The word " + RootsKeyword + " instead confines commands to the roots the client declares (MCP roots); a client that declares none gets every command refused."},
 		{envMaxOutputBytes, strconv.Itoa(defaultMaxOutputBytes),
 			"Default and maximum number of output bytes returned by one exec, read or wait response."},
 		{envMaxProcesses, strconv.Itoa(defaultMaxProcesses),
@@ -171,8 +171,8 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	}
 	c.Shell = l.shell()
 	c.LogDir = l.logDir()
-	c.DefaultCwd = l.defaultCwd()
-	c.AllowedCwds = l.allowedCwds()
+	c.DefaultCwd, c.ExplicitDefaultCwd = l.defaultCwd()
+	c.AllowedCwds, c.CwdsFromRoots = l.allowedCwds()
 	c.MaxBufferBytes = l.maxBuffer(c.MaxOutputBytes)
 	c.DefaultYield = l.defaultYield(c.MaxYield)
 	if err := l.err(); err != nil {
@@ -200,8 +200,12 @@ func LoadRedaction(getenv func(string) string) (*Config, error) {
 func (c *Config) Warnings() []string {
 	var w []string
 	if len(c.AllowedCwds) > 0 && !within(c.DefaultCwd, c.AllowedCwds) {
-		w = append(w, fmt.Sprintf("%s %q is outside %s; exec calls without cwd will be refused",
-			envDefaultCwd, c.DefaultCwd, envAllowedCwds))
+		unless := ""
+		if !c.ExplicitDefaultCwd {
+			unless = " unless the client names a root inside them"
+		}
+		w = append(w, fmt.Sprintf("%s %q is outside %s; exec calls without cwd will be refused%s",
+			envDefaultCwd, c.DefaultCwd, envAllowedCwds, unless))
 	}
 	return w
 }
@@ -451,7 +455,8 @@ func (l *loader) blocked() []SideEffect {
 	return out
 }
 
-func (l *loader) defaultCwd() string {
+// defaultCwd reads YIELDSHELL_DEFAULT_CWD, and whether the operator set it.
+func (l *loader) defaultCwd() (string, bool) {
 	v, ok := l.value(envDefaultCwd)
 	if !ok {
 		v = l.base
@@ -460,14 +465,36 @@ func (l *loader) defaultCwd() string {
 	if err != nil {
 		l.fail(envDefaultCwd, v, "%v", err)
 	}
-	return dir
+	return dir, ok
 }
 
-func (l *loader) allowedCwds() []string {
+// allowedCwds reads YIELDSHELL_ALLOWED_CWDS: the roots it lists, or
+// fromRoots for the keyword that defers to the client's roots.
+func (l *loader) allowedCwds() (roots []string, fromRoots bool) {
 	v, ok := l.value(envAllowedCwds)
 	if !ok {
-		return nil
+		return nil, false
 	}
+	parts := filepath.SplitList(v)
+	for _, part := range parts {
+		if strings.TrimSpace(part) != RootsKeyword {
+			continue
+		}
+		// "roots" alone: mixed with paths, it would be unclear whether
+		// the paths add to the client's roots or replace them.
+		for _, other := range parts {
+			if o := strings.TrimSpace(other); o != "" && o != RootsKeyword {
+				l.fail(envAllowedCwds, v, "%q must stand alone (it confines commands to the client's roots); "+
+					"list directories instead to choose the roots yourself", RootsKeyword)
+				return nil, false
+			}
+		}
+		return nil, true
+	}
+	return l.allowedPaths(v), false
+}
+
+func (l *loader) allowedPaths(v string) []string {
 	errsBefore := len(l.errs)
 	var roots []string
 	for _, part := range filepath.SplitList(v) {

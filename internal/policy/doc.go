@@ -26,6 +26,14 @@
 // 0.4.0's prefix and symlink escapes, but it cannot stop a directory being
 // swapped between the check and the start.
 //
+// # The client's roots
+//
+// WithRoots gives the configuration in force for one client session, from
+// the roots it declared (package roots resolves them): the first root as
+// the default cwd unless YIELDSHELL_DEFAULT_CWD is set, and, with
+// YIELDSHELL_ALLOWED_CWDS=roots, the roots as the allowed ones, refusing
+// every cwd when there are none (roots.go).
+//
 // # Redaction
 //
 // Config.Secrets picks the values to hide from an environment; a Redactor

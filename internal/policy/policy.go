@@ -32,6 +32,13 @@ type Config struct {
 	MaxLogLines    int           // lines the mcp-shell-yeah tools show of a shell (1000)
 	Ask            bool          // YIELDSHELL_ASK: a person may approve an askable refusal (approve.go)
 	Shell          string        // runs a command that names no shell (DefaultShell); "" = /bin/sh
+
+	// The client's roots (roots.go).
+	ExplicitDefaultCwd bool // the operator set YIELDSHELL_DEFAULT_CWD: client roots never change it
+	CwdsFromRoots      bool // YIELDSHELL_ALLOWED_CWDS=roots: cwds confined to the client's roots
+	rootsApplied       bool // WithRoots made this copy
+	defaultFromRoots   bool // DefaultCwd is a client root
+	noRoots            string
 }
 
 // Var documents one configuration variable.

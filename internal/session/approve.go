@@ -11,7 +11,7 @@ import (
 // regexes, cwd) without the rules a person waived for this start, and
 // returns the cwd to start in.
 func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error) {
-	cfg := m.cfg.Waive(spec.Waived...)
+	cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
 	if err := cfg.CheckSideEffects(spec.SideEffects); err != nil {
 		return "", err
 	}
@@ -60,7 +60,7 @@ func (m *Manager) Askable(spec Spec) (Asking, error) {
 	a := Asking{Command: policy.Redact(secrets, spec.Command)}
 	spec.Waived = slices.Clone(spec.Waived)
 	for {
-		cfg := m.cfg.Waive(spec.Waived...)
+		cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
 		err := cfg.CheckSideEffects(spec.SideEffects)
 		if err == nil {
 			err = cfg.CheckCommand(spec.Command, secrets...)

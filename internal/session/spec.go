@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/pty"
 )
 
@@ -29,6 +30,10 @@ type Spec struct {
 	// Waived names the askable policy rules a person allowed this one
 	// start to pass (policy.Config.Waive; approve.go).
 	Waived []string
+	// Roots are the roots of the client that asked for this start
+	// (policy.Config.WithRoots): nil for a connection without them. A
+	// restart checks against the same roots.
+	Roots *policy.Roots
 }
 
 // startSpec is a Spec after policy, with what was resolved.

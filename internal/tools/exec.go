@@ -22,7 +22,7 @@ import (
 type ExecIn struct {
 	Command        string            `json:"command" jsonschema:"The command line, run with bash -c (/bin/sh -c where bash is not installed, or the operator's YIELDSHELL_SHELL; cmd.exe /c on Windows) unless shell names another program."`
 	SideEffects    []string          `json:"side_effects" jsonschema:"Every side-effect category the command may plausibly have; [\"NONE\"] for read-only commands (NONE is exclusive)."`
-	Cwd            string            `json:"cwd,omitempty" jsonschema:"Working directory; relative paths are resolved against YIELDSHELL_DEFAULT_CWD. Must be inside YIELDSHELL_ALLOWED_CWDS when that is set."`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"Working directory; relative paths are resolved against the default (YIELDSHELL_DEFAULT_CWD, else the client's first root; ps shows it). Must be inside the allowed roots when there are (YIELDSHELL_ALLOWED_CWDS, or the client's roots)."`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"Variables added to (or overriding) the server's environment."`
 	Shell          string            `json:"shell,omitempty" jsonschema:"Program that runs the command with -c instead of the server's shell, e.g. \"zsh\" or \"sh\" (on Windows powershell, pwsh or Git Bash's bash instead of cmd.exe)."`
 	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text written to the command's input right after it starts. In PTY mode the terminal echoes it into the output unless the program has turned echo off already: never pass a password here; write it with write's wait_for_password."`
@@ -179,6 +179,13 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
+	if h.cfg.NeedsRoots(spec.Cwd) {
+		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
+		if ask != nil {
+			return ask, ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots
+		}
+		spec.Roots = r
+	}
 	approved, retried, err := h.human.Approved(req, spec)
 	if err != nil {
 		return mcptool.Error(startFailure(err))

@@ -3,6 +3,9 @@ package tools
 import (
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -19,13 +22,13 @@ type Health struct {
 	BlockedSideEffects []string `json:"blocked_side_effects"`
 	DenyCommandRegex   string   `json:"deny_command_regex,omitempty"`
 	AllowCommandRegex  string   `json:"allow_command_regex,omitempty"`
-	AllowedCwds        []string `json:"allowed_cwds,omitempty"`
-	PurgeAfterMs       int      `json:"purge_after_ms" jsonschema:"finished processes are forgotten this long after they end (0: never)"`
-	LogDir             string   `json:"log_dir,omitempty"`
-	Toolset            string   `json:"toolset"`
+	roots.Report
+	PurgeAfterMs int    `json:"purge_after_ms" jsonschema:"finished processes are forgotten this long after they end (0: never)"`
+	LogDir       string `json:"log_dir,omitempty"`
+	Toolset      string `json:"toolset"`
 }
 
-func (h *handlers) health() *Health {
+func (h *handlers) health(req *mcp.CallToolRequest) *Health {
 	st := h.m.Stats()
 	out := &Health{
 		Name: "yieldshell", Version: h.version,
@@ -36,7 +39,7 @@ func (h *handlers) health() *Health {
 		MaxOutputBytes:     h.cfg.MaxOutputBytes,
 		MaxBufferBytes:     h.cfg.MaxBufferBytes,
 		BlockedSideEffects: []string{},
-		AllowedCwds:        h.cfg.AllowedCwds,
+		Report:             h.roots.Report(req, h.cfg),
 		PurgeAfterMs:       int(h.cfg.PurgeAfter.Milliseconds()),
 		LogDir:             h.cfg.LogDir,
 		Toolset:            h.cfg.Toolset,

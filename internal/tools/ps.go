@@ -97,6 +97,6 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in PsIn) (*
 		out.Processes = append(out.Processes, e)
 		res.Content = append(res.Content, mcptool.LogLink(info.ID, info.Name))
 	}
-	out.Server = h.health()
+	out.Server = h.health(req)
 	return res, out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools/askhuman"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
@@ -24,17 +25,26 @@ type handlers struct {
 	// (tests); zero means progressEvery.
 	progressEvery time.Duration
 	human         *askhuman.Human // ask_human and approvals
+	roots         *roots.Tracker  // each client session's roots; nil: none
 }
 
 // Option configures Register.
 type Option func(*options)
 
-type options struct{ human *askhuman.Human }
+type options struct {
+	human *askhuman.Human
+	roots *roots.Tracker
+}
 
 // WithHuman gives the tools a way to ask the person at the other end:
 // ask_human's pages and YIELDSHELL_ASK's approvals. Without it ask_human
 // answers that it cannot make pages, and refusals stand.
 func WithHuman(h *askhuman.Human) Option { return func(o *options) { o.human = h } }
+
+// WithRoots gives the tools each client session's roots (package roots):
+// the default cwd and, with YIELDSHELL_ALLOWED_CWDS=roots, the allowed
+// ones. Without it a start has no client roots.
+func WithRoots(t *roots.Tracker) Option { return func(o *options) { o.roots = t } }
 
 // Register adds the tool surface that cfg.Toolset selects to s: by default
 // the seven tools of mcp-yieldshell 0.4.0 plus restart; the mcp-shell-yeah
@@ -46,12 +56,12 @@ func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version str
 		f(&o)
 	}
 	if cfg.Toolset == policy.ToolsetShellYeah || cfg.Toolset == policy.ToolsetAll {
-		shellyeah.Register(s, m, cfg, version, o.human)
+		shellyeah.Register(s, m, cfg, version, o.human, o.roots)
 	}
 	if cfg.Toolset == policy.ToolsetShellYeah {
 		return
 	}
-	h := &handlers{m: m, cfg: cfg, version: version, human: o.human}
+	h := &handlers{m: m, cfg: cfg, version: version, human: o.human, roots: o.roots}
 	mcptool.Add(s, execTool(cfg), h.exec)
 	mcptool.Add(s, readTool(), h.read)
 	mcptool.Add(s, writeTool(), h.write)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
 
@@ -23,6 +24,7 @@ type HealthOut struct {
 	IsZombieCheckActive bool    `json:"is_zombie_check_active" jsonschema:"always false: every process is reaped the moment it exits, no sweep is needed"`
 	LogDir              string  `json:"log_dir,omitempty"`
 	PurgeAfterMs        int     `json:"purge_after_ms"`
+	roots.Report
 }
 
 func healthCheckTool() *mcp.Tool {
@@ -42,5 +44,6 @@ func (h *handlers) healthCheck(ctx context.Context, req *mcp.CallToolRequest, in
 		UptimeMs:     math.Round(float64(time.Since(st.StartedAt))/float64(time.Millisecond)*10) / 10,
 		LogDir:       h.cfg.LogDir,
 		PurgeAfterMs: int(h.cfg.PurgeAfter.Milliseconds()),
+		Report:       h.roots.Report(req, h.cfg),
 	}, nil
 }

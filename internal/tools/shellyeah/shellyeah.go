@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/tools/askhuman"
 	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
@@ -33,6 +34,7 @@ type handlers struct {
 	cfg     *policy.Config
 	version string
 	human   *askhuman.Human
+	roots   *roots.Tracker // each client session's roots; nil: none
 
 	settle settleTiming
 
@@ -50,10 +52,11 @@ type startArgs struct {
 }
 
 // Register adds the eleven mcp-shell-yeah tools and ask_human to s; human
-// asks the person (nil: ask_human refuses).
-func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string, human *askhuman.Human) {
+// asks the person (nil: ask_human refuses); rt has each client session's
+// roots (nil: none).
+func Register(s *mcp.Server, m *session.Manager, cfg *policy.Config, version string, human *askhuman.Human, rt *roots.Tracker) {
 	h := &handlers{
-		m: m, cfg: cfg, version: version, human: human,
+		m: m, cfg: cfg, version: version, human: human, roots: rt,
 		// 75 ms after the output stops: the peer's fast-mode window.
 		settle: settleTiming{
 			quiet: 75 * time.Millisecond,

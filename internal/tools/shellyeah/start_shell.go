@@ -63,7 +63,7 @@ Example: {"command": "npm", "args": ["run", "dev"], "workingDirectory": "/home/m
 }
 
 func (h *handlers) startShell(ctx context.Context, req *mcp.CallToolRequest, in StartShellIn) (*mcp.CallToolResult, StartOut, error) {
-	return h.start(ctx, in, session.RestartPolicy{})
+	return h.start(ctx, req, in, session.RestartPolicy{})
 }
 
 // verification is start_shell_with_verification's part of a start.
@@ -100,7 +100,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 }
 
 // start starts a shell under restart policy rp and builds the start answer.
-func (h *handlers) start(ctx context.Context, in StartShellIn, rp session.RestartPolicy) (*mcp.CallToolResult, StartOut, error) {
+func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in StartShellIn, rp session.RestartPolicy) (*mcp.CallToolResult, StartOut, error) {
 	host := in.Host
 	if host == "" {
 		host = "unknown"
@@ -132,6 +132,13 @@ func (h *handlers) start(ctx context.Context, in StartShellIn, rp session.Restar
 		Cwd:         in.WorkingDirectory,
 		TTY:         true,
 		Restart:     v.restart,
+	}
+	if h.cfg.NeedsRoots(spec.Cwd) {
+		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
+		if ask != nil {
+			return ask, StartOut{}, nil // the sessionless protocol: the retry carries the client's roots
+		}
+		spec.Roots = r
 	}
 	p, err := h.startLabelled(ctx, spec, in.Label)
 	if err != nil {

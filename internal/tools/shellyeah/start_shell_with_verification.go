@@ -39,5 +39,5 @@ func (h *handlers) startShellWithVerification(ctx context.Context, req *mcp.Call
 			rp.Delay = time.Duration(max(*in.RetryDelayMs, 0)) * time.Millisecond
 		}
 	}
-	return h.start(ctx, in.StartShellIn, rp)
+	return h.start(ctx, req, in.StartShellIn, rp)
 }

@@ -1,0 +1,300 @@
+package roots
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+	"weak"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
+)
+
+const (
+	// firstAnswerWait bounds how long a tool call waits for a roots/list
+	// answer already asked for; past it the call is refused (when confined
+	// to roots) or runs in the server's default directory.
+	firstAnswerWait = 2 * time.Second
+	// fetchTimeout bounds one roots/list; a client that does not answer
+	// is asked again by the next call that needs roots.
+	fetchTimeout = 30 * time.Second
+	// inputKey names the roots/list input request of the sessionless
+	// protocol.
+	inputKey = "roots"
+	// sessionless is the first protocol version where a server may not
+	// send requests of its own (roots are asked through input requests).
+	sessionless = "2026-07-28"
+)
+
+// Status says where a session's roots stand, for ps.
+const (
+	StatusKnown       = "known"        // the client answered roots/list
+	StatusPending     = "pending"      // asked; no answer yet
+	StatusNotAsked    = "not_asked"    // the sessionless protocol: asked by the first call that needs them
+	StatusFailed      = "failed"       // the client answered with an error, or not in time
+	StatusNotDeclared = "not_declared" // the client declared no roots capability
+	StatusUnavailable = "unavailable"  // this connection has no client roots
+)
+
+// Tracker holds each client session's roots.
+type Tracker struct {
+	log    *slog.Logger
+	ctx    context.Context // cancelled by Close: ends every roots/list in flight
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	sessions map[weak.Pointer[mcp.ServerSession]]*entry
+}
+
+// entry is one session's roots.
+type entry struct {
+	roots    *policy.Roots // nil while unknown
+	status   string
+	known    chan struct{} // closed when the answer to the current generation is in
+	gen      int           // bumped by list_changed: older answers are dropped
+	fetching bool          // a goroutine is asking (one per session at most)
+	askedAt  time.Time
+}
+
+// New returns a Tracker that logs refused roots and failed answers to log.
+func New(log *slog.Logger) *Tracker {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Tracker{log: log, ctx: ctx, cancel: cancel, sessions: map[weak.Pointer[mcp.ServerSession]]*entry{}}
+}
+
+// Close ends every roots/list in flight and joins the goroutines asking.
+func (t *Tracker) Close() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.cancel()
+	t.wg.Wait()
+}
+
+// Initialized is the server's InitializedHandler: a client that declared
+// roots is asked for them now.
+func (t *Tracker) Initialized(_ context.Context, req *mcp.InitializedRequest) {
+	t.refresh(req.Session)
+}
+
+// ListChanged is the server's RootsListChangedHandler: the roots known are
+// dropped (calls wait for the new answer, or are refused, rather than use
+// roots the client withdrew), and the client is asked again.
+func (t *Tracker) ListChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
+	t.refresh(req.Session)
+}
+
+// refresh forgets ss's roots and, where the protocol lets a server ask,
+// asks for them.
+func (t *Tracker) refresh(ss *mcp.ServerSession) {
+	if t == nil || ss == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entryLocked(ss)
+	e.gen++
+	e.roots, e.status = nil, StatusNotAsked
+	select {
+	case <-e.known: // answered: calls wait for the next answer
+		e.known = make(chan struct{})
+	default: // calls already waiting get the next answer
+	}
+	if canAsk(ss) {
+		t.fetchLocked(ss, e)
+	}
+}
+
+// canAsk reports whether the server may send ss a roots/list of its own:
+// a client that declared roots at initialize, on a protocol before the
+// sessionless one.
+func canAsk(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion < sessionless && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
+}
+
+// entryLocked returns ss's entry, making it (held weakly: it goes when
+// the session is collected).
+func (t *Tracker) entryLocked(ss *mcp.ServerSession) *entry {
+	k := weak.Make(ss)
+	e := t.sessions[k]
+	if e == nil {
+		e = &entry{known: make(chan struct{}), status: StatusNotAsked}
+		t.sessions[k] = e
+		runtime.AddCleanup(ss, t.forget, k)
+	}
+	return e
+}
+
+func (t *Tracker) forget(k weak.Pointer[mcp.ServerSession]) {
+	t.mu.Lock()
+	delete(t.sessions, k)
+	t.mu.Unlock()
+}
+
+// fetchLocked starts the session's one asking goroutine unless it runs:
+// it asks until the answer it got is for the latest generation.
+func (t *Tracker) fetchLocked(ss *mcp.ServerSession, e *entry) {
+	e.status = StatusPending
+	if e.fetching || t.closed {
+		return
+	}
+	e.fetching = true
+	e.askedAt = time.Now()
+	gen := e.gen
+	t.wg.Go(func() {
+		for {
+			r, ok := t.ask(ss)
+			t.mu.Lock()
+			if e.gen != gen && !t.closed {
+				gen = e.gen // changed again while asking: ask again
+				t.mu.Unlock()
+				continue
+			}
+			e.fetching = false
+			e.setLocked(r, ok)
+			if ok {
+				t.log.Info("client roots known", "roots", r.Paths, "after", time.Since(e.askedAt).Round(time.Microsecond))
+			}
+			t.mu.Unlock()
+			return
+		}
+	})
+}
+
+// ask sends one roots/list and resolves the answer.
+func (t *Tracker) ask(ss *mcp.ServerSession) (policy.Roots, bool) {
+	ctx, cancel := context.WithTimeout(t.ctx, fetchTimeout)
+	defer cancel()
+	res, err := ss.ListRoots(ctx, nil)
+	if err != nil {
+		// The client's error text is not repeated to the agent: the
+		// client controls it.
+		t.log.Warn("the client's roots/list failed", "error", err)
+		return policy.Roots{Missing: "the client's answer to roots/list was an error, or did not come"}, false
+	}
+	return t.resolve(res)
+}
+
+// resolve resolves an answer and logs what it refused.
+func (t *Tracker) resolve(res *mcp.ListRootsResult) (policy.Roots, bool) {
+	var list []*mcp.Root
+	if res != nil {
+		list = res.Roots
+	}
+	r, refused := Resolve(list)
+	for _, why := range refused {
+		t.log.Warn("a client root was refused", "why", why)
+	}
+	return r, true
+}
+
+func (e *entry) setLocked(r policy.Roots, ok bool) {
+	e.roots = &r
+	e.status = StatusKnown
+	if !ok {
+		e.status = StatusFailed
+	}
+	select {
+	case <-e.known:
+	default:
+		close(e.known)
+	}
+}
+
+// For returns the roots in force for a tool call, or, on the sessionless
+// protocol before they are known, the answer to give instead: an input
+// request for roots/list, which the call's retry answers. A call waits
+// for an answer already asked for (at most firstAnswerWait, and its ctx);
+// failing that, the roots say why there are none.
+//
+// required says the call cannot be decided without them (commands are
+// confined to the roots). When they would only choose the default cwd,
+// the sessionless protocol is not asked: over HTTP each of its requests
+// is a session of its own, and asking would cost every such call a round
+// trip. It gets nil (the server's default) unless they are known.
+func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bool) (*policy.Roots, *mcp.CallToolResult) {
+	if t == nil || req == nil || req.Session == nil {
+		return nil, nil
+	}
+	ss := req.Session
+	if res, ok := req.Params.InputResponses[inputKey].(*mcp.ListRootsResult); ok {
+		r, _ := t.resolve(res)
+		t.mu.Lock()
+		t.entryLocked(ss).setLocked(r, true)
+		t.mu.Unlock()
+		return &r, nil
+	}
+	if c := req.ClientCapabilities(); c == nil || c.RootsV2 == nil {
+		return &policy.Roots{Missing: "the client declared no roots capability"}, nil
+	}
+	t.mu.Lock()
+	e := t.entryLocked(ss)
+	if e.roots != nil {
+		// Known, or failed: a client that did not answer is asked again
+		// on its next list_changed, not by every call.
+		r := e.roots
+		t.mu.Unlock()
+		return r, nil
+	}
+	if !canAsk(ss) {
+		t.mu.Unlock()
+		if !required {
+			return nil, nil
+		}
+		return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: &mcp.ListRootsParams{}}}
+	}
+	if !e.fetching {
+		t.fetchLocked(ss, e) // a call before initialized was handled
+	}
+	known := e.known
+	t.mu.Unlock()
+	wait, cancel := context.WithTimeout(ctx, firstAnswerWait)
+	defer cancel()
+	for {
+		select {
+		case <-known:
+		case <-wait.Done():
+			return &policy.Roots{Missing: "the client has not answered roots/list yet"}, nil
+		}
+		t.mu.Lock()
+		r := e.roots
+		known = e.known // list_changed (or initialized) came after that answer: wait for the next
+		t.mu.Unlock()
+		if r != nil {
+			return r, nil
+		}
+	}
+}
+
+// State is a session's roots as ps shows them.
+type State struct {
+	Status string
+	Roots  *policy.Roots // nil unless Status is StatusKnown or StatusFailed
+}
+
+// Known returns the roots of req's session as they stand, without asking
+// or waiting.
+func (t *Tracker) Known(req *mcp.CallToolRequest) State {
+	if t == nil || req == nil || req.Session == nil {
+		return State{Status: StatusUnavailable}
+	}
+	if c := req.ClientCapabilities(); c == nil || c.RootsV2 == nil {
+		return State{Status: StatusNotDeclared}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.sessions[weak.Make(req.Session)]
+	if e == nil {
+		return State{Status: StatusNotAsked}
+	}
+	return State{Status: e.status, Roots: e.roots}
+}
