@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -152,26 +153,6 @@ func secondPrograms() []program {
 					t.Errorf("openssl req made no request for ada: %v %s", err, out)
 				}
 			}},
-		{name: "npm-init", needs: []string{"npm"},
-			command: func(*testing.T, string) string { return "npm init" },
-			kind:    "line", prompt: "package name:",
-			turns: []turn{
-				{input: "demo-app", want: "version:", kind: "line"},
-				{input: "", want: "description:", kind: "line"},
-				{input: "a demo", want: "entry point:", kind: "line"},
-				{input: "", want: "test command:", kind: "line"},
-				{input: "", want: "git repository:", kind: "line"},
-				{input: "", want: "keywords:", kind: "line"},
-				{input: "", want: "author:", kind: "line"},
-				{input: "ada", want: "license:", kind: "line"},
-				{input: "", want: "Is this OK?", kind: "confirm"},
-				{input: "yes"},
-			},
-			check: func(t *testing.T, dir string) {
-				if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err != nil || !strings.Contains(string(b), `"demo-app"`) {
-					t.Errorf("npm init wrote %s, %v", b, err)
-				}
-			}},
 		{name: "bash-select", needs: []string{"bash"}, pipes: true,
 			command: func(*testing.T, string) string {
 				return `bash -c 'PS3="Pick a fruit: "; select f in apple banana cherry; do echo "picked $f"; break; done'`
@@ -232,7 +213,7 @@ func secondPrograms() []program {
 				return `python3 -c 'import os, select, sys; r, w = os.pipe(); sys.stdout.write("Password: "); sys.stdout.flush(); ` +
 					`select.select([sys.stdin, r], [], [], 3); print("\ntimed out")'`
 			}},
-		{name: "ssh-remote-sleep", needs: []string{"ssh", "sshd", "ssh-keygen"}, notWaiting: true, want: "remote done",
+		{name: "ssh-remote-sleep", needs: []string{"ssh", "sshd", "ssh-keygen"}, notWaiting: true, textOnly: true, want: "remote done",
 			command: sshRemoteSleep},
 	}
 }
@@ -248,6 +229,14 @@ func timer(t *testing.T, s *server, p program) {
 	dir := t.TempDir()
 	start := time.Now()
 	r := s.exec(p.command(t, dir), map[string]any{"yield_ms": longYield, "cwd": dir})
+	if r.m["waiting_for_input"] == true && p.textOnly {
+		if r.str("input_signal") != "quiet_prompt" || r.str("input_confidence") != "low" {
+			t.Fatalf("a prompt seen only as text claimed more: %s", r.text)
+		}
+		id := r.str("process_id")
+		s.call("wait", map[string]any{"process_id": id, "until": regexp.QuoteMeta(p.want), "timeout_ms": longYield})
+		r = s.call("wait", map[string]any{"process_id": id, "timeout_ms": longYield})
+	}
 	if r.m["waiting_for_input"] == true || r.str("status") != "completed" {
 		t.Fatalf("after %v, a program waiting on a timer was answered: %s", time.Since(start).Round(time.Millisecond), r.text)
 	}
@@ -323,7 +312,10 @@ func gpgSymmetric(t *testing.T, dir string) string {
 		cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
 		_ = cmd.Run()
 	})
-	return "export GNUPGHOME=" + home + " GPG_TTY=$(tty); gpg --batch=no --pinentry-mode ask --symmetric secret.txt"
+	// gpg-agent, started by gpg, stays in the command's tree (it carries
+	// its tag) and keeps it running: the command ends it, as a person
+	// done with gpg in a throwaway home would.
+	return "export GNUPGHOME=" + home + " GPG_TTY=$(tty); gpg --batch=no --pinentry-mode ask --symmetric secret.txt; rc=$?; gpgconf --kill gpg-agent; exit $rc"
 }
 
 // postgres starts a PostgreSQL cluster of the test's own whose one user,

@@ -41,6 +41,10 @@ type program struct {
 	// timer, and must end without being reported waiting, with want in
 	// its output.
 	notWaiting bool
+	// textOnly: the kernel cannot see through it (ssh polls its terminal
+	// and the connection alike), so a waiting answer is allowed if it says
+	// it rests on the prompt's text alone.
+	textOnly bool
 	want       string
 	log        string // in the whole log at the end
 }

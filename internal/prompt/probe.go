@@ -1,5 +1,7 @@
 package prompt
 
+import "time"
+
 // Activity is what the processes that could read a program's input are doing,
 // as the kernel reports it.
 type Activity int
@@ -68,6 +70,10 @@ type Probe struct {
 	// timer of its own while it waits at its prompt (node's REPL does for
 	// its first seconds).
 	Timed bool
+	// Waiter is the thread in that timed wait, and Timeout the timeout
+	// it passed, when Timed.
+	Waiter  Task
+	Timeout time.Duration
 	// Outside: the reader (or the wait on the input, when Polling) is a
 	// process of the command's tree outside the terminal's foreground
 	// group (a setsid child, a dialog a daemon drew).

@@ -311,6 +311,8 @@ type probeAcc struct {
 	// with no timeout; timed: with one.
 	pollsInput bool
 	timed      bool
+	waiter     Task // the first thread seen in a timed wait, and its timeout
+	timeout    time.Duration
 	reader     *Task
 }
 
@@ -335,7 +337,7 @@ func (a *probeAcc) result() Probe {
 	case a.pollsInput, a.polling && !a.other:
 		return Probe{Activity: Polling}
 	}
-	return Probe{Activity: Busy, Timed: a.timed}
+	return Probe{Activity: Busy, Timed: a.timed, Waiter: a.waiter, Timeout: a.timeout}
 }
 
 func (a *probeAcc) addProcess(pid int, input string) {
@@ -390,8 +392,10 @@ func (a *probeAcc) addTask(t Task, input string) {
 	case scSelect, scPoll, scEpoll:
 		w := waitsOn(t.Pid, class, args, input)
 		timed := false
+		var d time.Duration
 		if w != waitNotInput && !a.noTimeouts {
-			d, ok := waitTimeout(nr, args, func(addr uintptr, n int) ([]byte, error) { return proc.ReadMem(t.Pid, addr, n) })
+			var ok bool
+			d, ok = waitTimeout(nr, args, func(addr uintptr, n int) ([]byte, error) { return proc.ReadMem(t.Pid, addr, n) })
 			timed = ok && d >= 0 && d <= maxTimer
 		}
 		switch {
@@ -409,6 +413,9 @@ func (a *probeAcc) addTask(t Task, input string) {
 			// A wait that includes the input among others but ends
 			// after a timeout is a timer's: an event loop waits for its
 			// next timer (node's setTimeout), and a line wait has none.
+			if !a.timed {
+				a.waiter, a.timeout = t, d
+			}
 			a.other, a.timed = true, true
 		case w == waitUnknown:
 			a.polling = !a.outside

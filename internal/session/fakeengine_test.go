@@ -414,6 +414,8 @@ type fakeProber struct {
 	// answer, when set, answers instead of activity.
 	answer func(prompt.Input) prompt.Probe
 	asked  []time.Duration
+	// switches, when set, is what Switches answers for every thread.
+	switches func() uint64
 }
 
 func (k *fakeProber) Inspect(in prompt.Input) prompt.Probe {
@@ -434,7 +436,14 @@ func (k *fakeProber) script(activity prompt.Activity, answer func(prompt.Input) 
 	k.activity, k.answer = activity, answer
 }
 
-func (k *fakeProber) Switches(prompt.Task) (uint64, bool) { return 0, false }
+func (k *fakeProber) Switches(prompt.Task) (uint64, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.switches == nil {
+		return 0, false
+	}
+	return k.switches(), true
+}
 
 func (k *fakeProber) Programs(prompt.Input) []string { return nil }
 

@@ -173,13 +173,18 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		return st
 	case prompt.Busy:
 		// An event loop waiting on its input and a timer is the timer's,
-		// unless the line is a REPL's bare prompt, or none in a REPL's
-		// mode without one: node's REPL keeps a timer for its first
-		// seconds. A question followed by a timer is not a wait.
+		// unless other evidence says it waits at its prompt: the line is
+		// a REPL's bare prompt, or none in a REPL's mode without one
+		// (node's REPL keeps a timer for its first seconds); the line asks
+		// a question that names its answers or a default (npm init, under
+		// the same timer); or the timer is not the line's
+		// (timerNotTheLine). A label followed by a sleep ("Signing in as
+		// ada: ") is none of these.
 		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
-		if !prompt.BarePrompt(v.line) && strings.TrimSpace(v.line) != "" {
+		bare := prompt.BarePrompt(v.line) || strings.TrimSpace(v.line) == ""
+		if notLine := p.timerNotTheLine(pr, v); !bare && !notLine && !prompt.Asks(v.line) {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
@@ -198,6 +203,50 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		}
 	}
 	return InputState{}
+}
+
+// timerSlack widens what is known of when a timer ends: the wait began
+// after the program's newest output, which reaches the log a little later.
+const timerSlack = 20 * time.Millisecond
+
+// timerNotTheLine reports whether the timer of a timed wait on the input
+// is not one the program waits on after its line: the loop woke from it
+// and waits again with nothing printed (a period of its own: IPython wakes
+// every 500 ms), or it ends when a timer seen before the newest output
+// ended (it outlived a prompt: node's start-up timer under npm init's
+// questions). A program that prints a line and then sleeps arms its timer
+// after the line and does not wake before it ends. The first sighting of
+// a wait only records it.
+func (p *Process) timerNotTheLine(pr prompt.Probe, v inputView) bool {
+	n, counted := p.in.prober.Switches(pr.Waiter)
+	now := time.Now()
+	// The wait began between the newest output and now, so its timer
+	// ends between these two.
+	lo, hi := now.Add(-v.quiet-timerSlack+pr.Timeout), now.Add(pr.Timeout)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := &p.in.timed
+	switch {
+	case seen.task == pr.Waiter && seen.outputs == v.outputs:
+		if counted && n > seen.switches {
+			return true // it woke and waits again: an idle loop
+		}
+		if lo.After(seen.lo) {
+			seen.lo = lo
+		}
+		if hi.Before(seen.hi) {
+			seen.hi = hi
+		}
+		return seen.old
+	case seen.task == pr.Waiter:
+		// The same thread, after new output: the same timer if the two
+		// windows for its end meet.
+		old := !lo.After(seen.hi.Add(timerSlack)) && !hi.Before(seen.lo.Add(-timerSlack))
+		*seen = timedWait{task: pr.Waiter, switches: n, outputs: v.outputs, lo: lo, hi: hi, old: old}
+		return old
+	}
+	*seen = timedWait{task: pr.Waiter, switches: n, outputs: v.outputs, lo: lo, hi: hi}
+	return false
 }
 
 // frame is what a dialog draws left of its fields: borders and padding.

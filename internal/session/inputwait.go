@@ -117,6 +117,7 @@ type inputTracker struct {
 	stdinErr error       // writing exec's stdin failed
 	wrote    wrote       // the newest write
 	reader   prompt.Task // the thread last seen blocked reading the input
+	timed    timedWait   // the newest timed wait seen (timerNotTheLine)
 
 	// cmds keeps the exit codes of D marks.
 	cmds commandCodes
@@ -125,6 +126,18 @@ type inputTracker struct {
 	// the shell that ran the line instead: bash hands its process only to
 	// a lone command, /bin/sh never).
 	integrated bool
+}
+
+// timedWait is a thread seen in a timed wait on the input: its context
+// switches then, the output reads so far, when its timer ends as far as
+// known (between lo and hi), and whether that timer was seen before the
+// newest output.
+type timedWait struct {
+	task     prompt.Task
+	switches uint64
+	outputs  uint64
+	lo, hi   time.Time
+	old      bool
 }
 
 // maxCodes bounds the exit codes kept: a write of more commands than that
