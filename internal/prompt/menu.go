@@ -191,7 +191,7 @@ func keyMenu(s *screen.Styled) (Grammar, bool) {
 		if rs := []rune(strings.TrimLeft(s.Lines[s.CursorY], " ")); len(rs) > 0 {
 			prompt = rs[0]
 		}
-		named = namedPrompt(s)
+		named = underNamedPrompt(s)
 	}
 	cursorAt := -1 // the row a hidden cursor parks on
 	if !s.CursorVisible {
@@ -317,23 +317,25 @@ func pick(g []menuRow, prompt rune, underPrompt bool, cursorAt int) (Grammar, bo
 	return out, true
 }
 
-// namedPrompt reports whether the visible cursor is on the last row with
-// text, after a REPL's or debugger's named prompt ("debug> ", "(Pdb) ",
-// "ipdb> "): a word, then the prompt's mark. A picker's query line is a
-// bare mark ("> ") and does not count.
-func namedPrompt(s *screen.Styled) bool {
+// underNamedPrompt reports whether the visible cursor is on the last row
+// with text, after a REPL's or debugger's named prompt ("debug> ", "(Pdb) ",
+// "ipdb> "). A picker's query line is a bare mark ("> ") and does not
+// count.
+func underNamedPrompt(s *screen.Styled) bool {
 	for y := s.CursorY + 1; y < len(s.Lines); y++ {
 		if strings.TrimSpace(s.Lines[y]) != "" {
 			return false
 		}
 	}
+	// The screen's rows end at their last character; the cursor stands
+	// past the prompt's blank.
 	rs := []rune(s.Lines[s.CursorY])
-	before := strings.TrimSpace(string(rs[:min(max(s.CursorX, 0), len(rs))]))
-	return namedPromptText.MatchString(before)
+	before := string(rs[:min(max(s.CursorX, 0), len(rs))])
+	if s.CursorX > len(rs) {
+		before += " "
+	}
+	return NamedPrompt(before)
 }
-
-// namedPromptText is the text of a named prompt, trimmed.
-var namedPromptText = regexp.MustCompile(`^\S*[A-Za-z]\S*[>:$#%)\]]$`)
 
 // listingRow is a row of a source listing: a line number, then code.
 var listingRow = regexp.MustCompile(`^(\d+)\s`)

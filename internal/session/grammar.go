@@ -19,8 +19,9 @@ const hintTail = 2 << 10
 // prompt's grammar), and tells serving from waiting: a program that reads
 // its terminal while its tree listens on a socket, or under a shortcut
 // hint ("press h + enter to show help"), is ready, not waiting, unless its
-// prompt is a question (a confirm, a menu). pr is the kernel's probe the
-// state rests on.
+// prompt is a question (a confirm, a menu) or a REPL's own prompt
+// ("debug> ": node inspect's debuggee listens on its inspector port). pr
+// is the kernel's probe the state rests on.
 func (p *Process) describe(pr prompt.Probe, v inputView, st InputState) InputState {
 	if st.Waiting && st.Signal == SignalMark {
 		return st // an integrated shell at its prompt
@@ -34,7 +35,7 @@ func (p *Process) describe(pr prompt.Probe, v inputView, st InputState) InputSta
 	var g prompt.Grammar
 	if st.Waiting {
 		g = p.grammar(st)
-		if asks(g.Kind) {
+		if asks(g.Kind) || g.Kind == prompt.KindLine && prompt.NamedPrompt(st.Prompt) {
 			return withGrammar(st, g)
 		}
 	}

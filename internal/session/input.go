@@ -173,13 +173,14 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		return st
 	case prompt.Busy:
 		// An event loop waiting on its input and a timer is the timer's,
-		// unless the line is a REPL's bare prompt, or none in a REPL's
-		// mode without one: node's REPL keeps a timer for its first
-		// seconds. A question followed by a timer is not a wait.
+		// unless the line is a REPL's bare or named prompt, or none in a
+		// REPL's mode without one: node's REPL keeps a timer for its
+		// first seconds, node inspect's "debug> " for as long as it runs.
+		// A question followed by a timer is not a wait.
 		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
-		if !prompt.BarePrompt(v.line) && strings.TrimSpace(v.line) != "" {
+		if !prompt.REPLPrompt(v.line) && strings.TrimSpace(v.line) != "" {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
