@@ -180,14 +180,14 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
-		if !prompt.REPLPrompt(v.line) && strings.TrimSpace(v.line) != "" {
+		if !prompt.REPLPrompt(v.line) && strings.TrimSpace(v.line) != "" || p.unansweredWrite(v) {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
 			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
 		}
 	case prompt.Polling, prompt.Unknown:
-		if v.quiet < p.timing.quietPeriod || !v.atEnd {
+		if v.quiet < p.timing.quietPeriod || !v.atEnd || p.unansweredWrite(v) {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
@@ -199,6 +199,26 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 		}
 	}
 	return InputState{}
+}
+
+// unansweredWrite reports whether the line the cursor is on can still be
+// the one from before the last write, for a verdict from the line alone
+// (no thread blocked reading says the input was taken). Under a terminal
+// what is typed is echoed, by the terminal or by a line editor that turned
+// its echo off (rlwrap), and with echo off (a password typed behind ssh)
+// the next prompt follows: no output since the write means the program
+// has not answered yet, however long it takes (rlwrap was once slower than
+// the quiet period). A pipe echoes nothing, and a command may print
+// nothing (a silent turn): once the pipe is empty the program took the
+// input, and its prompt line stands.
+func (p *Process) unansweredWrite(v inputView) bool {
+	if v.wrote.at.IsZero() || v.outputs != v.wrote.outputs {
+		return false
+	}
+	if p.TTY {
+		return true
+	}
+	return !v.wrote.written || p.proc.Typeahead()
 }
 
 // frame is what a dialog draws left of its fields: borders and padding.
