@@ -107,6 +107,17 @@ func TestClassifyScreens(t *testing.T) {
 		{"less.raw", []string{"less"}, KindPager, nil, -1, nil},
 		{"less-space.raw", nil, KindPager, nil, -1, nil}, // ":" on the alternate screen
 		{"vim.raw", []string{"vim.basic"}, KindEditor, nil, -1, nil},
+		// Entry boxes: the cursor is in the field, so the dialog asks for
+		// a line, not for one of its buttons (password boxes too: a
+		// password needs the terminal's evidence, which Classify keeps).
+		{"dialog-inputbox.raw", []string{"dialog"}, KindLine, nil, -1, nil},
+		{"dialog-password.raw", []string{"dialog"}, KindLine, nil, -1, nil},
+		{"whiptail-inputbox.raw", []string{"whiptail"}, KindLine, nil, -1, nil},
+		{"whiptail-password.raw", []string{"whiptail"}, KindLine, nil, -1, nil},
+		{"dialog-yesno.raw", []string{"dialog"}, KindChoice, []string{"Yes", "No"}, 0, nil},
+		{"dialog-menu.raw", []string{"dialog"}, KindChoice, []string{"postgres PostgreSQL", "mysql MySQL", "sqlite SQLite"}, 0, nil},
+		// A debugger's listing, its current line marked, above its prompt.
+		{"node-inspect.raw", []string{"node"}, KindLine, nil, -1, nil},
 	}
 	for _, tt := range tests {
 		b, err := os.ReadFile(filepath.Join("testdata", "screens", tt.file))
@@ -146,6 +157,10 @@ func TestClassifyTextMenus(t *testing.T) {
 		{"htop table", "\x1b[?1049h\x1b[2;3HPID USER\r\n\x1b[30;46m30502 root  a.test\x1b[0m\r\n30507 root  a.test\r\n30849 root  link\r\n    1 root  init\r\n\x1b[24;1HF1Help", true, KindLine, nil, nil},
 		{"fzf two", "  banana\r\n\x1b[48;5;236m> \x1b[1mapple\x1b[0m\r\n  2/2 ─────\r\n> ", true, KindChoice,
 			[]string{"banana", "apple"}, nil},
+		{"pdb-like listing", "  1 a = 1\r\n> 2 b = 2\r\n  3 c = 3\r\n(Pdb) ", true, KindLine, nil, nil},
+		{"marked output under a named prompt", "  one\r\n> two\r\n  three\r\ndebug> ", true, KindLine, nil, nil},
+		{"inquirer menu under its question", "? Pick one\r\n\x1b[7m❯ apple\x1b[0m\r\n  banana\r\nsearch> ", true, KindChoice,
+			[]string{"apple", "banana"}, nil},
 		{"clack", "◆  Pick a project type.\r\n│  ● TypeScript\r\n│  ○ JavaScript\r\n└\r\n", true, KindChoice,
 			[]string{"TypeScript", "JavaScript"}, nil},
 	}

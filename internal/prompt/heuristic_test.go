@@ -253,3 +253,30 @@ func FuzzLooksLikePrompt(f *testing.F) {
 		}
 	})
 }
+
+// A REPL's own prompt, bare or naming it, against questions that a timer
+// may follow.
+func TestREPLPrompt(t *testing.T) {
+	tests := []struct {
+		line        string
+		bare, named bool
+	}{
+		{"> ", true, false},
+		{">>> ", true, false},
+		{"debug> ", false, true},
+		{"mysql> ", false, true},
+		{"(Pdb) ", false, true},
+		{"irb(main):001:0> ", false, true},
+		{"scheme@(guile-user)> ", false, true},
+		{"debug>", false, false}, // the cursor is not after the prompt
+		{"Signing in as ada: ", false, false},
+		{"Password: ", false, false},
+		{"Continue? ", false, false},
+		{"3 > ", false, false},
+	}
+	for _, tt := range tests {
+		if b, n := BarePrompt(tt.line), NamedPrompt(tt.line); b != tt.bare || n != tt.named || REPLPrompt(tt.line) != (tt.bare || tt.named) {
+			t.Errorf("%q: bare %v named %v, want %v %v", tt.line, b, n, tt.bare, tt.named)
+		}
+	}
+}

@@ -45,7 +45,8 @@ func parseRow(s *screen.Styled, y int) (menuRow, bool) {
 	rs := []rune(s.Lines[y])
 	r := menuRow{y: y}
 	i := skipSpaces(rs, 0)
-	if i < len(rs) && strings.ContainsRune(gutters, rs[i]) && (i+1 == len(rs) || rs[i+1] == ' ') {
+	// A dialog's list sits in a box inside its frame: "│ │ item".
+	for i < len(rs) && strings.ContainsRune(gutters, rs[i]) && (i+1 == len(rs) || rs[i+1] == ' ') {
 		r.gutter = true
 		i = skipSpaces(rs, i+1)
 	}
@@ -185,10 +186,12 @@ func keyMenu(s *screen.Styled) (Grammar, bool) {
 	// A REPL whose prompt is "> " leaves rows that start with it above
 	// its cursor: there the mark is the prompt's, not a menu's cursor.
 	var prompt rune
+	named := false
 	if s.CursorVisible && s.CursorY < len(s.Lines) {
 		if rs := []rune(strings.TrimLeft(s.Lines[s.CursorY], " ")); len(rs) > 0 {
 			prompt = rs[0]
 		}
+		named = underNamedPrompt(s)
 	}
 	cursorAt := -1 // the row a hidden cursor parks on
 	if !s.CursorVisible {
@@ -198,7 +201,7 @@ func keyMenu(s *screen.Styled) (Grammar, bool) {
 	// once, so the group is a piece of a table (htop's processes, split
 	// by the width of their ids), not a menu.
 	flush := func(table bool) {
-		if g, ok := pick(group, prompt, cursorAt); ok && !table {
+		if g, ok := pick(group, prompt, named && len(group) > 0 && group[0].y < s.CursorY, cursorAt); ok && !table {
 			d := distance(s, group)
 			if d >= 0 && (bestDist < 0 || d < bestDist) {
 				best, bestDist = g, d
@@ -241,17 +244,39 @@ func distance(s *screen.Styled, g []menuRow) int {
 	case s.CursorY > last:
 		d = s.CursorY - last
 	}
-	if !s.AltScreen && d > 3 {
+	if !s.AltScreen && d > 3 && !sameBox(s, min(first, s.CursorY), max(last, s.CursorY)) {
 		return -1
 	}
 	return d
 }
 
+// boxSides are what a dialog's frame draws down its left side.
+const boxSides = "│┃║├┠┝╟╞╠"
+
+// sameBox reports whether rows from to to lie in one box: all begin with
+// its left side in the same column. dialog draws its boxes on the normal
+// screen, the list some rows above the buttons where the cursor is.
+func sameBox(s *screen.Styled, from, to int) bool {
+	col := -1
+	for y := from; y <= to; y++ {
+		rs := []rune(s.Lines[y])
+		i := skipSpaces(rs, 0)
+		if i == len(rs) || !strings.ContainsRune(boxSides, rs[i]) || col >= 0 && i != col {
+			return false
+		}
+		col = i
+	}
+	return true
+}
+
 // pick reads a group of aligned rows as a menu: it is one when exactly one
 // entry is selected, by a cursor mark, by its look, in a radio list by its
-// tick, or in a checklist by the hidden cursor parked on it.
-func pick(g []menuRow, prompt rune, cursorAt int) (Grammar, bool) {
-	if len(g) < 2 || len(g) > maxMenuRows {
+// tick, or in a checklist by the hidden cursor parked on it. Below a
+// REPL's own prompt (underPrompt), a mark alone selects nothing: it is
+// the REPL's output (a debugger's current line), and what is typed goes to
+// the prompt; only a highlighted row is a menu's there.
+func pick(g []menuRow, prompt rune, underPrompt bool, cursorAt int) (Grammar, bool) {
+	if len(g) < 2 || len(g) > maxMenuRows || listing(g) {
 		return Grammar{}, false
 	}
 	sel := -1
@@ -263,7 +288,7 @@ func pick(g []menuRow, prompt rune, cursorAt int) (Grammar, bool) {
 		// parks on the highlighted one (whiptail) is it a menu.
 		litOK = false
 	}
-	if i, ok := only(g, func(r menuRow) bool { return r.cursor != 0 }); ok && (g[i].cursor != prompt || highlit && lit == i) {
+	if i, ok := only(g, func(r menuRow) bool { return r.cursor != 0 }); ok && (g[i].cursor != prompt && !underPrompt || highlit && lit == i) {
 		// A mark like the prompt's counts where the row is also
 		// highlighted (fzf's "> " pointer and prompt).
 		sel = i
@@ -290,6 +315,48 @@ func pick(g []menuRow, prompt rune, cursorAt int) (Grammar, bool) {
 	}
 	out.Selected = sel
 	return out, true
+}
+
+// underNamedPrompt reports whether the visible cursor is on the last row
+// with text, after a REPL's or debugger's named prompt ("debug> ", "(Pdb) ",
+// "ipdb> "). A picker's query line is a bare mark ("> ") and does not
+// count.
+func underNamedPrompt(s *screen.Styled) bool {
+	for y := s.CursorY + 1; y < len(s.Lines); y++ {
+		if strings.TrimSpace(s.Lines[y]) != "" {
+			return false
+		}
+	}
+	// The screen's rows end at their last character; the cursor stands
+	// past the prompt's blank.
+	rs := []rune(s.Lines[s.CursorY])
+	before := string(rs[:min(max(s.CursorX, 0), len(rs))])
+	if s.CursorX > len(rs) {
+		before += " "
+	}
+	return NamedPrompt(before)
+}
+
+// listingRow is a row of a source listing: a line number, then code.
+var listingRow = regexp.MustCompile(`^(\d+)\s`)
+
+// listing reports whether the rows are a source listing, numbered one by
+// one (a debugger's "> 1 let x = 6;"): the mark there points at the
+// current line, not at a menu's entry.
+func listing(g []menuRow) bool {
+	prev := -1
+	for _, r := range g {
+		m := listingRow.FindStringSubmatch(r.text)
+		if m == nil {
+			return false
+		}
+		n, _ := strconv.Atoi(m[1])
+		if prev >= 0 && n != prev+1 {
+			return false
+		}
+		prev = n
+	}
+	return true
 }
 
 // only returns the index of the one row f holds for.
@@ -346,13 +413,19 @@ func standsOut(g []menuRow) (int, bool) {
 var button = regexp.MustCompile(`<\s*([A-Za-z][\w '-]{0,19}?)\s*>`)
 
 // buttons finds a row of dialog buttons (whiptail, dialog) with one
-// highlighted.
+// highlighted. A visible cursor on another row is in the dialog's entry
+// field (an input or password box): what is typed goes there, and Enter
+// takes the highlighted button with the text, so the dialog asks for a
+// line, not for one of its buttons.
 func buttons(s *screen.Styled) (Grammar, bool) {
 	for y := len(s.Lines) - 1; y >= 0; y-- {
 		line := s.Lines[y]
 		locs := button.FindAllStringSubmatchIndex(line, -1)
 		if len(locs) < 2 {
 			continue
+		}
+		if s.CursorVisible && s.CursorY != y {
+			return Grammar{}, false
 		}
 		var g []menuRow
 		for _, l := range locs {

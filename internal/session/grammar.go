@@ -1,10 +1,12 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/prompt"
@@ -19,8 +21,9 @@ const hintTail = 2 << 10
 // prompt's grammar), and tells serving from waiting: a program that reads
 // its terminal while its tree listens on a socket, or under a shortcut
 // hint ("press h + enter to show help"), is ready, not waiting, unless its
-// prompt is a question (a confirm, a menu). pr is the kernel's probe the
-// state rests on.
+// prompt is a question (a confirm, a menu) or a REPL's own prompt
+// ("debug> ": node inspect's debuggee listens on its inspector port). pr
+// is the kernel's probe the state rests on.
 func (p *Process) describe(pr prompt.Probe, v inputView, st InputState) InputState {
 	if st.Waiting && st.Signal == SignalMark {
 		return st // an integrated shell at its prompt
@@ -34,7 +37,7 @@ func (p *Process) describe(pr prompt.Probe, v inputView, st InputState) InputSta
 	var g prompt.Grammar
 	if st.Waiting {
 		g = p.grammar(st)
-		if asks(g.Kind) {
+		if asks(g.Kind) || g.Kind == prompt.KindLine && prompt.NamedPrompt(st.Prompt) {
 			return withGrammar(st, g)
 		}
 	}
@@ -98,6 +101,11 @@ func (p *Process) grammar(st InputState) prompt.Grammar {
 		if pgrp, err := p.proc.ForegroundPgrp(); err == nil && p.in.prober != nil {
 			c.Programs = p.in.prober.Programs(prompt.Input{Session: p.Pid, Pgrp: pgrp, Path: p.proc.InputPath()})
 		}
+	} else {
+		p.mu.Lock()
+		s := p.pipeScreen()
+		p.mu.Unlock()
+		c.Screen = &s
 	}
 	g := prompt.Classify(c)
 	secrets := p.out.secrets.all()
@@ -110,6 +118,31 @@ func (p *Process) grammar(st InputState) prompt.Grammar {
 		g.Default = policy.Redact(secrets, g.Default)
 	}
 	return g
+}
+
+// Pipe mode's screen: wide enough that a menu's rows do not wrap, and tall
+// enough for the rows above a prompt that a menu takes.
+const (
+	pipeCols = 240
+	pipeRows = 40
+)
+
+// pipeScreen renders the tail of the log in pipe mode as a person running
+// the command in a terminal would see it: stdout and stderr interleaved in
+// the order they arrived (bash's select prints its menu and its prompt on
+// stderr). Called with p.mu held.
+func (p *Process) pipeScreen() screen.Styled {
+	scr := screen.New(pipeCols, pipeRows)
+	var b []byte
+	for c := range p.log.Chunks(p.log.End() - hintTail) {
+		b = append(b, c.Data...)
+	}
+	// A pipe's text has bare line feeds, which a terminal's output
+	// processing turns into carriage return and line feed; a split
+	// character at the start is dropped.
+	b = bytes.ReplaceAll(bytes.TrimLeftFunc(b, func(r rune) bool { return r == utf8.RuneError }), []byte("\n"), []byte("\r\n"))
+	_, _ = scr.Write(b)
+	return scr.Styled()
 }
 
 // styled renders the screen with each character's look.

@@ -174,24 +174,25 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 	case prompt.Busy:
 		// An event loop waiting on its input and a timer is the timer's,
 		// unless other evidence says it waits at its prompt: the line is
-		// a REPL's bare prompt, or none in a REPL's mode without one
-		// (node's REPL keeps a timer for its first seconds); the line asks
-		// a question that names its answers or a default (npm init, under
-		// the same timer); or the timer is not the line's
+		// a REPL's bare or named prompt, or none in a REPL's mode without
+		// one (node's REPL keeps a timer for its first seconds, node
+		// inspect's "debug> " for as long as it runs); the line asks a
+		// question that names its answers or a default (npm init, under
+		// node's start-up timer); or the timer is not the line's
 		// (timerNotTheLine). A label followed by a sleep ("Signing in as
 		// ada: ") is none of these.
 		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
 			return InputState{}
 		}
-		bare := prompt.BarePrompt(v.line) || strings.TrimSpace(v.line) == ""
-		if notLine := p.timerNotTheLine(pr, v); !bare && !notLine && !prompt.Asks(v.line) {
+		repl := prompt.REPLPrompt(v.line) || strings.TrimSpace(v.line) == ""
+		if notLine := p.timerNotTheLine(pr, v); !repl && !notLine && !prompt.Asks(v.line) || p.unansweredWrite(v) {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
 			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
 		}
 	case prompt.Polling, prompt.Unknown:
-		if v.quiet < p.timing.quietPeriod || !v.atEnd {
+		if v.quiet < p.timing.quietPeriod || !v.atEnd || p.unansweredWrite(v) {
 			return InputState{}
 		}
 		if kind, ok := p.looksLikePrompt(v.line); ok {
@@ -247,6 +248,26 @@ func (p *Process) timerNotTheLine(pr prompt.Probe, v inputView) bool {
 	}
 	*seen = timedWait{task: pr.Waiter, switches: n, outputs: v.outputs, lo: lo, hi: hi}
 	return false
+}
+
+// unansweredWrite reports whether the line the cursor is on can still be
+// the one from before the last write, for a verdict from the line alone
+// (no thread blocked reading says the input was taken). Under a terminal
+// what is typed is echoed, by the terminal or by a line editor that turned
+// its echo off (rlwrap), and with echo off (a password typed behind ssh)
+// the next prompt follows: no output since the write means the program
+// has not answered yet, however long it takes (rlwrap was once slower than
+// the quiet period). A pipe echoes nothing, and a command may print
+// nothing (a silent turn): once the pipe is empty the program took the
+// input, and its prompt line stands.
+func (p *Process) unansweredWrite(v inputView) bool {
+	if v.wrote.at.IsZero() || v.outputs != v.wrote.outputs {
+		return false
+	}
+	if p.TTY {
+		return true
+	}
+	return !v.wrote.written || p.proc.Typeahead()
 }
 
 // frame is what a dialog draws left of its fields: borders and padding.

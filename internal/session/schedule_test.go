@@ -184,7 +184,7 @@ func TestAwaitSilentTurn(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				k := &fakeProber{start: time.Now(), activity: prompt.Reading}
 				p := bareProcess(k)
-				p.TTY = tt.tty
+				p.TTY, p.proc = tt.tty, newFakeProc(1000, pty.Options{TTY: tt.tty})
 				p.emit("sqlite> ")
 				time.Sleep(time.Second) // fake time: the prompt has settled
 				fp := p.proc.(*fakeProc)
@@ -204,6 +204,73 @@ func TestAwaitSilentTurn(t *testing.T) {
 					t.Fatalf("outcome %+v, want an input wait", o)
 				}
 				if got := time.Since(start); got != tt.at {
+					t.Errorf("answered %v after the write, want %v", got, tt.at)
+				}
+			})
+		})
+	}
+}
+
+// A program that polls its terminal (rlwrap, node's readline) and is slow
+// to echo a write: the prompt line from before the write is no new wait
+// (issue 32, rlwrap's 1 in 40). Under a terminal the quiet prompt needs
+// output since the write, the echo at least, or with echo off the next
+// prompt (a password typed behind ssh); in a pipe, where nothing echoes,
+// a silent turn counts once the pipe is empty, as for a blocked reader.
+func TestAwaitQuietPromptAfterWrite(t *testing.T) {
+	tests := []struct {
+		name   string
+		tty    bool
+		echo   bool
+		unread time.Duration // how long the written line stays unread
+		out    time.Duration // when the program prints, after the write; 0: never
+		at     time.Duration // when Await answers, after the write
+		prompt string
+	}{
+		{"terminal: the slow echo, then the answer and the prompt", true, true, 0, 200 * time.Millisecond, 351 * time.Millisecond, "calc> "},
+		{"terminal, echo off: the next prompt", true, false, 0, 400 * time.Millisecond, 551 * time.Millisecond, "calc> "},
+		{"pipe: a silent turn", false, false, 0, 0, 151 * time.Millisecond, "calc> "},
+		{"pipe: not while the line is unread", false, false, 250 * time.Millisecond, 0, 311 * time.Millisecond, "calc> "},
+		{"pipe: the prompt reprinted", false, false, 0, 100 * time.Millisecond, 251 * time.Millisecond, "calc> "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := &fakeProber{start: time.Now(), activity: prompt.Polling}
+				p := bareProcess(k)
+				p.TTY, p.proc = tt.tty, newFakeProc(1000, pty.Options{TTY: tt.tty})
+				fp := p.proc.(*fakeProc)
+				fp.echo = tt.echo
+				p.emit("calc> ")
+				time.Sleep(time.Second) // fake time: the prompt has settled
+				var wg sync.WaitGroup   // joined before the checks, so that an early answer fails them
+				if tt.unread > 0 {
+					fp.setTypeahead(true)
+					wg.Go(func() {
+						time.Sleep(tt.unread)
+						fp.setTypeahead(false)
+					})
+				}
+				if err := p.Write(t.Context(), []byte("6 * 7\r"), false); err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				if tt.out > 0 {
+					wg.Go(func() {
+						time.Sleep(tt.out) // fake time: the program is slow to print
+						if tt.echo {
+							p.emit("6 * 7\r\n")
+						}
+						p.emit("42\r\ncalc> ")
+					})
+				}
+				o := p.Await(t.Context(), start.Add(10*time.Second), Until{InputWait: true})
+				got := time.Since(start)
+				wg.Wait()
+				if o.Reason != ReasonInputWait || o.Input.Prompt != tt.prompt {
+					t.Fatalf("outcome %+v, want an input wait at %q", o, tt.prompt)
+				}
+				if got != tt.at {
 					t.Errorf("answered %v after the write, want %v", got, tt.at)
 				}
 			})
