@@ -176,7 +176,7 @@ func TestTimedWaitIdleLoop(t *testing.T) {
 					return prompt.Probe{Activity: prompt.Busy, Timed: true, Waiter: prompt.Task{Pid: 1000, Tid: 1000}}
 				})
 				p := bareProcess(k)
-				p.emit("user=> ") // a prompt that neither is bare nor asks
+				p.emit("Signing in as ada: ") // a line that is no REPL prompt and asks nothing
 				o := p.Await(t.Context(), time.Now().Add(2*time.Second), Until{InputWait: true})
 				if got := o.Reason == ReasonInputWait; got != wakes {
 					t.Fatalf("%+v, want waiting %v", o, wakes)
