@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/gpgtest"
 	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
@@ -106,23 +107,11 @@ func TestPinentryDialogWaits(t *testing.T) {
 	need(t, "gpg", "gpg-agent", "pinentry-curses", "gpgconf")
 	forEachProtocol(t, nil, func(t *testing.T, s *server) {
 		home := t.TempDir()
-		gh := filepath.Join(home, "gnupg")
-		if err := os.Mkdir(gh, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		pin, _ := exec.LookPath("pinentry-curses")
-		if err := os.WriteFile(filepath.Join(gh, "gpg-agent.conf"), []byte("pinentry-program "+pin+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		gh := gpgtest.Home(t, filepath.Join(home, "gnupg"))
 		plain := filepath.Join(home, "plain.txt")
 		if err := os.WriteFile(plain, []byte("attack at dawn\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() {
-			c := exec.Command("gpgconf", "--kill", "gpg-agent")
-			c.Env = append(os.Environ(), "GNUPGHOME="+gh)
-			_ = c.Run()
-		})
 		cmd := "export GNUPGHOME=" + gh + " GPG_TTY=$(tty); gpg --no-symkey-cache --pinentry-mode ask --symmetric -o " + plain + ".gpg " + plain +
 			// The agent carries the command's tag: the command lasts as
 			// long as it does.

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/gpgtest"
 )
 
 // A second set of real programs (issue 32), none of which another test
@@ -295,23 +297,10 @@ func shortTemp(t *testing.T, prefix string) string {
 // gpgSymmetric encrypts a file with a passphrase that gpg-agent asks for
 // through pinentry-curses on the command's terminal.
 func gpgSymmetric(t *testing.T, dir string) string {
-	home := shortTemp(t, "gpg")
-	if err := os.Chmod(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	pinentry, _ := exec.LookPath("pinentry-curses")
-	conf := "pinentry-program " + pinentry + "\nno-allow-external-cache\n"
-	if err := os.WriteFile(filepath.Join(home, "gpg-agent.conf"), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home := gpgtest.Home(t, shortTemp(t, "gpg"))
 	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("the plan\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd := exec.Command("gpgconf", "--kill", "gpg-agent")
-		cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
-		_ = cmd.Run()
-	})
 	// gpg-agent, started by gpg, stays in the command's tree (it carries
 	// its tag) and keeps it running: the command ends it, as a person
 	// done with gpg in a throwaway home would.

@@ -45,8 +45,8 @@ type program struct {
 	// and the connection alike), so a waiting answer is allowed if it says
 	// it rests on the prompt's text alone.
 	textOnly bool
-	want       string
-	log        string // in the whole log at the end
+	want     string
+	log      string // in the whole log at the end
 }
 
 const secretWord = "s3cret-Passphrase-7"

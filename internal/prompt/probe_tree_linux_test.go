@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cpty "github.com/creack/pty"
+	"github.com/yieldshell/yieldshell/internal/gpgtest"
 	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/proc"
 )
@@ -171,30 +172,13 @@ func TestInspectOutsideReaders(t *testing.T) {
 // terminal by name (GPG_TTY) and polls it. The probe finds it, and the
 // passphrase typed works: the file decrypts with it.
 func TestInspectPinentry(t *testing.T) {
-	for _, p := range []string{"gpg", "gpg-agent", "pinentry-curses"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s not installed", p)
-		}
-	}
 	home := t.TempDir()
-	gh := filepath.Join(home, "gnupg")
-	if err := os.Mkdir(gh, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	pin, _ := exec.LookPath("pinentry-curses")
-	if err := os.WriteFile(filepath.Join(gh, "gpg-agent.conf"), []byte("pinentry-program "+pin+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	gh := gpgtest.Home(t, filepath.Join(home, "gnupg"))
 	plain := filepath.Join(home, "plain.txt")
 	if err := os.WriteFile(plain, []byte("attack at dawn\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"GNUPGHOME=" + gh}
-	t.Cleanup(func() {
-		c := exec.Command("gpgconf", "--kill", "gpg-agent")
-		c.Env = append(os.Environ(), env...)
-		_ = c.Run()
-	})
 	tag := "PROMPT_TEST_TAG=pinentry"
 	r := startTTY(t, tag, env, "/bin/sh", "-c",
 		`export GPG_TTY=$(tty); exec gpg --no-symkey-cache --pinentry-mode ask --symmetric -o "$0.gpg" "$0"`, plain)
