@@ -416,6 +416,8 @@ type fakeProber struct {
 	asked  []time.Duration
 	// switches, when set, is what Switches answers for every thread.
 	switches func() uint64
+	// ports is what Listening answers.
+	ports []int
 }
 
 func (k *fakeProber) Inspect(in prompt.Input) prompt.Probe {
@@ -447,7 +449,11 @@ func (k *fakeProber) Switches(prompt.Task) (uint64, bool) {
 
 func (k *fakeProber) Programs(prompt.Input) []string { return nil }
 
-func (k *fakeProber) Listening(int) []int { return nil }
+func (k *fakeProber) Listening(int) []int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.ports
+}
 
 func (k *fakeProber) times() []time.Duration {
 	k.mu.Lock()

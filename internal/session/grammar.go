@@ -43,6 +43,9 @@ func (p *Process) describe(pr prompt.Probe, v inputView, st InputState) InputSta
 	}
 	if reads || st.Signal == SignalQuiet {
 		if ports, ok := p.serving(); ok {
+			if v.quiet < p.timing.servingQuiet {
+				return InputState{} // too soon to tell from a REPL about to prompt
+			}
 			return InputState{Ready: true, Ports: ports}
 		}
 	}

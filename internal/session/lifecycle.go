@@ -208,6 +208,12 @@ type timing struct {
 	// quietPeriod is how long a prompt-shaped last line must stay before
 	// the heuristic counts it.
 	quietPeriod time.Duration
+	// servingQuiet is how long a program that reads its terminal while it
+	// listens must have printed nothing before it counts as serving: a
+	// REPL client whose child listens (node inspect's debuggee) prints its
+	// prompt soon after its child's banner, a dev server prints nothing
+	// more once it is up.
+	servingQuiet time.Duration
 
 	// healthyRun is how long a run must live for the retry count of its
 	// crash restarts to start over.
@@ -238,6 +244,7 @@ func defaultTiming(cfg *policy.Config) timing {
 		firstProbe:    5 * time.Millisecond,
 		maxProbe:      500 * time.Millisecond,
 		quietPeriod:   prompt.QuietPeriod,
+		servingQuiet:  500 * time.Millisecond,
 		healthyRun:    time.Minute,
 		restartFloor:  minRestartDelay,
 		diskCommit:    200 * time.Millisecond,

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -272,6 +273,37 @@ func TestAwaitQuietPromptAfterWrite(t *testing.T) {
 				}
 				if got != tt.at {
 					t.Errorf("answered %v after the write, want %v", got, tt.at)
+				}
+			})
+		})
+	}
+}
+
+// A program that polls its terminal while its tree listens serves only
+// once it has printed nothing for servingQuiet: node inspect's client
+// polls its terminal while its debuggee listens, and prints "debug> "
+// soon after the debuggee's banner; a dev server prints nothing more.
+func TestAwaitServingNeedsItsQuiet(t *testing.T) {
+	for _, prompts := range []bool{false, true} {
+		t.Run(fmt.Sprintf("prompt follows=%v", prompts), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				k := &fakeProber{start: time.Now(), activity: prompt.Polling, ports: []int{9229}}
+				p := bareProcess(k)
+				p.emit("< Debugger attached.\n<\n")
+				if prompts {
+					go func() {
+						time.Sleep(300 * time.Millisecond) // fake time: slower than the quiet period
+						p.emit("debug> ")
+					}()
+				}
+				o := p.Await(t.Context(), time.Now().Add(5*time.Second), Until{InputWait: true, Ready: true})
+				switch {
+				case prompts && (o.Reason != ReasonInputWait || o.Input.Prompt != "debug> "):
+					t.Fatalf("%+v, want waiting at debug> ", o)
+				case !prompts && o.Reason != ReasonReady:
+					t.Fatalf("%+v, want ready", o)
+				case !prompts && time.Since(k.start) < 500*time.Millisecond:
+					t.Errorf("ready after %v, before servingQuiet", time.Since(k.start))
 				}
 			})
 		})
