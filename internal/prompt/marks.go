@@ -96,10 +96,9 @@ const (
 	notMark
 )
 
-var (
-	prefix133 = []byte("\x1b]133;")
-	prefix633 = []byte("\x1b]633;")
-)
+// prefix133 starts a mark; feed also takes VS Code's "\x1b]633;", which
+// differs only in its third byte.
+var prefix133 = []byte("\x1b]133;")
 
 // feed moves bytes of p into s.held until the held bytes are known to be a
 // mark (returned, held cleared), not a mark (left in held for the caller to
