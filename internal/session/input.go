@@ -137,60 +137,9 @@ func (p *Process) byMarks(v inputView) (InputState, bool) {
 func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 	switch pr.Activity {
 	case prompt.Reading:
-		// Typeahead: a program blocked reading its terminal while input
-		// waits there unread has not been scheduled since (a loaded
-		// machine); asking also makes the terminal hand over what the
-		// server wrote, so a Ctrl-C written reaches the program first.
-		if p.staleReader(pr.Reader, v) || p.proc.Typeahead() {
-			return InputState{}
-		}
-		p.mu.Lock()
-		p.in.reader = pr.Reader
-		p.mu.Unlock()
-		st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
-		if p.TTY {
-			echo, canonical, err := p.proc.Modes()
-			switch {
-			case err != nil || echo:
-			case canonical || prompt.MaskedPassword(v.line):
-				// Echo off, and a line read (getpass, read -s), or a
-				// line editor in mask mode: raw, one '*' per key.
-				st.Kind = prompt.KindPassword
-			case v.line == "":
-				// A full-screen dialog (pinentry-curses, whiptail's
-				// password box): its prompt is left of the cursor on the
-				// screen, not in the log.
-				if d := p.dialogPrompt(); prompt.MaskedPassword(d) {
-					st.Kind, st.Prompt = prompt.KindPassword, d
-				}
-			}
-		} else {
-			st.Signal = SignalStdin
-			if k, ok := prompt.LooksLikePrompt(v.line); ok && k == prompt.KindPassword {
-				st.Kind = k
-			}
-		}
-		return st
+		return p.byRead(pr, v)
 	case prompt.Busy:
-		// An event loop waiting on its input and a timer is the timer's,
-		// unless other evidence says it waits at its prompt: the line is
-		// a REPL's bare or named prompt, or none in a REPL's mode without
-		// one (node's REPL keeps a timer for its first seconds, node
-		// inspect's "debug> " for as long as it runs); the line asks a
-		// question that names its answers or a default (npm init, under
-		// node's start-up timer); or the timer is not the line's
-		// (timerNotTheLine). A label followed by a sleep ("Signing in as
-		// ada: ") is none of these.
-		if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
-			return InputState{}
-		}
-		repl := prompt.REPLPrompt(v.line) || strings.TrimSpace(v.line) == ""
-		if notLine := p.timerNotTheLine(pr, v); !repl && !notLine && !prompt.Asks(v.line) || p.unansweredWrite(v) {
-			return InputState{}
-		}
-		if kind, ok := p.looksLikePrompt(v.line); ok {
-			return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
-		}
+		return p.byTimedWait(pr, v)
 	case prompt.Polling, prompt.Unknown:
 		if v.quiet < p.timing.quietPeriod || !v.atEnd || p.unansweredWrite(v) {
 			return InputState{}
@@ -202,6 +151,66 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 			}
 			return st
 		}
+	}
+	return InputState{}
+}
+
+// byRead is what a thread blocked reading the input says.
+func (p *Process) byRead(pr prompt.Probe, v inputView) InputState {
+	// Typeahead: a program blocked reading its terminal while input waits
+	// there unread has not been scheduled since (a loaded machine);
+	// asking also makes the terminal hand over what the server wrote, so
+	// a Ctrl-C written reaches the program first.
+	if p.staleReader(pr.Reader, v) || p.proc.Typeahead() {
+		return InputState{}
+	}
+	p.mu.Lock()
+	p.in.reader = pr.Reader
+	p.mu.Unlock()
+	st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
+	if !p.TTY {
+		st.Signal = SignalStdin
+		if k, ok := prompt.LooksLikePrompt(v.line); ok && k == prompt.KindPassword {
+			st.Kind = k
+		}
+		return st
+	}
+	echo, canonical, err := p.proc.Modes()
+	switch {
+	case err != nil || echo:
+	case canonical || prompt.MaskedPassword(v.line):
+		// Echo off, and a line read (getpass, read -s), or a line editor
+		// in mask mode: raw, one '*' per key.
+		st.Kind = prompt.KindPassword
+	case v.line == "":
+		// A full-screen dialog (pinentry-curses, whiptail's password
+		// box): its prompt is left of the cursor on the screen, not in
+		// the log.
+		if d := p.dialogPrompt(); prompt.MaskedPassword(d) {
+			st.Kind, st.Prompt = prompt.KindPassword, d
+		}
+	}
+	return st
+}
+
+// byTimedWait is what an event loop waiting on its input and a timer
+// says: it is the timer's, unless other evidence says it waits at its
+// prompt: the line is a REPL's bare or named prompt, or none in a REPL's
+// mode without one (node's REPL keeps a timer for its first seconds, node
+// inspect's "debug> " for as long as it runs); the line asks a question
+// that names its answers or a default (npm init, under node's start-up
+// timer); or the timer is not the line's (timerNotTheLine). A label
+// followed by a sleep ("Signing in as ada: ") is none of these.
+func (p *Process) byTimedWait(pr prompt.Probe, v inputView) InputState {
+	if !pr.Timed || v.quiet < p.timing.quietPeriod || !v.atEnd {
+		return InputState{}
+	}
+	repl := prompt.REPLPrompt(v.line) || strings.TrimSpace(v.line) == ""
+	if notLine := p.timerNotTheLine(pr, v); !repl && !notLine && !prompt.Asks(v.line) || p.unansweredWrite(v) {
+		return InputState{}
+	}
+	if kind, ok := p.looksLikePrompt(v.line); ok {
+		return InputState{Waiting: true, Kind: kind, Signal: SignalQuiet, Prompt: v.line}
 	}
 	return InputState{}
 }
