@@ -266,17 +266,26 @@ func (p *Process) timerNotTheLine(pr prompt.Probe, v inputView) bool {
 // its echo off (rlwrap), and with echo off (a password typed behind ssh)
 // the next prompt follows: no output since the write means the program
 // has not answered yet, however long it takes (rlwrap was once slower than
-// the quiet period). A pipe echoes nothing, and a command may print
-// nothing (a silent turn): once the pipe is empty the program took the
-// input, and its prompt line stands.
+// the quiet period). Output that leaves the screen as it was at the write
+// is no answer either: a line editor's redraw of its prompt (rlwrap
+// clears and rewrites its line before it echoes, and under load the two
+// can be more than the quiet period apart). A pipe echoes nothing, and a
+// command may print nothing (a silent turn): once the pipe is empty the
+// program took the input, and its prompt line stands.
 func (p *Process) unansweredWrite(v inputView) bool {
-	if v.wrote.at.IsZero() || v.outputs != v.wrote.outputs {
+	if v.wrote.at.IsZero() {
 		return false
 	}
-	if p.TTY {
+	if !p.TTY {
+		return v.outputs == v.wrote.outputs && (!v.wrote.written || p.proc.Typeahead())
+	}
+	if v.outputs == v.wrote.outputs {
 		return true
 	}
-	return !v.wrote.written || p.proc.Typeahead()
+	p.mu.Lock()
+	sum, known := p.out.screenSum()
+	p.mu.Unlock()
+	return known && v.wrote.screenKnown && sum == v.wrote.screen
 }
 
 // frame is what a dialog draws left of its fields: borders and padding.
@@ -377,6 +386,7 @@ func (p *Process) inspect() prompt.Probe {
 func (p *Process) beforeWrite() (written func()) {
 	p.mu.Lock()
 	w := wrote{at: time.Now(), outputs: p.in.outputs, prompts: p.in.marks.prompts, exits: p.in.marks.exits, reader: p.in.reader}
+	w.screen, w.screenKnown = p.out.screenSum()
 	p.mu.Unlock()
 	if w.reader != (prompt.Task{}) {
 		w.switches, _ = p.in.prober.Switches(w.reader)

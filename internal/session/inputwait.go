@@ -72,6 +72,10 @@ type wrote struct {
 	// written: the write returned, so all of it is in the terminal or
 	// the pipe.
 	written bool
+	// screen digests what the screen showed before it (screenKnown: under
+	// a terminal), so that a redraw of the same is not taken for an answer.
+	screen      uint64
+	screenKnown bool
 }
 
 // mark applies one shell-integration mark; line returns the line the

@@ -2,7 +2,9 @@ package session
 
 import (
 	"bytes"
+	"hash/fnv"
 	"regexp"
+	"strconv"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
@@ -227,4 +229,22 @@ func (o *pipeline) screen(asked bool) *screen.Snapshot {
 // appCursor reports whether the program asked for application cursor keys.
 func (o *pipeline) appCursor() bool {
 	return o.cleaner != nil && o.cleaner.AppCursor()
+}
+
+// screenSum is a digest of what the screen shows, its rows and where the
+// cursor is, to tell whether anything visible changed; false in pipe mode.
+func (o *pipeline) screenSum() (uint64, bool) {
+	if o.view == nil {
+		return 0, false
+	}
+	s := o.view.snapshot()
+	h := fnv.New64a()
+	for _, l := range s.Lines {
+		_, _ = h.Write([]byte(l))
+		_, _ = h.Write([]byte{'\n'})
+	}
+	cursor := strconv.AppendInt(nil, int64(s.CursorX), 10)
+	cursor = strconv.AppendInt(append(cursor, ','), int64(s.CursorY), 10)
+	_, _ = h.Write(cursor)
+	return h.Sum64(), true
 }

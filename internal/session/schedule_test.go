@@ -309,3 +309,35 @@ func TestAwaitServingNeedsItsQuiet(t *testing.T) {
 		})
 	}
 }
+
+// A line editor that redraws its prompt before it echoes (rlwrap clears
+// and rewrites its line) has not answered: output that leaves the screen
+// as it was at the write waits for more, and the answer is the one that
+// follows, not the old prompt.
+func TestAwaitRedrawIsNoAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := &fakeProber{start: time.Now(), activity: prompt.Polling}
+		p := bareProcess(k)
+		p.TTY, p.proc = true, newFakeProc(1000, pty.Options{TTY: true})
+		p.out = newTerminalPipeline(80, 24, newSecretList(nil))
+		p.emit("calc> ")
+		time.Sleep(time.Second) // fake time: the prompt has settled
+		if err := p.Write(t.Context(), []byte("6 * 7\r"), false); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			time.Sleep(50 * time.Millisecond)
+			p.emit("\r\r\x1b[K\r\x1b[?2004hcalc> ") // the redraw
+			time.Sleep(350 * time.Millisecond)      // a loaded machine
+			p.emit("6 * 7\r\n42\r\ncalc> ")
+		})
+		o := p.Await(t.Context(), start.Add(10*time.Second), Until{InputWait: true})
+		got := time.Since(start)
+		wg.Wait()
+		if o.Reason != ReasonInputWait || got != 551*time.Millisecond {
+			t.Fatalf("outcome %+v after %v, want an input wait 551ms after the write (the answer's prompt, settled)", o, got)
+		}
+	})
+}
