@@ -52,22 +52,12 @@ func (s *Screen) Styled() Styled {
 			prev := rune(0)
 			for x := range cols {
 				g := t.Cell(x, y)
-				r := g.Char
-				wide := r != widePlaceholder && s.san.width.RuneWidth(r) == 2
-				switch {
-				case r == 0:
-					r = ' '
-				case r == widePlaceholder && s.san.width.RuneWidth(prev) == 2:
-					prev = r
-					continue
-				case r == widePlaceholder:
-					r = ' '
-				case wide && (x+1 >= cols || t.Cell(x+1, y).Char != widePlaceholder):
-					r = ' '
-				}
+				r, shown := s.shown(t, x, y, cols, g.Char, prev)
 				prev = r
-				line = append(line, r)
-				looks = append(looks, lookOf(g))
+				if shown {
+					line = append(line, r)
+					looks = append(looks, lookOf(g))
+				}
 			}
 			n := len(line)
 			for n > 0 && line[n-1] == ' ' {

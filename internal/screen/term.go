@@ -128,6 +128,24 @@ func (s *Screen) Resize(cols, rows int) {
 	s.guard(func() { s.term.Resize(cols, rows) })
 }
 
+// shown is what cell (x, y) of t, holding r, shows, given what the cell
+// before it on its row showed (prev): nothing (false) for the right half
+// of a wide character, a space for a half whose other half was
+// overwritten. Called with t locked.
+func (s *Screen) shown(t vt10x.Terminal, x, y, cols int, r, prev rune) (rune, bool) {
+	switch {
+	case r == 0:
+		return ' ', true
+	case r == widePlaceholder && s.san.width.RuneWidth(prev) == 2:
+		return r, false // the right half of the character before
+	case r == widePlaceholder:
+		return ' ', true // its wide character was overwritten
+	case s.san.width.RuneWidth(r) == 2 && (x+1 >= cols || t.Cell(x+1, y).Char != widePlaceholder):
+		return ' ', true // its right half was overwritten
+	}
+	return r, true
+}
+
 // Snapshot returns what the screen shows now.
 func (s *Screen) Snapshot() Snapshot {
 	s.mu.Lock()
@@ -145,21 +163,11 @@ func (s *Screen) Snapshot() Snapshot {
 			sb.Reset()
 			prev := rune(0)
 			for x := range cols {
-				r := t.Cell(x, y).Char
-				wide := r != widePlaceholder && s.san.width.RuneWidth(r) == 2
-				switch {
-				case r == 0:
-					r = ' '
-				case r == widePlaceholder && s.san.width.RuneWidth(prev) == 2:
-					prev = r
-					continue // the right half of the character before
-				case r == widePlaceholder:
-					r = ' ' // its wide character was overwritten
-				case wide && (x+1 >= cols || t.Cell(x+1, y).Char != widePlaceholder):
-					r = ' ' // its right half was overwritten
-				}
+				r, shown := s.shown(t, x, y, cols, t.Cell(x, y).Char, prev)
 				prev = r
-				sb.WriteRune(r)
+				if shown {
+					sb.WriteRune(r)
+				}
 			}
 			snap.Lines[y] = strings.TrimRight(sb.String(), " ")
 		}

@@ -143,30 +143,18 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 	}
 	var r outlog.Result
 	var om *outlog.Omission
-	switch {
-	case q.Raw:
+	if q.Raw {
 		from := int64(0)
 		if q.Since != nil {
 			from = max(*q.Since, 0)
 		}
 		r = p.log.ReadRaw(from, max(q.MaxBytes, 1), q.Streams)
-	case q.HeadTail:
-		r, om = p.log.HeadTail(headTailFrom(q.Since), q.MaxBytes, q.Streams)
-	case q.Since == nil:
-		r = p.log.ReadTail(q.MaxBytes, q.Streams)
-	default:
-		r = p.log.ReadFrom(*q.Since, q.MaxBytes, q.Streams)
+	} else {
+		r, om = p.readLocked(q, false)
 	}
 	var raw outlog.Result
 	if q.KeepRaw && !q.Raw && len(r.Binary) > 0 {
-		switch { // the same read, as stored
-		case q.HeadTail:
-			raw, _ = p.log.HeadTailRaw(headTailFrom(q.Since), q.MaxBytes, q.Streams)
-		case q.Since == nil:
-			raw = p.log.ReadTailRaw(q.MaxBytes, q.Streams)
-		default:
-			raw = p.log.ReadRaw(*q.Since, q.MaxBytes, q.Streams)
-		}
+		raw, _ = p.readLocked(q, true) // the same read, as stored
 	}
 	s := Snapshot{
 		Info: p.infoLocked(),
@@ -186,6 +174,23 @@ func (p *Process) snapshotLocked(q Query) Snapshot {
 	}
 	s.URLs = p.urlsLocked(s.Pending)
 	return s
+}
+
+// readLocked is q's read of the log: head and tail, the newest bytes, or
+// from since; as text, or as stored (binary parts included) when raw.
+// Called with p.mu held.
+func (p *Process) readLocked(q Query, raw bool) (outlog.Result, *outlog.Omission) {
+	headTail, tail, from := p.log.HeadTail, p.log.ReadTail, p.log.ReadFrom
+	if raw {
+		headTail, tail, from = p.log.HeadTailRaw, p.log.ReadTailRaw, p.log.ReadRaw
+	}
+	switch {
+	case q.HeadTail:
+		return headTail(headTailFrom(q.Since), q.MaxBytes, q.Streams)
+	case q.Since == nil:
+		return tail(q.MaxBytes, q.Streams), nil
+	}
+	return from(*q.Since, q.MaxBytes, q.Streams), nil
 }
 
 // headTailFrom is HeadTail's from for a query's since: -1 for none.
