@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // replyKinds are the queries the terminal answers, one of each kind.
@@ -117,6 +119,121 @@ func TestRepliesReachVimInTheShell(t *testing.T) {
 		a = waiting(t, s.reply(id, "echo exactly-as-written"), "command")
 		if !hasLine(a, "exactly-as-written") {
 			t.Errorf("echo after vim: %s", a.text)
+		}
+	})
+}
+
+// A background job that prints a terminal query while an integrated shell
+// idles at its prompt gets no reply: the shell's line editor is what reads
+// the terminal then, and a reply written to it would be typed in front of
+// the agent's next command. "cd build; rm -f *.txt" then ran as
+// "62;22ccd build; rm -f *.txt" and deleted the parent's files.
+//
+// Spec: issue 38 item 1: "A query printed by any process while an integrated shell is at its prompt ... gets no reply; the agent's next command runs exactly as written".
+func TestRepliesToABackgroundJobDoNotReachTheIdleShell(t *testing.T) {
+	forEachShell(t, func(t *testing.T, s *server, shell, id string) {
+		// bash's line editor in both its modes; zsh and fish have one.
+		modes := []string{""}
+		if shell == "bash" {
+			modes = []string{"emacs", "vi"}
+		}
+		for _, mode := range modes {
+			if mode != "" {
+				waiting(t, s.reply(id, "set -o "+mode), "command")
+			}
+			for _, k := range replyKinds {
+				t.Run(mode+k.name, func(t *testing.T) {
+					dir := t.TempDir()
+					build := filepath.Join(dir, "build")
+					fifo := filepath.Join(dir, "go")
+					job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo JOB-DONE\n"
+					for path, content := range map[string]string{
+						filepath.Join(dir, "job.sh"):    job,
+						filepath.Join(dir, "keep.txt"):  "keep\n",
+						filepath.Join(build, "out.txt"): "out\n",
+					} {
+						if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					// The job waits on the fifo, so its query comes while the
+					// shell sits at its next prompt.
+					// The query is passed escaped, so that nothing but the job
+					// prints it.
+					escaped := strings.NewReplacer("\x1b", `\033`, "\x07", `\007`).Replace(k.query)
+					waiting(t, s.reply(id, "cd "+dir+"; sh job.sh go '"+escaped+"' &"), "command")
+					release(t, fifo)
+					s.readUntil(id, "JOB-DONE")
+					a := waiting(t, s.reply(id, "cd build; rm -f *.txt"), "command")
+					if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err != nil {
+						t.Errorf("a file outside build was deleted (%v): the command ran as something else: %s", err, a.text)
+					}
+					if _, err := os.Stat(filepath.Join(build, "out.txt")); err == nil {
+						t.Errorf("build/out.txt is still there: the command ran as something else: %s", a.text)
+					}
+					a = waiting(t, s.reply(id, "echo exactly-as-written"), "command")
+					if !hasLine(a, "exactly-as-written") || a.num("command_exit_code") != 0 {
+						t.Errorf("echo: %s", a.text)
+					}
+				})
+			}
+		}
+	})
+}
+
+// release writes a line to the fifo at path once a reader has it open.
+func release(t *testing.T, path string) {
+	t.Helper()
+	var f *os.File
+	eventually(t, 10*time.Second, "a reader of "+path, func() bool {
+		var err error
+		f, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		return err == nil
+	})
+	defer f.Close()
+	if _, err := f.Write([]byte("now\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A query printed by a process that is not the reader gets no reply either:
+// here a background job queries while the foreground reads a line in
+// canonical mode, as input() or read do, and the line the agent types is
+// read exactly as written (a reply left in the line is discarded before
+// the agent's input: pty/typeahead.go).
+//
+// Spec: issue 38 item 1: "A query printed ... by a process that is not the reader gets no reply".
+func TestRepliesToABackgroundJobDoNotReachALineReader(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		for _, k := range replyKinds {
+			t.Run(k.name, func(t *testing.T) {
+				dir := t.TempDir()
+				fifo := filepath.Join(dir, "go")
+				job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo JOB-DONE\n"
+				if err := os.WriteFile(filepath.Join(dir, "job.sh"), []byte(job), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				escaped := strings.NewReplacer("\x1b", `\033`, "\x07", `\007`).Replace(k.query)
+				r := s.exec(`sh job.sh go '`+escaped+`' & read -r line; echo "got:$line"; wait`,
+					map[string]any{"cwd": dir, "yield_ms": 200})
+				r.mustStatus(t, "backgrounded")
+				id := r.str("process_id")
+				release(t, fifo)
+				s.readUntil(id, "JOB-DONE")
+				a := s.call("write", map[string]any{"process_id": id, "input": "typed", "newline": true, "yield_ms": longYield})
+				if a.str("status") != "completed" || !hasLine(a, "got:typed") {
+					t.Errorf("the line read is not the one typed: %s", a.text)
+				}
+			})
 		}
 	})
 }

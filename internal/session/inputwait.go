@@ -60,6 +60,11 @@ type markState struct {
 	returns uint64
 }
 
+// idle reports whether a shell with marks sits at its prompt or is
+// printing it: it has shown a prompt, and no command runs. Its line editor
+// is then what reads the terminal.
+func (ms *markState) idle() bool { return ms.prompts > 0 && !ms.running }
+
 // wrote is what a write changed, so that a wait after it does not take the
 // state from before the write for an answer.
 type wrote struct {

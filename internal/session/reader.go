@@ -198,7 +198,7 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 // processing (onlcr turns each \n into \r\n unless the program set the
 // terminal raw).
 func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
-	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns}
+	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns, idle: p.in.marks.idle()}
 	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 {
 		if text, ok := sr.stripText(b, last); ok {
 			p.out.append(p.log, sr.s, text, &sr.sc, last)

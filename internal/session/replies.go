@@ -8,12 +8,15 @@ import (
 )
 
 // replyOrigin is who asked a query: the terminal's foreground process
-// group when the query was read (0: not known, as on Windows), and how
-// many times an integrated shell had come back to its prompt by then
-// (markState.returns).
+// group when the query was read (0: not known, as on Windows), how many
+// times an integrated shell had come back to its prompt by then
+// (markState.returns), and whether the shell sat idle at its prompt then
+// (markState.idle): its line editor was the reader, so the query came
+// from someone else, such as a background job.
 type replyOrigin struct {
 	pgrp    int
 	returns uint64
+	idle    bool
 }
 
 // replyBatch is replies to queries of one origin, in order.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
+	"github.com/yieldshell/yieldshell/internal/prompt"
 	"github.com/yieldshell/yieldshell/internal/screen"
 )
 
@@ -167,5 +168,34 @@ func TestReplyQueueDeliversByOrigin(t *testing.T) {
 	}
 	if d := q.Dropped(); d != 2 {
 		t.Errorf("Dropped = %d, want the 2 replies of the group that left", d)
+	}
+}
+
+// A shell with marks is idle from its first prompt until a command starts
+// (C) and again from the command's end (D): a query read then is no
+// program's, and its reply is dropped (issue 38 item 1).
+func TestMarksIdle(t *testing.T) {
+	line := func() (string, bool) { return "$ ", true }
+	var tr inputTracker
+	steps := []struct {
+		kind byte
+		idle bool
+	}{
+		{'A', false}, // before the first prompt: start-up files may ask
+		{'B', true},
+		{'C', false},
+		{'D', true},
+		{'A', true},
+		{'B', true},
+	}
+	for i, st := range steps {
+		tr.mark(prompt.Mark{Kind: st.kind}, line)
+		if got := tr.marks.idle(); got != st.idle {
+			t.Errorf("after mark %d (%c): idle = %v, want %v", i, st.kind, got, st.idle)
+		}
+	}
+	p := &Process{}
+	if ready, drop := p.replyReady(replyOrigin{pgrp: 1, idle: true}); ready || !drop {
+		t.Errorf("a reply to a query read at the prompt: ready %v, drop %v; want dropped", ready, drop)
 	}
 }

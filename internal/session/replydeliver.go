@@ -33,11 +33,13 @@ const (
 //     that queries and exits (cat of a file with queries in it) never
 //     does, and its replies are dropped once it is gone or after
 //     replyHold; where the kernel cannot be asked, at once;
-//   - for a shell with marks, the shell has not come back to its prompt
-//     since: the output up to now is read first (the shell prints its
-//     prompt before its line editor reads), so a query read after its
-//     program ended, while the shell has already taken the terminal back,
-//     is not answered into the line editor.
+//   - for a shell with marks, the query was not read while the shell sat
+//     at its prompt (then it came from a background job, and the reader
+//     is the line editor: issue 38 item 1), and the shell has not come
+//     back to its prompt since: the output up to now is read first (the
+//     shell prints its prompt before its line editor reads), so a query
+//     read after its program ended, while the shell has already taken the
+//     terminal back, is not answered into the line editor.
 //
 // It reports whether it wrote the batch; an error is the input's.
 func (p *Process) deliverReply(ctx context.Context, batch replyBatch) (bool, error) {
@@ -73,6 +75,9 @@ func (p *Process) deliverReply(ctx context.Context, batch replyBatch) (bool, err
 // replyReady says whether a reply to a query of from can be written now,
 // or must be dropped: see deliverReply.
 func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
+	if from.idle {
+		return false, true
+	}
 	fg, err := p.proc.ForegroundPgrp()
 	if err != nil || fg != from.pgrp {
 		return false, true
