@@ -18,7 +18,7 @@ import (
 )
 
 // oracleDir holds the tmux oracle's transcripts of real programs.
-const oracleDir = "../internal/screen/testdata/oracle"
+const oracleDir = "../screen/testdata/oracle"
 
 // The log is a function of the program's output and of the answers the
 // agent received: the same redrawing transcripts, played with pauses

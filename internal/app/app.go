@@ -23,14 +23,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/mcplog"
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/metrics"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/pty"
 	"github.com/yieldshell/yieldshell/internal/resources"
 	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
-	"github.com/yieldshell/yieldshell/internal/tools"
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+	"github.com/yieldshell/yieldshell/pty"
+	"github.com/yieldshell/yieldshell/tools"
 )
 
 // ShutdownTimeout bounds the whole shutdown: every process is sent

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/yieldshell/yieldshell/internal/askhuman"
 	"github.com/yieldshell/yieldshell/internal/human"
-	"github.com/yieldshell/yieldshell/internal/tools/askhuman"
 )
 
 // HumanPath is where --http serves ask_human's one-time pages, outside

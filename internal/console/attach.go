@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
-	"github.com/yieldshell/yieldshell/internal/tools"
+	"github.com/yieldshell/yieldshell/tools"
 )
 
 // detachKey (Ctrl-], as in telnet) leaves attach; the process keeps

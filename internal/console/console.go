@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/safetext"
-	"github.com/yieldshell/yieldshell/internal/tools"
+	"github.com/yieldshell/yieldshell/tools"
 )
 
 // Terminal is what a command gets: the person's terminal, and a way to

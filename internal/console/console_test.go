@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yieldshell/yieldshell/internal/tools"
+	"github.com/yieldshell/yieldshell/tools"
 )
 
 // TestPsShowsEscapes: escapes in a command or a name reach the ps table

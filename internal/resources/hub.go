@@ -9,10 +9,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
-	"github.com/yieldshell/yieldshell/internal/tools"
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+	"github.com/yieldshell/yieldshell/tools"
 )
 
 // DefaultInterval is the least time between two updated notifications

@@ -15,10 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/session"
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
 )
 
 // fixture is a Hub on a real Manager and an MCP server, with a client

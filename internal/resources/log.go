@@ -6,8 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/internal/tools"
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+	"github.com/yieldshell/yieldshell/internal/mcptool"
+	"github.com/yieldshell/yieldshell/tools"
 )
 
 // MetaKey is the key under which a resource's contents carry the read

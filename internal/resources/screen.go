@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 )
 
 func screenTemplate() *mcp.ResourceTemplate {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 )
 
 // maxRefLen bounds the process id or name in a URI: ids are 17 bytes and

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/yieldshell/yieldshell/internal/tools/mcptool"
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 )
 
 func TestParse(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/disklog"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // BenchmarkRun measures Start to the final status of a fast command, the

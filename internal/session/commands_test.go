@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 func TestCommandCodesSince(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"syscall"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // Engine starts commands and reaps them: the boundary between the session

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 
 	"github.com/yieldshell/yieldshell/internal/testdir"
 )

@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // hintTail is how much of the log above the cursor a serving check reads

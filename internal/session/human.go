@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 // A person in the loop (issue 33): the agent asks a person, through a

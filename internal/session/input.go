@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // inputView is what evaluating the input state needs, taken under p.mu.

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 func TestWriteWaitsForTheNextPrompt(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 // InputState says whether a program waits for input.

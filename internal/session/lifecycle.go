@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // Status is a process's state as the tools report it.

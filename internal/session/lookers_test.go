@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/disklog"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // redrawing are transcripts whose programs redraw rows: the ones whose log

@@ -14,8 +14,8 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/disklog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // ErrUnknownProcess is returned for an id (or name) the Manager does not know.

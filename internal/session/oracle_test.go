@@ -9,13 +9,13 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // oracleDir holds the tmux oracle's transcripts and golden files (see
 // screen/oracle_test.go, which compares the screen package with them and
 // lists the known differences with their reasons).
-const oracleDir = "../screen/testdata/oracle"
+const oracleDir = "../../screen/testdata/oracle"
 
 // TestOracleThroughThePipeline replays each transcript of the tmux oracle
 // through what a PTY-mode process does with its output (the pipeline:

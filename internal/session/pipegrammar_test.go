@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 // emitTo appends output of one stream the way its reader does.

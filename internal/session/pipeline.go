@@ -8,7 +8,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // pipeline is what turns a process's redacted, mark-free output into its

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // Stream names one output stream of a process ([outlog.Stream]).

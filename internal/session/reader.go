@@ -8,8 +8,8 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // readBatch is the most output a reader takes from the stream at once, and

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // Live confirmations with real programs under a PTY. Each skips when its

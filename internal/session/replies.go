@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // replyOrigin is who asked a query: the terminal's foreground process

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // The PTY pipeline queues the replies to the queries in the output, in

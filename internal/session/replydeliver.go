@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 // replyHold is how long a reply waits for the program that asked to read

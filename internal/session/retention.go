@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // retention bounds what the Manager keeps of runs that ended, so that a

@@ -11,8 +11,8 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/prompt"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/prompt"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // The tests in this file run Await on a Process with no program behind it,

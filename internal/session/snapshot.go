@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // Query selects what a [Snapshot] holds.

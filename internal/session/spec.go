@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // The terminal size a command gets when none is asked for (pty's).

@@ -14,8 +14,8 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/policy"
-	"github.com/yieldshell/yieldshell/internal/pty"
 	"github.com/yieldshell/yieldshell/internal/shellinit"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // startOpts says how a run comes about.

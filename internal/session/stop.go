@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // StopResult is the outcome of Stop.

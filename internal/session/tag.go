@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // tagKey names the environment variable that marks every process a server

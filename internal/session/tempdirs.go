@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/yieldshell/yieldshell/internal/pty"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // Temporary directories a server makes (the shell-integration files, the

@@ -3,7 +3,7 @@ package session
 import (
 	"strings"
 
-	"github.com/yieldshell/yieldshell/internal/screen"
+	"github.com/yieldshell/yieldshell/screen"
 )
 
 // pendingCap bounds the terminal output kept for a screen nobody has asked

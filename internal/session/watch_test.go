@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/prompt"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 // A follower that waits again with the reads it saw (Until.Seen) is woken
