@@ -113,8 +113,8 @@ func TestReaderWithTypeaheadIsNotWaiting(t *testing.T) {
 	f := e.started()[0]
 	p.beforeWrite()
 	p.mu.Lock()
-	p.in.wrote.at = time.Now().Add(-time.Second) // the quiet period passed
-	p.in.lastOutput = p.in.wrote.at
+	p.in.wrote.At = time.Now().Add(-time.Second) // the quiet period passed
+	p.in.lastOutput = p.in.wrote.At
 	p.mu.Unlock()
 	f.setTypeahead(true)
 	if st := p.evalInput(0); st.Waiting {
