@@ -6,15 +6,15 @@ import "strings"
 // code with no prompt at all until Ctrl-D (or Ctrl-C) ends the mode.
 const nodeEditorBanner = "// Entering editor mode (Ctrl+D to finish, Ctrl+C to cancel)"
 
-// maxEditorLines bounds how far above the cursor InEditorMode looks.
+// maxEditorLines bounds how far above the cursor inEditorMode looks.
 const maxEditorLines = 200
 
-// InEditorMode reports whether the lines above the cursor (oldest first,
+// inEditorMode reports whether the lines above the cursor (oldest first,
 // the cursor's own line left out) show a REPL in a mode that reads lines
 // without a prompt: node's .editor, entered and not left, since no REPL
 // prompt came after its banner. The cursor's line says nothing then (it is
 // empty, or what was typed so far), so only the lines above can.
-func InEditorMode(above []string) bool {
+func inEditorMode(above []string) bool {
 	for i := len(above) - 1; i >= 0 && i >= len(above)-maxEditorLines; i-- {
 		switch l := above[i]; {
 		case l == nodeEditorBanner:

@@ -19,8 +19,8 @@ func TestInEditorMode(t *testing.T) {
 		{nodeEditorBanner + "\n" + strings.Repeat("x\n", maxEditorLines) + "y", false},
 	}
 	for _, tt := range tests {
-		if got := InEditorMode(strings.Split(tt.above, "\n")); got != tt.want {
-			t.Errorf("InEditorMode(%q) = %v, want %v", tt.above, got, tt.want)
+		if got := inEditorMode(strings.Split(tt.above, "\n")); got != tt.want {
+			t.Errorf("inEditorMode(%q) = %v, want %v", tt.above, got, tt.want)
 		}
 	}
 }

@@ -9,26 +9,6 @@ import (
 	"github.com/yieldshell/yieldshell/screen"
 )
 
-// The kinds of input a prompt's grammar tells, beside line, password and
-// command.
-const (
-	// KindConfirm: a question answered by typing one of Choices (y/n,
-	// yes/no, git's y,n,q,a,d,e,?), with Default taken by a bare Enter
-	// when the prompt shows one.
-	KindConfirm Kind = "confirm"
-	// KindChoice: a menu. Items drawn one per row (or as dialog buttons)
-	// are picked with the arrow keys and Enter, from Selected; numbered
-	// items by typing one of Choices.
-	KindChoice Kind = "choice"
-	// KindContinuation: a REPL's or a shell's prompt for the rest of an
-	// unfinished statement (python's "... ", psql's "-#").
-	KindContinuation Kind = "continuation"
-	// KindPager: a pager (less, more) waits for a key: Space pages, q quits.
-	KindPager Kind = "pager"
-	// KindEditor: a full-screen editor (vim, nano) has the terminal.
-	KindEditor Kind = "editor"
-)
-
 // Grammar is what a waiting program asks, read from its prompt line and its
 // screen: the refined kind, and what an answer can be.
 type Grammar struct {

@@ -188,7 +188,7 @@ func TestServingHint(t *testing.T) {
 		{[]string{"  ➜  press h + enter to show help"}, "Name: ", false},
 	}
 	for _, tt := range tests {
-		if got := ServingHint(tt.above, tt.line); got != tt.want {
+		if got := servingHint(tt.above, tt.line); got != tt.want {
 			t.Errorf("%q / %q: %v, want %v", tt.above, tt.line, got, tt.want)
 		}
 	}

@@ -9,15 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// Kind says what a waiting program expects.
-type Kind string
-
-const (
-	KindLine     Kind = "line"     // a line of text (a question, a REPL)
-	KindPassword Kind = "password" // a secret: the terminal does not echo it
-	KindCommand  Kind = "command"  // a shell prompt, ready for a command
-)
-
 // QuietPeriod is how long output must have stopped, after a prompt-shaped
 // last line, before the heuristic alone says a program is waiting. Short
 // enough that a REPL answers at once to a person; long enough that a
@@ -53,15 +44,15 @@ var progressVerbs = map[string]bool{
 	"initializing": true, "initialising": true, "packing": true, "publishing": true, "retrying": true,
 }
 
-// MaskedPassword reports whether line is a password prompt, perhaps
+// maskedPassword reports whether line is a password prompt, perhaps
 // followed by the mask characters of the keys typed so far ("Password: **"),
 // as a line editor in mask mode shows it.
-func MaskedPassword(line string) bool {
+func maskedPassword(line string) bool {
 	t := strings.TrimRight(strings.TrimLeft(line, " \t"), "*")
 	return len(t) <= maxPromptLen && passwordLine.MatchString(t)
 }
 
-// LooksLikePrompt reports whether before, the text of the terminal row the
+// looksLikePrompt reports whether before, the text of the terminal row the
 // cursor is on from the row's start up to the cursor, is a prompt, and
 // what kind. The session asks only when the cursor stands after the row's
 // last visible character, where a program that waits leaves it; it is one
@@ -79,7 +70,7 @@ func MaskedPassword(line string) bool {
 // any other end, and rows that read as a program's own progress or log
 // ("Compiling foo: ", "45%", "2024-05-01 10:00:00 ...: "), are not
 // prompts.
-func LooksLikePrompt(before string) (Kind, bool) {
+func looksLikePrompt(before string) (Kind, bool) {
 	if i := strings.LastIndexByte(before, '\r'); i >= 0 {
 		// Pipe mode: a carriage return sent the cursor back to the row's
 		// start; what follows it is what stands before the cursor.

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The regular expressions LooksLikePrompt was made of before it read the
+// The regular expressions looksLikePrompt was made of before it read the
 // cursor's row (issue 32 cause 1), kept as the benchmark's baseline.
 var (
 	basePromptEnd   = regexp.MustCompile(`(?:[$#%>?:]|\(y/n\)|\(yes/no\)|\[[yYnN]/[yYnN]\]|\((?:\[y\]|y) or (?:\[n\]|n)\)|\([A-Za-z][\w-]{0,15}\))[ \t]?$`)
@@ -13,7 +13,7 @@ var (
 	baseKnownPrompt = regexp.MustCompile(`^(?:\.\.\. |>>> |> |\$ |# |% )$`)
 )
 
-// baselineLooksLikePrompt is LooksLikePrompt as it was: a list of line
+// baselineLooksLikePrompt is looksLikePrompt as it was: a list of line
 // shapes.
 func baselineLooksLikePrompt(line string) (Kind, bool) {
 	if baseKnownPrompt.MatchString(line) {

@@ -189,9 +189,9 @@ var rows = []struct {
 
 func TestLooksLikePrompt(t *testing.T) {
 	for _, tt := range rows {
-		kind, ok := LooksLikePrompt(tt.line)
+		kind, ok := looksLikePrompt(tt.line)
 		if ok != (tt.kind != "") || kind != tt.kind {
-			t.Errorf("LooksLikePrompt(%q) = %q, %v; want %q", tt.line, kind, ok, tt.kind)
+			t.Errorf("looksLikePrompt(%q) = %q, %v; want %q", tt.line, kind, ok, tt.kind)
 		}
 	}
 }
@@ -202,7 +202,7 @@ func BenchmarkLooksLike(b *testing.B) {
 	for _, bb := range []struct {
 		name string
 		f    func(string) (Kind, bool)
-	}{{"model", LooksLikePrompt}, {"baseline", baselineLooksLikePrompt}} {
+	}{{"model", looksLikePrompt}, {"baseline", baselineLooksLikePrompt}} {
 		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {
 				for _, r := range rows {
@@ -227,8 +227,8 @@ func TestMaskedPasswordPrompt(t *testing.T) {
 		"password reset done":   false,
 		">>> ":                  false,
 	} {
-		if got := MaskedPassword(line); got != want {
-			t.Errorf("MaskedPassword(%q) = %v, want %v", line, got, want)
+		if got := maskedPassword(line); got != want {
+			t.Errorf("maskedPassword(%q) = %v, want %v", line, got, want)
 		}
 	}
 }
@@ -243,7 +243,7 @@ func FuzzLooksLikePrompt(f *testing.F) {
 	f.Add("\xff(\xc3)")
 	f.Add("]]]]((((: ")
 	f.Fuzz(func(t *testing.T, line string) {
-		kind, ok := LooksLikePrompt(line)
+		kind, ok := looksLikePrompt(line)
 		if ok != (kind != "") {
 			t.Fatalf("%q: kind %q, ok %v", line, kind, ok)
 		}
@@ -275,7 +275,7 @@ func TestREPLPrompt(t *testing.T) {
 		{"3 > ", false, false},
 	}
 	for _, tt := range tests {
-		if b, n := BarePrompt(tt.line), NamedPrompt(tt.line); b != tt.bare || n != tt.named || REPLPrompt(tt.line) != (tt.bare || tt.named) {
+		if b, n := isBarePrompt(tt.line), isNamedPrompt(tt.line); b != tt.bare || n != tt.named || isREPLPrompt(tt.line) != (tt.bare || tt.named) {
 			t.Errorf("%q: bare %v named %v, want %v %v", tt.line, b, n, tt.bare, tt.named)
 		}
 	}

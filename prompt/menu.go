@@ -334,7 +334,7 @@ func underNamedPrompt(s *screen.Styled) bool {
 	if s.CursorX > len(rs) {
 		before += " "
 	}
-	return NamedPrompt(before)
+	return isNamedPrompt(before)
 }
 
 // listingRow is a row of a source listing: a line number, then code.

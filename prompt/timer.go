@@ -13,20 +13,20 @@ var (
 	namedPrompt = regexp.MustCompile(`^\S*[A-Za-z]\S*[>$#%)]$`)
 )
 
-// BarePrompt reports whether line is a REPL's or a shell's bare prompt
+// isBarePrompt reports whether line is a REPL's or a shell's bare prompt
 // and nothing else (">>> ", "> ", "$ "): evidence enough that a program
 // whose event loop waits on its input and a timer waits at it, where a
 // question followed by a timer ("Signing in as ada: ", then a sleep) is
 // not.
-func BarePrompt(line string) bool { return barePrompt.MatchString(line) }
+func isBarePrompt(line string) bool { return barePrompt.MatchString(line) }
 
-// Asks reports whether line is a question that names what it expects: it
+// asksAnswer reports whether line is a question that names what it expects: it
 // ends in a question mark, a group of answers ("[y/N]", "(yes/no)") or a
 // default in brackets ("version: (1.0.0) "). Such a line is evidence that
 // a program whose event loop also waits on a timer waits at it (npm init
 // asks its questions while node's start-up timer runs), where a bare label
 // followed by a timer ("Signing in as ada: ", then a sleep) is not.
-func Asks(line string) bool {
+func asksAnswer(line string) bool {
 	t := strings.TrimRight(line, " \t")
 	if strings.HasSuffix(t, "?") {
 		return true
@@ -38,14 +38,14 @@ func Asks(line string) bool {
 	return ok
 }
 
-// NamedPrompt reports whether line is a REPL's or a debugger's own prompt
+// isNamedPrompt reports whether line is a REPL's or a debugger's own prompt
 // that names it ("debug> ", "mysql> ", "(Pdb) "): one word ending in a
 // prompt's mark, never a question (those end in ":" or "?"). Like a bare
 // prompt, it asks for the next command even when a timer runs beside it
 // or the program's tree listens on a port (node inspect's debuggee).
-func NamedPrompt(line string) bool {
+func isNamedPrompt(line string) bool {
 	return strings.HasSuffix(line, " ") && namedPrompt.MatchString(strings.TrimSpace(line))
 }
 
-// REPLPrompt reports whether line is a bare or a named prompt.
-func REPLPrompt(line string) bool { return BarePrompt(line) || NamedPrompt(line) }
+// isREPLPrompt reports whether line is a bare or a named prompt.
+func isREPLPrompt(line string) bool { return isBarePrompt(line) || isNamedPrompt(line) }

@@ -72,9 +72,9 @@ func TestTranscripts(t *testing.T) {
 		if w.prompt != "" && (line != w.prompt || !atEnd) {
 			t.Errorf("%s: line %q (cursor at end %v), want %q", name, line, atEnd, w.prompt)
 		}
-		kind, isPrompt := LooksLikePrompt(line)
+		kind, isPrompt := looksLikePrompt(line)
 		if isPrompt != (w.kind != "") || kind != w.kind {
-			t.Errorf("%s: LooksLikePrompt(%q) = %q, %v; want %q", name, line, kind, isPrompt, w.kind)
+			t.Errorf("%s: looksLikePrompt(%q) = %q, %v; want %q", name, line, kind, isPrompt, w.kind)
 		}
 		if kinds.String() != w.marks {
 			t.Errorf("%s: marks %q, want %q", name, kinds.String(), w.marks)

@@ -15,6 +15,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/prompt"
 )
 
 // ExecIn is exec's input. Its schema is inferred from the tags, then
@@ -83,6 +84,16 @@ func execTool(cfg *policy.Config) *mcp.Tool {
 	}
 }
 
+// kindList names every kind of input prompt tells, for the descriptions:
+// "line, password, ... or editor".
+func kindList() string {
+	names := make([]string, 0, len(prompt.Kinds()))
+	for _, k := range prompt.Kinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 func execDescription(cfg *policy.Config) string {
 	bl := "none"
 	if len(cfg.Blocked) > 0 {
@@ -92,7 +103,7 @@ func execDescription(cfg *policy.Config) string {
 
 Example: {"command": "npm test", "side_effects": ["NONE"], "yield_ms": 10000}
 
-It answers early, still "backgrounded", the moment the program waits for input (a REPL, a question, a password prompt): waiting_for_input is true, input_kind says what it asks (line, password, command, confirm, choice, continuation, pager or editor), prompt holds the prompt text, and choices, default, items and selected say how to answer: a confirm by typing one of choices (Enter alone takes default), a menu by moving from selected to the wanted item with Down (Right or Tab for dialog buttons) and pressing Enter, all in one write. Answer with write. A server that reads its terminal only for shortcut keys (a dev server's "press h + enter to show help") is not waiting: exec answers once it is up, with yield_reason "ready", ready true and the ports it listens on. on_input "fail" stops a command that must not prompt the moment it asks. Running an interactive shell (bash, zsh or fish) gives a persistent session: each command written to it with write and yield_ms answers when it finishes, with command_exit_code.
+It answers early, still "backgrounded", the moment the program waits for input (a REPL, a question, a password prompt): waiting_for_input is true, input_kind says what it asks (` + kindList() + `), prompt holds the prompt text, and choices, default, items and selected say how to answer: a confirm by typing one of choices (Enter alone takes default), a menu by moving from selected to the wanted item with Down (Right or Tab for dialog buttons) and pressing Enter, all in one write. Answer with write. A server that reads its terminal only for shortcut keys (a dev server's "press h + enter to show help") is not waiting: exec answers once it is up, with yield_reason "ready", ready true and the ports it listens on. on_input "fail" stops a command that must not prompt the moment it asks. Running an interactive shell (bash, zsh or fish) gives a persistent session: each command written to it with write and yield_ms answers when it finishes, with command_exit_code.
 
 side_effects is required and must not be empty: declare every category the command may plausibly have, using the exact upper-case names of the enum. ["NONE"] is for read-only commands and is exclusive: it cannot be combined with another category. A declared category that the server blocks is refused with status "failed_to_start" before anything else is checked (command rules, cwd, the process limit) and nothing is started. Blocked by default: ` + effectList(policy.DefaultBlocked()) + `; on this server: ` + bl + `.
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].

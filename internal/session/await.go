@@ -179,9 +179,9 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 	output := a.u.Output && p.log.End() > a.u.From || a.u.Next && p.in.outputs > a.base
 	changed := p.changed
 	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
-	if p.in.wrote.at.After(a.lastOutput) {
-		// The quiet period counts from a write too (inputViewLocked).
-		a.lastOutput = p.in.wrote.at
+	if p.in.wrote.At.After(a.lastOutput) {
+		// The quiet period counts from a write too (observeLocked).
+		a.lastOutput = p.in.wrote.At
 	}
 	p.mu.Unlock()
 	switch {

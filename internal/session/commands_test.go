@@ -95,33 +95,3 @@ func TestShellWaitsAfterTheLastLineWritten(t *testing.T) {
 		t.Errorf("CommandExits() after the next write = %v, want none", got)
 	}
 }
-
-// A program seen blocked reading while what was written to it still waits
-// unread in the terminal has not been scheduled since the write (a loaded
-// machine): it is not waiting for input, even once the quiet period has
-// passed (TestPromptCat at -count=200: a Ctrl-C written, cat reported
-// waiting at its old read).
-func TestReaderWithTypeaheadIsNotWaiting(t *testing.T) {
-	// A program blocked reading its terminal, with or without input
-	// queued there that it has not taken yet.
-	m, e, k := fakeManager(t, nil, nil)
-	k.script(prompt.Reading, nil)
-	p, err := m.Start(t.Context(), spec("sleep 30", true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := e.started()[0]
-	p.beforeWrite()
-	p.mu.Lock()
-	p.in.wrote.at = time.Now().Add(-time.Second) // the quiet period passed
-	p.in.lastOutput = p.in.wrote.at
-	p.mu.Unlock()
-	f.setTypeahead(true)
-	if st := p.evalInput(0); st.Waiting {
-		t.Fatalf("waiting with the input unread: %+v", st)
-	}
-	f.setTypeahead(false)
-	if st := p.evalInput(0); !st.Waiting || st.Signal != SignalTTY {
-		t.Fatalf("once the input is taken: %+v; want waiting (tty_read)", st)
-	}
-}

@@ -58,9 +58,10 @@
 //   - The Process: process.go (its fields and what reads them),
 //     snapshot.go (what an answer is built from, the commands an
 //     integrated shell finished), reader.go (the output readers), end.go
-//     (the waiter: how a process ends), input.go (whether it waits for
-//     input, node's .editor, and writing to it), grammar.go (what a
-//     prompt asks), secrets.go (secrets typed into it), human.go and
+//     (the waiter: how a process ends), input.go (the observation
+//     prompt's Detector decides input-wait from, and writing to it),
+//     evidence.go (what the Detector asks when it needs it: the kernel,
+//     the terminal, the screen, the log's tail), secrets.go (secrets typed into it), human.go and
 //     approve.go (a person's pages and approvals), replydeliver.go,
 //     await.go (the wait primitive), stop.go. tempdirs.go makes and
 //     sweeps the server's temporary directories.

@@ -7,45 +7,8 @@ import (
 	"github.com/yieldshell/yieldshell/prompt"
 )
 
-// InputState says whether a program waits for input.
-type InputState struct {
-	Waiting bool
-	Kind    prompt.Kind
-	Signal  Signal
-	Prompt  string // the prompt text: the line the cursor is on
-	// Confidence says what a Waiting verdict rests on (Signal's
-	// [Signal.Confidence]); "" when not Waiting.
-	Confidence Confidence
-	// Grammar is what the prompt asks (choices, default, menu items),
-	// when Waiting; its Kind is Kind.
-	Grammar prompt.Grammar
-	// Ready: the program reads its terminal but serves (it listens on
-	// Ports, or printed a shortcut hint); it is not Waiting.
-	Ready bool
-	Ports []int
-}
-
-// AsksPassword reports whether the program waits for a password by what is
-// known of it: the kind, or a prompt line that says so (a terminal that
-// echoes makes it a line).
-func (s InputState) AsksPassword() bool {
-	return s.Waiting && (s.Kind == prompt.KindPassword || prompt.MaskedPassword(s.Prompt))
-}
-
-// TakesSecret reports whether a secret can be typed now: the program asks
-// for a password and the kernel shows it blocked reading its input with
-// the terminal's echo off (or reading a pipe, which does not echo), or,
-// where the reader cannot be looked at, the terminal itself reads lines
-// with its echo off (SignalTTYMode: sudo's prompt). A password prompt seen
-// only by its text (SignalQuiet: a program polling several descriptors, a
-// remote prompt behind ssh, a line editor in raw mode) does not qualify:
-// what is typed may be echoed.
-func (s InputState) TakesSecret() bool {
-	if !s.Waiting || s.Kind != prompt.KindPassword {
-		return false
-	}
-	return s.Signal == SignalTTY || s.Signal == SignalStdin || s.Signal == SignalTTYMode
-}
+// InputState says whether a program waits for input: prompt's verdict.
+type InputState = prompt.State
 
 // markState follows the shell-integration marks of a process.
 type markState struct {
@@ -66,21 +29,11 @@ type markState struct {
 func (ms *markState) idle() bool { return ms.prompts > 0 && !ms.running }
 
 // wrote is what a write changed, so that a wait after it does not take the
-// state from before the write for an answer.
+// state from before the write for an answer: what prompt's detector reads
+// of it, and the D marks before it.
 type wrote struct {
-	at       time.Time
-	outputs  uint64 // output reads before it
-	prompts  uint64
-	exits    uint64
-	reader   prompt.Task // the thread that was blocked reading, if any
-	switches uint64      // its context switches then
-	// written: the write returned, so all of it is in the terminal or
-	// the pipe.
-	written bool
-	// screen digests what the screen showed before it (screenKnown: under
-	// a terminal), so that a redraw of the same is not taken for an answer.
-	screen      uint64
-	screenKnown bool
+	prompt.Write
+	exits uint64
 }
 
 // mark applies one shell-integration mark; line returns the line the
@@ -109,8 +62,8 @@ func (t *inputTracker) mark(m prompt.Mark, line func() (string, bool)) {
 }
 
 // inputTracker is what input-wait detection follows of a process: its
-// output's arrival, the shell-integration marks, the newest write, and the
-// prober it asks. The Process guards it with its mutex (inFlight is also
+// output's arrival, the shell-integration marks, the newest write, the
+// prober it asks and the detector that decides. The Process guards it with its mutex (inFlight is also
 // raised without it).
 type inputTracker struct {
 	prober Prober // the Manager's; with the engine's process, all it asks the kernel
@@ -122,11 +75,12 @@ type inputTracker struct {
 	// not zero: the output may be the very prompt the program waits at.
 	inFlight atomic.Int32
 	marks    markState
-	feeding  bool        // exec's stdin is still being written
-	stdinErr error       // writing exec's stdin failed
-	wrote    wrote       // the newest write
-	reader   prompt.Task // the thread last seen blocked reading the input
-	timed    timedWait   // the newest timed wait seen (timerNotTheLine)
+	feeding  bool  // exec's stdin is still being written
+	stdinErr error // writing exec's stdin failed
+	wrote    wrote // the newest write
+	// detector decides from observations; it keeps what it saw between
+	// them.
+	detector prompt.Detector
 
 	// cmds keeps the exit codes of D marks.
 	cmds commandCodes
@@ -135,18 +89,6 @@ type inputTracker struct {
 	// the shell that ran the line instead: bash hands its process only to
 	// a lone command, /bin/sh never).
 	integrated bool
-}
-
-// timedWait is a thread seen in a timed wait on the input: its context
-// switches then, the output reads so far, when its timer ends as far as
-// known (between lo and hi), and whether that timer was seen before the
-// newest output.
-type timedWait struct {
-	task     prompt.Task
-	switches uint64
-	outputs  uint64
-	lo, hi   time.Time
-	old      bool
 }
 
 // maxCodes bounds the exit codes kept: a write of more commands than that

@@ -54,53 +54,24 @@ const (
 	ReasonReady Reason = "ready"
 )
 
-// Signal names what showed that a program waits for input, strongest first.
-type Signal string
-
-const (
-	SignalMark  Signal = "prompt_mark" // an OSC 133/633 prompt mark
-	SignalTTY   Signal = "tty_read"    // blocked reading the terminal
-	SignalStdin Signal = "stdin_read"  // blocked reading the stdin pipe
-	// SignalTTYMode: a password prompt, then silence, with the terminal
-	// reading lines with its echo off, where the reader cannot be looked
-	// at (another user's program, such as sudo; a system without the
-	// probe).
-	SignalTTYMode Signal = "tty_mode"
-	SignalQuiet   Signal = "quiet_prompt" // a prompt-shaped last line, then silence
+// Signal names what showed that a program waits for input, and
+// Confidence how much a verdict rests on it: prompt's.
+type (
+	Signal     = prompt.Signal
+	Confidence = prompt.Confidence
 )
 
-// Confidence is how much a verdict that a program waits for input rests
-// on: an agent may act on a high one at once, and should look at the
-// screen before acting on a low one.
-type Confidence string
-
 const (
-	// ConfidenceHigh: the kernel shows a process of the command's tree
-	// blocked reading its input (tty_read, stdin_read), or an integrated
-	// shell's prompt mark says so (prompt_mark).
-	ConfidenceHigh Confidence = "high"
-	// ConfidenceMedium: a password prompt, and the terminal reads lines
-	// with its echo off, but the reader cannot be looked at (tty_mode).
-	ConfidenceMedium Confidence = "medium"
-	// ConfidenceLow: the prompt's text alone (quiet_prompt). The kernel
-	// shows at most a wait that includes the input among other
-	// descriptors (an event loop, ssh relaying a remote program), or
-	// cannot be asked; the program may be waiting for something else.
-	ConfidenceLow Confidence = "low"
-)
+	SignalMark    = prompt.SignalMark
+	SignalTTY     = prompt.SignalTTY
+	SignalStdin   = prompt.SignalStdin
+	SignalTTYMode = prompt.SignalTTYMode
+	SignalQuiet   = prompt.SignalQuiet
 
-// Confidence is what a verdict seen by s rests on.
-func (s Signal) Confidence() Confidence {
-	switch s {
-	case SignalMark, SignalTTY, SignalStdin:
-		return ConfidenceHigh
-	case SignalTTYMode:
-		return ConfidenceMedium
-	case "":
-		return ""
-	}
-	return ConfidenceLow
-}
+	ConfidenceHigh   = prompt.ConfidenceHigh
+	ConfidenceMedium = prompt.ConfidenceMedium
+	ConfidenceLow    = prompt.ConfidenceLow
+)
 
 // phase is where a process is in its life. It only moves forward, through
 // [Process.advanceLocked].
@@ -208,12 +179,6 @@ type timing struct {
 	// quietPeriod is how long a prompt-shaped last line must stay before
 	// the heuristic counts it.
 	quietPeriod time.Duration
-	// servingQuiet is how long a program that reads its terminal while it
-	// listens must have printed nothing before it counts as serving: a
-	// REPL client whose child listens (node inspect's debuggee) prints its
-	// prompt soon after its child's banner, a dev server prints nothing
-	// more once it is up.
-	servingQuiet time.Duration
 
 	// healthyRun is how long a run must live for the retry count of its
 	// crash restarts to start over.
@@ -244,7 +209,6 @@ func defaultTiming(cfg *policy.Config) timing {
 		firstProbe:    5 * time.Millisecond,
 		maxProbe:      500 * time.Millisecond,
 		quietPeriod:   prompt.QuietPeriod,
-		servingQuiet:  500 * time.Millisecond,
 		healthyRun:    time.Minute,
 		restartFloor:  minRestartDelay,
 		diskCommit:    200 * time.Millisecond,

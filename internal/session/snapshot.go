@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
+	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/screen"
 )
 
@@ -116,13 +117,13 @@ func (p *Process) Snapshot(q Query) Snapshot {
 	p.mu.Lock()
 	s := p.snapshotLocked(q)
 	ask := q.Input != NoInput && s.Status == Running
-	var v inputView
+	var v prompt.Observation
 	if ask {
-		v = p.inputViewLocked(time.Now(), probeAfter)
+		v = p.observeLocked(time.Now(), probeAfter)
 	}
 	p.mu.Unlock()
 	if ask {
-		s.Input = p.inputFrom(v, probeAfter)
+		s.Input = p.inputFrom(v)
 	}
 	return s
 }
@@ -204,10 +205,10 @@ func headTailFrom(since *int64) int64 {
 // confirmInput takes the answer's snapshot for an input-wait verdict st
 // decided from view v, if nothing changed since v was taken; the verdict
 // and the snapshot are then of the same instant.
-func (p *Process) confirmInput(v inputView, st InputState, q Query) (*Snapshot, bool) {
+func (p *Process) confirmInput(v prompt.Observation, st InputState, q Query) (*Snapshot, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lc.over() || p.in.outputs != v.outputs || p.in.inFlight.Load() != 0 || !p.in.wrote.at.Equal(v.wrote.at) {
+	if p.lc.over() || p.in.outputs != v.Outputs || p.in.inFlight.Load() != 0 || !p.in.wrote.At.Equal(v.Wrote.At) {
 		return nil, false
 	}
 	s := p.snapshotLocked(q)

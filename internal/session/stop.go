@@ -65,3 +65,10 @@ func ParseSignal(name string) (syscall.Signal, error) { return pty.ParseSignal(n
 // SignalName returns the conventional name of s, "SIG<n>" if it has none
 // ([pty.SignalName]).
 func SignalName(s syscall.Signal) string { return pty.SignalName(s) }
+
+// StopForInput ends a process that waits for input under exec's on_input
+// "fail": like stop, but recorded as ended by its input, so its status is
+// failed.
+func (p *Process) StopForInput(ctx context.Context, grace time.Duration) (StopResult, error) {
+	return p.Stop(ctx, syscall.SIGTERM, grace, EndedByInput)
+}
