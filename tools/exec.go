@@ -175,7 +175,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		waitFor = re
 	}
 	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
-		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: fmt.Sprintf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)})
+		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: `invalid on_input: use "return" or "fail"; nothing was started`})
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
