@@ -186,11 +186,11 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 		spec.Roots = r
 	}
-	approved, retried, err := h.human.Approved(req, spec)
+	retried, err := h.human.Approved(req, &spec)
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
-	spec.Waived = approved
+	approved := spec.Waived
 	p, err := h.m.Start(ctx, spec)
 	if err != nil {
 		if ask := h.human.AskApproval(req, h.cfg, h.m, spec, err); ask != nil && !retried {

@@ -122,13 +122,14 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		}
 	}
 	l.opts = pty.Options{
-		Path: shell,
-		Args: policy.ShellArgs(shell, line, isDefault),
-		Dir:  cwd,
-		Env:  env,
-		TTY:  spec.TTY,
-		Cols: spec.Cols,
-		Rows: spec.Rows,
+		Path:   shell,
+		Args:   policy.ShellArgs(shell, line, isDefault),
+		Dir:    cwd,
+		DirWas: spec.ShownCwd.fileInfo(),
+		Env:    env,
+		TTY:    spec.TTY,
+		Cols:   spec.Cols,
+		Rows:   spec.Rows,
 	}
 	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated}
@@ -213,7 +214,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 	if !late {
 		m.reg.procs[p.ID] = p
 		m.reg.order = append(m.reg.order, p)
-		m.reg.runs[p.ID] = &runRecord{spec: l.spec, attempt: o.attempt, settled: make(chan struct{})}
+		m.reg.runs[p.ID] = &runRecord{spec: l.spec.once(), attempt: o.attempt, settled: make(chan struct{})}
 		if m.disk != nil {
 			m.disk.Follow(p.diskRun())
 		}
