@@ -35,15 +35,17 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag     string        // tagKey value of the process and its descendants
-	proc    EngineProcess // the command as the kernel sees it (engine.go)
-	timing  timing
-	hooks   endHooks
-	w       waiter          // the goroutine that follows it to its end (end.go)
-	streams streams         // the goroutines that read its output (reader.go)
-	life    context.Context // done once the process ended or was closed
-	endLife context.CancelFunc
-	closing sync.Once
+	tag    string        // tagKey value of the process and its descendants
+	proc   EngineProcess // the command as the kernel sees it (engine.go)
+	timing timing
+	hooks  endHooks
+	// sharePersonSecret: startSpec's.
+	sharePersonSecret func(string)
+	w                 waiter          // the goroutine that follows it to its end (end.go)
+	streams           streams         // the goroutines that read its output (reader.go)
+	life              context.Context // done once the process ended or was closed
+	endLife           context.CancelFunc
+	closing           sync.Once
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change

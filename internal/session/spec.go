@@ -53,6 +53,9 @@ type startSpec struct {
 	// the process's pid is the shell's own.
 	integrated bool
 	timing     timing
+	// sharePersonSecret redacts a secret a person typed into this process
+	// from every process of the Manager (shared.go).
+	sharePersonSecret func(string)
 }
 
 // RestartPolicy restarts a process that crashes: it exits with a non-zero

@@ -132,7 +132,8 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		Rows:   spec.Rows,
 	}
 	l.secrets = secrets
-	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated}
+	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated,
+		sharePersonSecret: m.sharePersonSecret}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
 	l.ss.Command = policy.Redact(l.secrets, spec.Command)
@@ -151,7 +152,8 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err != nil {
 		return nil, err
 	}
-	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process, final Info) {
+	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)
+	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, secrets, func(p *Process, final Info) {
 		<-registered
 		m.ended(p, final)
 	}), nil
@@ -164,22 +166,23 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, secrets []policy.Secret, onEnd func(*Process, Info)) *Process {
 	feed := spec.Stdin != "" || spec.CloseStdin
 	p := &Process{
-		ID:        id,
-		Name:      spec.Name,
-		Command:   spec.Command,
-		Cwd:       spec.cwd,
-		Pid:       proc.Pid(),
-		TTY:       proc.TTY(),
-		StartedAt: spec.startedAt,
-		tag:       spec.tag,
-		proc:      proc,
-		timing:    spec.timing,
-		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
-		w:         newWaiter(spec.timeout),
-		streams:   streams{eof: make(chan struct{}), open: 1},
-		changed:   make(chan struct{}),
-		log:       outlog.New(capacity),
-		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
+		ID:                id,
+		Name:              spec.Name,
+		Command:           spec.Command,
+		Cwd:               spec.cwd,
+		Pid:               proc.Pid(),
+		TTY:               proc.TTY(),
+		StartedAt:         spec.startedAt,
+		tag:               spec.tag,
+		proc:              proc,
+		timing:            spec.timing,
+		hooks:             endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
+		sharePersonSecret: spec.sharePersonSecret,
+		w:                 newWaiter(spec.timeout),
+		streams:           streams{eof: make(chan struct{}), open: 1},
+		changed:           make(chan struct{}),
+		log:               outlog.New(capacity),
+		in:                inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
 	p.life, p.endLife = context.WithCancel(context.Background())
 	list := newSecretList(secrets)
@@ -211,6 +214,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOpts, registered chan struct{}) (*Process, error) {
 	m.mu.Lock()
 	late := m.shutdown
+	typed := slices.Clone(m.typed)
 	if !late {
 		m.reg.procs[p.ID] = p
 		m.reg.order = append(m.reg.order, p)
@@ -232,6 +236,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 		old = m.reg.trimRuns(l.spec.Name, m.keep.runsPerName)
 	}
 	m.mu.Unlock()
+	p.addSecrets(humanSecretName, typed...) // those shared since spawn; known ones are skipped
 	if len(old) > 0 {
 		m.log.Debug("forgot old runs", "name", l.spec.Name, "count", len(old))
 	}
