@@ -248,7 +248,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 	}
-	g := newGuard(s.Config.MaxConns, max(s.Config.MaxAnonymous, 1))
+	g := newGuard(s.Config.MaxConns, max(s.Config.MaxAnonymous, 1), fdLimit())
 	hs := s.httpServer(g)
 	ln = &guardListener{Listener: ln, g: g}
 	done := make(chan error, 1)
