@@ -30,6 +30,11 @@ const (
 var ErrHeld = errors.New("a person holds this terminal (it was handed to them with ask_human): nothing was written. " +
 	"Wait on the process: wait answers with yield_reason human_done once they hand it back")
 
+// ErrHeldSignal refuses the agent's stop and restart (any signal) while a
+// person holds the terminal: the signal would reach the program they use.
+var ErrHeldSignal = errors.New("a person holds this terminal (it was handed to them with ask_human): no signal was sent and nothing was stopped or restarted. " +
+	"Wait on the process: wait answers with yield_reason human_done once they hand it back")
+
 // ErrAsking refuses a second page for a process that has one open.
 var ErrAsking = errors.New("a person already has a page open for this process (ask_human); wait on the process for their answer")
 
