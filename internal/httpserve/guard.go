@@ -62,6 +62,7 @@ type guard struct {
 	maxAnon, hardCap int
 	grace            time.Duration
 	authed           chan struct{} // a slot per authenticated connection
+	sessions         *sessionConns // which connections carry which MCP sessions
 
 	mu   sync.Mutex
 	anon list.List // of *guardedConn, oldest first
@@ -72,7 +73,7 @@ type guard struct {
 func newGuard(maxConns, maxAnon, fds int) *guard {
 	hardCap := anonCap(fds)
 	return &guard{maxAnon: min(maxAnon, hardCap), hardCap: hardCap, grace: anonGrace,
-		authed: make(chan struct{}, maxConns)}
+		authed: make(chan struct{}, maxConns), sessions: newSessionConns()}
 }
 
 // guardedConn is one accepted connection.
@@ -87,6 +88,7 @@ type guardedConn struct {
 	active bool          // a request is being answered
 	slot   bool          // holds a slot of g.authed
 	closed bool
+	sids   map[string]bool // MCP sessions whose requests it carried (gone.go)
 
 	closeOnce sync.Once
 }
@@ -178,6 +180,9 @@ func (g *guard) forget(c *guardedConn) {
 		return
 	}
 	c.closed = true
+	if c.sids != nil {
+		g.sessions.closed(c.sids, time.Now())
+	}
 	if c.elem != nil {
 		g.anon.Remove(c.elem)
 		c.elem = nil

@@ -14,10 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 func TestLoadHTTPConfig(t *testing.T) {
@@ -404,4 +407,70 @@ func TestGuardCapFollowsFDLimit(t *testing.T) {
 	if n := g.anon.Len(); n > 256 {
 		t.Errorf("%d anonymous connections kept under a limit of 1024 descriptors, want at most 256", n)
 	}
+}
+
+// TestHTTPFreesGoneSessions: the session of a client that went away
+// without ending it (its connections closed) gives back its slot after the
+// grace; a client that keeps its event stream open keeps its session.
+func TestHTTPFreesGoneSessions(t *testing.T) {
+	const token = "right-token-0123456789"
+	const grace = 200 * time.Millisecond
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{MCP: srv, Metrics: okHandler(), Health: okHandler(), Log: slog.New(slog.DiscardHandler),
+		Config: &Config{Token: token, MaxConns: 8, MaxSessions: 2, ReadHeader: time.Second, Read: time.Second,
+			Idle: time.Minute, SessionGrace: grace}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	var mu sync.Mutex
+	var conns []net.Conn
+	connect := func(record bool) *mcp.ClientSession {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err == nil && record {
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+			return c, err
+		}
+		ct := &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + Path,
+			HTTPClient: &http.Client{Transport: bearerOver{token, tr}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), ct,
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	count := func() int {
+		n := 0
+		for range srv.Sessions() {
+			n++
+		}
+		return n
+	}
+	stays := connect(false)
+	connect(true)
+	if n := count(); n != 2 {
+		t.Fatalf("%d sessions, want 2", n)
+	}
+	// The second client goes away: its connections close, no DELETE.
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	poll.Until(t, 20*grace, "the gone client's session to end", func() bool { return count() == 1 })
+	if err := stays.Ping(t.Context(), nil); err != nil {
+		t.Errorf("the client that stayed: %v", err)
+	}
+	connect(false) // the slot is free again
 }
