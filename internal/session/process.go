@@ -35,17 +35,15 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag    string        // tagKey value of the process and its descendants
-	proc   EngineProcess // the command as the kernel sees it (engine.go)
-	timing timing
-	hooks  endHooks
-	// sharePersonSecret: startSpec's.
-	sharePersonSecret func(string)
-	w                 waiter          // the goroutine that follows it to its end (end.go)
-	streams           streams         // the goroutines that read its output (reader.go)
-	life              context.Context // done once the process ended or was closed
-	endLife           context.CancelFunc
-	closing           sync.Once
+	tag     string        // tagKey value of the process and its descendants
+	proc    EngineProcess // the command as the kernel sees it (engine.go)
+	timing  timing
+	hooks   endHooks
+	w       waiter          // the goroutine that follows it to its end (end.go)
+	streams streams         // the goroutines that read its output (reader.go)
+	life    context.Context // done once the process ended or was closed
+	endLife context.CancelFunc
+	closing sync.Once
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
@@ -54,6 +52,10 @@ type Process struct {
 	lc      lifecycle
 	in      inputTracker
 	human   humanState // pages a person answers (human.go)
+
+	// sharePersonSecret redacts a secret a person typed into this process
+	// from every process of the Manager (startSpec's; shared.go).
+	sharePersonSecret func(string)
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called

@@ -122,15 +122,15 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		}
 	}
 	l.opts = pty.Options{
-		Path:   shell,
-		Args:   policy.ShellArgs(shell, line, isDefault),
-		Dir:    cwd,
-		DirWas: spec.ShownCwd.fileInfo(),
-		Env:    env,
-		TTY:    spec.TTY,
-		Cols:   spec.Cols,
-		Rows:   spec.Rows,
+		Path: shell,
+		Args: policy.ShellArgs(shell, line, isDefault),
+		Dir:  cwd,
+		Env:  env,
+		TTY:  spec.TTY,
+		Cols: spec.Cols,
+		Rows: spec.Rows,
 	}
+	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
 	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated,
 		sharePersonSecret: m.sharePersonSecret}
@@ -166,24 +166,24 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, secrets []policy.Secret, onEnd func(*Process, Info)) *Process {
 	feed := spec.Stdin != "" || spec.CloseStdin
 	p := &Process{
-		ID:                id,
-		Name:              spec.Name,
-		Command:           spec.Command,
-		Cwd:               spec.cwd,
-		Pid:               proc.Pid(),
-		TTY:               proc.TTY(),
-		StartedAt:         spec.startedAt,
-		tag:               spec.tag,
-		proc:              proc,
-		timing:            spec.timing,
-		hooks:             endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
-		sharePersonSecret: spec.sharePersonSecret,
-		w:                 newWaiter(spec.timeout),
-		streams:           streams{eof: make(chan struct{}), open: 1},
-		changed:           make(chan struct{}),
-		log:               outlog.New(capacity),
-		in:                inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
+		ID:        id,
+		Name:      spec.Name,
+		Command:   spec.Command,
+		Cwd:       spec.cwd,
+		Pid:       proc.Pid(),
+		TTY:       proc.TTY(),
+		StartedAt: spec.startedAt,
+		tag:       spec.tag,
+		proc:      proc,
+		timing:    spec.timing,
+		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
+		w:         newWaiter(spec.timeout),
+		streams:   streams{eof: make(chan struct{}), open: 1},
+		changed:   make(chan struct{}),
+		log:       outlog.New(capacity),
+		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
+	p.sharePersonSecret = spec.sharePersonSecret
 	p.life, p.endLife = context.WithCancel(context.Background())
 	list := newSecretList(secrets)
 	p.out.secrets = list
