@@ -152,7 +152,7 @@ func approvalMessage(a session.Asking, spec session.Spec) string {
 		line("Input sent first", a.Stdin)
 	}
 	if spec.Restart.MaxRetries > 0 {
-		fmt.Fprintf(&b, "Crash restarts: none (allowed once: up to %d were asked for and will be refused)\n", spec.Restart.MaxRetries)
+		fmt.Fprintf(&b, "Crash restarts asked for: %d, not covered (allowing it once allows this run only; each restart is refused)\n", spec.Restart.MaxRetries)
 	}
 	line("Command", a.Command)
 	b.WriteString("\nAllow it to run this once, exactly as shown?")

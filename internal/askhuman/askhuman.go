@@ -184,8 +184,9 @@ func (h *Human) Ask(ctx context.Context, req *mcp.CallToolRequest, p *session.Pr
 		what = "use its terminal until you press Done"
 	}
 	msg := fmt.Sprintf("%s\n\n(The program %q asks you to %s. The page is for you only and works once.)", r.Message, p.Command, what)
-	if rd := hreq.Program.Reader; r.Secret {
-		msg = fmt.Sprintf("%s\n\n(What you type on the page goes to the process reading the terminal: %s. The page is for you only and works once.)", r.Message, readerLine(rd))
+	if r.Secret {
+		msg = fmt.Sprintf("%s\n\n(What you type on the page goes to the process reading the terminal: %s. The page is for you only and works once.)",
+			r.Message, readerLine(hreq.Program.Reader))
 	}
 	return Answer{Process: p, Pending: &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{
