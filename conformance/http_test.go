@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,11 +25,19 @@ const httpToken = "conformance-token-0123456789"
 
 func startHTTP(tb testing.TB, ctx context.Context, env ...string) *httpServer {
 	tb.Helper()
+	return startHTTPUnder(tb, ctx, nil, env...)
+}
+
+// startHTTPUnder is startHTTP with the binary run by wrap (its program and
+// first arguments), e.g. a shell that lowers a limit first.
+func startHTTPUnder(tb testing.TB, ctx context.Context, wrap []string, env ...string) *httpServer {
+	tb.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, binPath, "--http", "127.0.0.1:0")
+	argv := append(slices.Clone(wrap), binPath, "--http", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), helperEnv+"="+self, "GORACE=atexit_sleep_ms=0",
 		"YIELDSHELL_HTTP_TOKEN="+httpToken, "YIELDSHELL_LOG_LEVEL=INFO")
@@ -74,9 +83,13 @@ func startHTTP(tb testing.TB, ctx context.Context, env ...string) *httpServer {
 }
 
 func (h *httpServer) connect(token string) (*mcp.ClientSession, error) {
-	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(token)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	return h.connectCtx(ctx, token)
+}
+
+func (h *httpServer) connectCtx(ctx context.Context, token string) (*mcp.ClientSession, error) {
+	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(token)}}
 	return mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, nil).Connect(ctx, tr, nil)
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -233,6 +234,13 @@ func TestHTTP(t *testing.T) {
 	// The server's own credential does not reach the commands.
 	if r := s.exec(`echo "${YIELDSHELL_HTTP_TOKEN:-unset}"`, nil); r.str("stdout") != "unset\n" {
 		t.Errorf("a command sees YIELDSHELL_HTTP_TOKEN: %q", r.str("stdout"))
+	}
+	// Nor in the block the server started with, which /proc shows (issue 38).
+	if runtime.GOOS == "linux" {
+		cmd := fmt.Sprintf(`if grep -qa YIELDSHELL_HTTP_TOKEN= /proc/%d/environ; then echo leaked; else echo clean; fi`, h.cmd.Process.Pid)
+		if r := s.exec(cmd, nil); r.str("stdout") != "clean\n" {
+			t.Errorf("/proc/SERVER/environ: %q, want clean", r.str("stdout"))
+		}
 	}
 	if r := s.call("ps", nil); !strings.Contains(r.text, "echo over http") {
 		t.Errorf("ps over http: %s", r.text)

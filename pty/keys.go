@@ -54,7 +54,7 @@ func KeyBytes(key string, appCursor bool) ([]byte, error) {
 			return []byte{0x7f}, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown key %q; use one of: %s", key, strings.Join(KeyNames(), ", "))
+	return nil, fmt.Errorf("unknown key name; use one of: %s", strings.Join(KeyNames(), ", "))
 }
 
 // PipeSignal returns the signal key b stands for when there is no terminal

@@ -19,6 +19,10 @@ type Options struct {
 	Args []string // argv, including argv[0]
 	Dir  string   // working directory (absolute, existing)
 	Env  []string // complete environment, "KEY=value"
+	// DirWas, when set, is what Dir was when a person approved the start:
+	// the directory opened must be that one (os.SameFile), or the start
+	// fails.
+	DirWas os.FileInfo
 
 	// TTY selects a pseudo-terminal (stdin, stdout and stderr are the
 	// terminal) instead of three pipes.

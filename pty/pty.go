@@ -184,6 +184,11 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		return fail(err)
 	}
 	defer unpin()
+	if opts.DirWas != nil {
+		if fi, err := os.Stat(dir); err != nil || !os.SameFile(opts.DirWas, fi) {
+			return fail(fmt.Errorf("chdir %s: not the directory the user approved (it was moved or replaced)", opts.Dir))
+		}
+	}
 	files, sys := p.io.child()
 	setDeathSignal(sys)
 	attr := &os.ProcAttr{Dir: dir, Env: opts.Env, Files: files, Sys: sys}

@@ -20,7 +20,7 @@ func ParseSignal(name string) (syscall.Signal, error) {
 	if s := signalNum(n); s != 0 {
 		return s, nil
 	}
-	return 0, fmt.Errorf("unknown signal %q; use one of %s", name, strings.Join(SignalNames(), ", "))
+	return 0, fmt.Errorf("unknown signal name; use one of %s", strings.Join(SignalNames(), ", "))
 }
 
 // SignalNames lists the accepted names in signal-number order.

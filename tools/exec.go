@@ -186,7 +186,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		waitFor = re
 	}
 	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
-		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: fmt.Sprintf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)})
+		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: `invalid on_input: use "return" or "fail"; nothing was started`})
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
@@ -197,11 +197,11 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 		}
 		spec.Roots = r
 	}
-	approved, retried, err := h.human.Approved(req, spec)
+	retried, err := h.human.Approved(req, &spec)
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
-	spec.Waived = approved
+	approved := spec.Waived
 	p, err := h.m.Start(ctx, spec)
 	if err != nil {
 		if ask := h.human.AskApproval(req, h.cfg, h.m, spec, err); ask != nil && !retried {

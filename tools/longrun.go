@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -35,7 +36,7 @@ type patternFields struct {
 func compilePattern(param, s string) (*regexp.Regexp, error) {
 	re, err := regexp.Compile(s)
 	if err != nil {
-		return nil, fmt.Errorf("invalid %s %q: %v (Go RE2 syntax: no look-around or back-references)", param, s, err)
+		return nil, fmt.Errorf("invalid %s: %s (Go RE2 syntax: no look-around or back-references)", param, policy.RegexProblem(err))
 	}
 	return re, nil
 }

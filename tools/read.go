@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -87,7 +86,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	streams, ok := parseStreams(in.Streams)
 	if !ok {
 		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
-			Error: fmt.Sprintf("Invalid streams: %q; use \"both\", \"stdout\" or \"stderr\"", in.Streams)})
+			Error: `Invalid streams: use "both", "stdout" or "stderr"`})
 	}
 	switch in.Encoding {
 	case "", "text":
@@ -98,7 +97,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), h.readBase64(p, in, streams), nil
 	default:
 		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
-			Error: fmt.Sprintf("Invalid encoding: %q; use \"text\" or \"base64\"", in.Encoding)})
+			Error: `Invalid encoding: use "text" or "base64"`})
 	}
 	switch in.View {
 	case "", "log":
@@ -112,7 +111,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	}
 	return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
-		Error: fmt.Sprintf("Invalid view: %q; use \"log\" or \"screen\"", in.View)})
+		Error: `Invalid view: use "log" or "screen"`})
 }
 
 // readBase64 answers read with encoding "base64": the stored bytes from

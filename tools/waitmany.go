@@ -58,7 +58,7 @@ func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in Wa
 	}
 	for k := range in.SinceSeqs {
 		if p, err := h.m.Get(k); err != nil || !seen[p] {
-			return mcptool.Error(OutputOut{ProcessID: k, Error: fmt.Sprintf("since_seqs names %q, which is not in process_ids", k)})
+			return mcptool.Error(OutputOut{ProcessID: k, Error: "since_seqs names a process that is not in process_ids"})
 		}
 	}
 	var re *regexp.Regexp

@@ -23,7 +23,7 @@ func TestCLI(t *testing.T) {
 		{[]string{"call", "ps"}, 0, `"processes"`, ""},
 		{[]string{"call", "read", `{"process_id": "proc_nope"}`}, 1, "Unknown process_id", ""},
 		{[]string{"call", "exec", `{"command": "true"}`}, 1, "", ""}, // missing side_effects: a tool error
-		{[]string{"call", "nope", `{}`}, 2, "", `unknown tool "nope"`},
+		{[]string{"call", "nope", `{}`}, 2, "", "unknown tool"},
 		{[]string{"call", "exec", `not json`}, 2, "", "must be a JSON object"},
 		{[]string{"call"}, 2, "", "usage: yieldshell call"},
 		{[]string{"tools"}, 0, "exec — Run a shell command", ""},

@@ -22,7 +22,7 @@ func TestImportDirection(t *testing.T) {
 		"screen":             {},
 		"internal/policy":    {},
 		"prompt":             {"screen", "internal/proc"},
-		"internal/session":   {"pty", "screen", "prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog", "internal/safedir"},
+		"internal/session":   {"pty", "screen", "prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog", "internal/safedir", "internal/proc"},
 		"internal/disklog":   {"internal/safedir", "internal/safetext"},
 		"internal/safedir":   {},
 		"internal/safetext":  {},
@@ -31,7 +31,7 @@ func TestImportDirection(t *testing.T) {
 		"tools":              {"internal/session", "internal/policy", "internal/shellyeah", "internal/mcptool", "internal/outlog", "internal/askhuman", "internal/roots"},
 		"internal/shellyeah": {"internal/session", "internal/policy", "internal/mcptool", "internal/proc", "internal/askhuman", "internal/roots"},
 		"internal/roots":     {"internal/policy"},
-		"internal/askhuman":  {"internal/session", "internal/policy", "internal/human"},
+		"internal/askhuman":  {"internal/session", "internal/policy", "internal/human", "internal/safetext"},
 		"internal/human":     {},
 		"internal/mcptool":   {},
 		"internal/metrics":   {"internal/session"},
@@ -44,12 +44,13 @@ func TestImportDirection(t *testing.T) {
 		"internal/gpgtest":   {},
 		"internal/console":   {"tools", "internal/daemon", "internal/safetext"},
 		"internal/httpserve": {"internal/policy"},
+		"internal/envscrub":  {},
 		"internal/mcplog":    {},
 		"internal/resources": {"tools", "internal/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"tools", "internal/mcptool", "internal/metrics", "internal/session", "pty",
 			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots"},
 		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
-			"internal/console", "internal/httpserve"},
+			"internal/console", "internal/httpserve", "internal/envscrub"},
 	}
 	for pkg, ok := range allowed {
 		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)

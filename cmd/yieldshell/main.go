@@ -17,6 +17,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/app"
 	"github.com/yieldshell/yieldshell/internal/console"
+	"github.com/yieldshell/yieldshell/internal/envscrub"
 	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/linerpc"
 	"github.com/yieldshell/yieldshell/internal/metrics"
@@ -155,10 +156,11 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 			return 2
 		}
 		// The token is the server's credential, not the commands': they
-		// start from this environment. Nor is the address theirs: a
+		// start from this environment, and can read the block this process
+		// started with in /proc/PID/environ. Nor is the address theirs: a
 		// yieldshell they start serves stdio.
-		for _, v := range []string{httpserve.TokenEnv, httpserve.TokenFileEnv, httpserve.AddrEnv} {
-			_ = os.Unsetenv(v)
+		if err := envscrub.Scrub(httpserve.TokenEnv, httpserve.TokenFileEnv, httpserve.AddrEnv); err != nil {
+			fmt.Fprintf(c.stderr, "yieldshell: warning: %v; commands may read %s in /proc; prefer --token-file\n", err, httpserve.TokenEnv)
 		}
 	}
 	a, err := c.newApp(cfg, app.LongRunning)

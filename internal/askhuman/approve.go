@@ -1,6 +1,7 @@
 package askhuman
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/safetext"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -31,13 +33,23 @@ const (
 type approval struct {
 	key   string // what was asked about: the retry must ask the same
 	rules []string
-	why   string // the first refusal, for a denial's answer
+	dir   *session.ShownDir // the directory shown: the start runs there
+	why   string            // the first refusal, for a denial's answer
 	at    time.Time
 }
 
-// specKey identifies a start for its retry.
+// specKey identifies a start for its retry: everything the call asked
+// (command, cwd, env, shell, stdin, name, restarts, timeout, terminal),
+// so a retry that differs in anything is no retry of what was shown. The
+// client's roots are left out: the sessionless protocol asks for them
+// again, and the directory is pinned (approval.dir) instead.
 func specKey(s session.Spec) string {
-	return fmt.Sprintf("%q %q %q %q", s.Command, s.Cwd, s.SideEffects, s.Shell)
+	s.Roots, s.Waived, s.ShownCwd = nil, nil, nil
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "" // never equal to a key made by AskApproval, which checks
+	}
+	return string(b)
 }
 
 // AskApproval returns the input request that asks the person to allow
@@ -53,6 +65,10 @@ func (h *Human) AskApproval(req *mcp.CallToolRequest, cfg *policy.Config, m *ses
 	if err != nil || len(asking.Refusals) == 0 {
 		return nil
 	}
+	key := specKey(spec)
+	if key == "" {
+		return nil
+	}
 	state := randomKey()
 	h.mu.Lock()
 	if h.closed {
@@ -60,18 +76,12 @@ func (h *Human) AskApproval(req *mcp.CallToolRequest, cfg *policy.Config, m *ses
 		return nil
 	}
 	h.sweepLocked(time.Now())
-	h.approvals[state] = &approval{key: specKey(spec), rules: asking.Rules(), why: r.Message, at: time.Now()}
+	h.approvals[state] = &approval{key: key, rules: asking.Rules(), dir: asking.Dir, why: r.Message, at: time.Now()}
 	h.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "The agent wants to run a command that this server's policy refused.\n\nCommand: %s\nIn: %s\n", asking.Command, asking.Cwd)
-	for _, r := range asking.Refusals {
-		fmt.Fprintf(&b, "Refused by %s: %s\n", r.Rule, r.Message)
-	}
-	b.WriteString("\nAllow it to run this once?")
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{
 			Mode:    "form",
-			Message: b.String(),
+			Message: approvalMessage(asking, spec),
 			RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{decisionField: map[string]any{
@@ -85,24 +95,72 @@ func (h *Human) AskApproval(req *mcp.CallToolRequest, cfg *policy.Config, m *ses
 	}
 }
 
-// Approved is the retry of a call AskApproval answered: the rules to
-// waive when the person allowed it; otherwise err is the refusal to
-// answer, saying they were asked. ok is false when req is no such retry.
-func (h *Human) Approved(req *mcp.CallToolRequest, spec session.Spec) (rules []string, ok bool, err error) {
+// Approved is the retry of a call AskApproval answered. When the person
+// allowed it, it sets spec's Waived (the rules shown) and ShownCwd (the
+// directory shown); otherwise err is the refusal to answer, saying they
+// were asked. A retry whose call differs from the one shown in anything
+// is refused. ok is false when req is no such retry.
+func (h *Human) Approved(req *mcp.CallToolRequest, spec *session.Spec) (ok bool, err error) {
 	state := req.Params.RequestState
 	if h == nil || state == "" {
-		return nil, false, nil
+		return false, nil
 	}
 	h.mu.Lock()
 	ap := h.approvals[state]
 	delete(h.approvals, state)
 	h.mu.Unlock()
-	if ap == nil || ap.key != specKey(spec) {
-		return nil, false, nil
+	if ap == nil {
+		return false, nil
+	}
+	if ap.key != specKey(*spec) {
+		return true, &policy.Refusal{Rule: ap.rules[0], Message: "This call differs from the one the user was asked about; " +
+			"nothing was started. Call again exactly as you mean to run it, and the user is asked about that. " + ap.why}
 	}
 	er, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
 	if er != nil && er.Action == "accept" && er.Content[decisionField] == allowOnce {
-		return slices.Clone(ap.rules), true, nil
+		spec.Waived, spec.ShownCwd = slices.Clone(ap.rules), ap.dir
+		return true, nil
 	}
-	return nil, true, &policy.Refusal{Rule: ap.rules[0], Message: "The user was asked to allow this command once and did not. " + ap.why}
+	return true, &policy.Refusal{Rule: ap.rules[0], Message: "The user was asked to allow this command once and did not. " + ap.why}
+}
+
+// approvalMessage draws what the person decides on: every field on a line
+// of its own, each value with its control characters and backslashes
+// escaped (safetext), so no value can start a line, forge another field or
+// reach the client's renderer as a control; the command, which may be
+// long, comes last.
+func approvalMessage(a session.Asking, spec session.Spec) string {
+	var b strings.Builder
+	b.WriteString("The agent wants to run a command that this server's policy refused.\n" +
+		"Each value below is on one line; control characters are shown as escapes (\\n, \\x1b).\n\n")
+	line := func(label, value string) {
+		fmt.Fprintf(&b, "%s: %s\n", label, shown(value))
+	}
+	for _, r := range a.Refusals {
+		line("Allows what this rule refused ("+r.Rule+")", r.Message)
+	}
+	line("In directory", a.Cwd)
+	line("Shell", a.Shell)
+	if len(a.Env) == 0 {
+		b.WriteString("Environment overrides: none\n")
+	}
+	for _, kv := range a.Env {
+		line("Environment override", kv)
+	}
+	line("Declared side effects", strings.Join(a.SideEffects, ", "))
+	if a.Stdin != "" {
+		line("Input sent first", a.Stdin)
+	}
+	if spec.Restart.MaxRetries > 0 {
+		fmt.Fprintf(&b, "Crash restarts asked for: %d, not covered (allowing it once allows this run only; each restart is refused)\n", spec.Restart.MaxRetries)
+	}
+	line("Command", a.Command)
+	b.WriteString("\nAllow it to run this once, exactly as shown?")
+	return b.String()
+}
+
+// shown is s as one line a person can read: backslashes doubled first,
+// then every control character and bidirectional override escaped.
+func shown(s string) string {
+	return safetext.Visible(strings.ReplaceAll(s, `\`, `\\`))
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/human"
+	"github.com/yieldshell/yieldshell/internal/safetext"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -147,7 +148,10 @@ func (h *Human) Ask(ctx context.Context, req *mcp.CallToolRequest, p *session.Pr
 			return Answer{Refused: notPassword(o), Input: &o}
 		}
 		hreq.Prompt = o.Input.Prompt
-		hreq.Secret = p.SecretSink()
+		sink := p.SecretSink()
+		r := sink.Reader()
+		hreq.Program.Reader = human.Reader{PID: r.Pid, Command: safetext.Visible(r.Command), Warning: r.Warning}
+		hreq.Secret = sink
 	} else {
 		hreq.Prompt = p.InputState().Prompt
 		hreq.Terminal = p.Terminal()
@@ -180,6 +184,10 @@ func (h *Human) Ask(ctx context.Context, req *mcp.CallToolRequest, p *session.Pr
 		what = "use its terminal until you press Done"
 	}
 	msg := fmt.Sprintf("%s\n\n(The program %q asks you to %s. The page is for you only and works once.)", r.Message, p.Command, what)
+	if r.Secret {
+		msg = fmt.Sprintf("%s\n\n(What you type on the page goes to the process reading the terminal: %s. The page is for you only and works once.)",
+			r.Message, readerLine(hreq.Program.Reader))
+	}
 	return Answer{Process: p, Pending: &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{
 			Mode: "url", Message: msg, URL: page.URL(), ElicitationID: state,
@@ -348,4 +356,16 @@ func sentence(err error) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// readerLine names a secret page's reader in one line, with its warning.
+func readerLine(r human.Reader) string {
+	if r.PID == 0 {
+		return "unknown. Warning: " + r.Warning
+	}
+	s := fmt.Sprintf("%q, pid %d", r.Command, r.PID)
+	if r.Warning != "" {
+		s += ". Warning: " + r.Warning
+	}
+	return s
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
+	"github.com/yieldshell/yieldshell/internal/safetext"
 	"github.com/yieldshell/yieldshell/tools"
 )
 
@@ -219,7 +220,7 @@ func (a *attacher) stream(ctx context.Context) error {
 		if o.Screen != nil && o.Screen.AltScreen {
 			drawScreen(a.out, o.Screen)
 		} else if o.Stdout != nil {
-			io.WriteString(a.out, strings.ReplaceAll(*o.Stdout, "\n", "\r\n"))
+			io.WriteString(a.out, strings.ReplaceAll(safetext.Lines(*o.Stdout), "\n", "\r\n"))
 		}
 		if o.NextSeq != nil {
 			a.seq = *o.NextSeq
@@ -288,7 +289,12 @@ func drawScreen(w io.Writer, s *tools.ScreenOut) {
 	}
 	var b strings.Builder
 	b.WriteString("\x1b[H\x1b[2J")
-	b.WriteString(strings.Join(s.Lines, "\r\n"))
+	for i, l := range s.Lines {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(safetext.Visible(l))
+	}
 	fmt.Fprintf(&b, "\x1b[%d;%dH", s.CursorRow+1, s.CursorCol+1)
 	io.WriteString(w, b.String())
 }

@@ -216,12 +216,14 @@ func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, mode logsM
 }
 
 // emit prints an answer's output and returns the position to read on from.
+// The output is the program's: its control characters are shown, never
+// sent to the person's terminal (safetext.Lines).
 func emit(out tools.OutputOut, seq int64, stdout, stderr io.Writer) int64 {
 	if out.Stdout != nil {
-		io.WriteString(stdout, *out.Stdout)
+		io.WriteString(stdout, safetext.Lines(*out.Stdout))
 	}
 	if out.Stderr != nil {
-		io.WriteString(stderr, *out.Stderr)
+		io.WriteString(stderr, safetext.Lines(*out.Stderr))
 	}
 	if out.NextSeq != nil {
 		return *out.NextSeq

@@ -31,3 +31,31 @@ func TestPsShowsEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsAndAttachShowEscapes: what a program printed reaches the
+// person's terminal through yieldshell logs and attach with its controls
+// shown, never sent: pipe-mode CSI queries and screen wipes, UTF-8 C1
+// codes (issue 38 item 7). Line feeds and tabs stay.
+func TestLogsAndAttachShowEscapes(t *testing.T) {
+	printed := "ok\tfine\n\x1b[2J\x1b[6n\u009b31m\x1b]0;owned\x07done\n"
+	controls := func(s string) int {
+		return strings.IndexFunc(s, func(r rune) bool {
+			return r != '\n' && r != '\t' && r != '\r' && (r < 0x20 || r >= 0x7f && r <= 0x9f)
+		})
+	}
+	var out, errOut strings.Builder
+	emit(tools.OutputOut{Stdout: &printed, Stderr: &printed}, 0, &out, &errOut)
+	for _, s := range []string{out.String(), errOut.String()} {
+		if i := controls(s); i >= 0 || !strings.Contains(s, "ok\tfine\n") || !strings.Contains(s, `\x1b[2J`) {
+			t.Errorf("logs wrote a control character at %d: %q", i, s)
+		}
+	}
+	var scr strings.Builder
+	drawScreen(&scr, &tools.ScreenOut{Lines: []string{"top\x1b[2J", "\u009b6n"}, Cols: 10, Rows: 2})
+	// drawScreen's own sequences come first and last: none in between.
+	body := strings.TrimPrefix(scr.String(), "\x1b[H\x1b[2J")
+	body = body[:strings.LastIndex(body, "\x1b[")]
+	if i := controls(strings.ReplaceAll(body, "\r\n", "\n")); i >= 0 {
+		t.Errorf("attach drew a control character at %d: %q", i, body)
+	}
+}

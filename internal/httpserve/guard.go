@@ -26,34 +26,54 @@ import (
 //     with the token sends its request as it connects (and its bytes are
 //     usually there, peekable, when it is accepted: guard_*.go), so it is
 //     not shed however fast others connect or however long the server
-//     takes to read it. Past anonHardCap anonymous connections, the oldest
-//     idle one goes too, else the oldest silent one however young, else
-//     the oldest.
+//     takes to read it. Past the hard cap (anonCap), the oldest silent one
+//     goes however young, else the oldest that spoke, else the oldest: a
+//     flood of silent connections never sheds one that sent its request
+//     (issue 38: the client's request, accepted while a flood waited in
+//     the kernel's queue, was shed for the silent ones behind it).
 //   - Only connections that showed the token count against MaxConns; a
 //     request with the token that finds MaxConns taken waits for one to
 //     close (or for its client to give up).
 
 // anonGrace is how long a new connection is safe from being shed;
-// anonHardCap is the number of anonymous connections past which even
-// young ones are.
+// anonHardCap is the most anonymous connections past which even young
+// ones are: a quarter of the process's descriptor limit (issue 38: with
+// `ulimit -n 1024`, 3000 idle connections used them all, and the client
+// with the token could not open a terminal), at most 4096. The rest is
+// for the authenticated connections, the commands' terminals, pipes and
+// log files, and the server's own.
 const (
 	anonGrace   = 2 * time.Second
 	anonHardCap = 4096
+	anonMinCap  = 16
 )
+
+// anonCap is the hard cap on anonymous connections under a descriptor
+// limit of fds (0: unknown).
+func anonCap(fds int) int {
+	if fds <= 0 {
+		return anonHardCap
+	}
+	return min(max(fds/4, anonMinCap), anonHardCap)
+}
 
 // guard tracks every connection of one listener.
 type guard struct {
 	maxAnon, hardCap int
 	grace            time.Duration
 	authed           chan struct{} // a slot per authenticated connection
+	sessions         *sessionConns // which connections carry which MCP sessions
 
 	mu   sync.Mutex
 	anon list.List // of *guardedConn, oldest first
 }
 
-func newGuard(maxConns, maxAnon int) *guard {
-	return &guard{maxAnon: maxAnon, hardCap: max(anonHardCap, maxAnon), grace: anonGrace,
-		authed: make(chan struct{}, maxConns)}
+// newGuard returns the guard of a listener whose process may hold fds
+// descriptors (0: unknown).
+func newGuard(maxConns, maxAnon, fds int) *guard {
+	hardCap := anonCap(fds)
+	return &guard{maxAnon: min(maxAnon, hardCap), hardCap: hardCap, grace: anonGrace,
+		authed: make(chan struct{}, maxConns), sessions: newSessionConns()}
 }
 
 // guardedConn is one accepted connection.
@@ -68,6 +88,7 @@ type guardedConn struct {
 	active bool          // a request is being answered
 	slot   bool          // holds a slot of g.authed
 	closed bool
+	sids   map[string]bool // MCP sessions whose requests it carried (gone.go)
 
 	closeOnce sync.Once
 }
@@ -82,7 +103,7 @@ func (g *guard) admit(c *guardedConn) (shed *guardedConn) {
 		return nil
 	}
 	// The oldest silent one past the grace; past the hard cap, else the
-	// oldest idle one, else the oldest silent one, else the oldest.
+	// oldest silent one, else the oldest idle one, else the oldest.
 	old := c.accepted.Add(-g.grace)
 	var silentOld, idle, silent *list.Element
 	for e := g.anon.Front(); e != nil && silentOld == nil; e = e.Next() {
@@ -98,7 +119,7 @@ func (g *guard) admit(c *guardedConn) (shed *guardedConn) {
 	}
 	victim := silentOld
 	if g.anon.Len() > g.hardCap {
-		victim = cmp.Or(silentOld, idle, silent, g.anon.Front())
+		victim = cmp.Or(silentOld, silent, idle, g.anon.Front())
 	}
 	if victim == nil {
 		return nil
@@ -159,6 +180,9 @@ func (g *guard) forget(c *guardedConn) {
 		return
 	}
 	c.closed = true
+	if c.sids != nil {
+		g.sessions.closed(c.sids, time.Now())
+	}
 	if c.elem != nil {
 		g.anon.Remove(c.elem)
 		c.elem = nil

@@ -28,3 +28,13 @@ func hasData(c net.Conn) bool {
 	})
 	return n > 0
 }
+
+// fdLimit is the process's soft descriptor limit (RLIMIT_NOFILE), which
+// the Go runtime raised to the hard one at start; 0 if unknown.
+func fdLimit() int {
+	var l unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &l); err != nil || l.Cur > 1<<30 {
+		return 0
+	}
+	return int(l.Cur)
+}

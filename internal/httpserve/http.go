@@ -1,6 +1,7 @@
 package httpserve
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -77,6 +79,9 @@ type Config struct {
 	// ReadHeader bounds a request's headers (and a new connection's
 	// silence), Read its body, Idle a kept-alive connection's silence.
 	ReadHeader, Read, Idle time.Duration
+	// SessionGrace is how long an MCP session with no connection open
+	// keeps its slot (gone.go); 0 means DefaultSessionGrace.
+	SessionGrace time.Duration
 }
 
 // LoadConfig resolves the listening address and the bearer token. An
@@ -211,7 +216,7 @@ func (s *Server) Handler() http.Handler {
 // connections tracked by g.
 func (s *Server) httpServer(g *guard) *http.Server {
 	return &http.Server{
-		Handler:           g.guardRequests(s.Config.Token, s.Handler()),
+		Handler:           g.guardRequests(s.Config.Token, g.sessions.track(g, s.Handler())),
 		ConnContext:       connContext,
 		ConnState:         g.connState,
 		ReadHeaderTimeout: s.Config.ReadHeader,
@@ -248,9 +253,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 	}
-	g := newGuard(s.Config.MaxConns, max(s.Config.MaxAnonymous, 1))
+	g := newGuard(s.Config.MaxConns, max(s.Config.MaxAnonymous, 1), fdLimit())
 	hs := s.httpServer(g)
 	ln = &guardListener{Listener: ln, g: g}
+	grace := cmp.Or(s.Config.SessionGrace, DefaultSessionGrace)
+	jctx, stopJanitor := context.WithCancel(ctx)
+	var janitor sync.WaitGroup
+	janitor.Go(func() { g.sessions.endGone(jctx, s.MCP, grace) })
+	defer janitor.Wait()
+	defer stopJanitor()
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -14,10 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 func TestLoadHTTPConfig(t *testing.T) {
@@ -200,11 +203,10 @@ func TestHTTPCapsSessions(t *testing.T) {
 
 // TestGuardShedsOldestAnonymous: past the cap, a new connection sheds
 // the oldest anonymous one that has sent nothing and is past the grace;
-// past the hard cap, the oldest idle one, else the oldest silent one
-// however young. One that showed the token or answers a request is not
-// shed.
+// past the hard cap, the oldest silent one however young, else the oldest
+// idle one. One that showed the token or answers a request is not shed.
 func TestGuardShedsOldestAnonymous(t *testing.T) {
-	g := newGuard(8, 3)
+	g := newGuard(8, 3, 0)
 	g.hardCap = 5
 	now := time.Now()
 	var conns []*guardedConn
@@ -243,11 +245,24 @@ func TestGuardShedsOldestAnonymous(t *testing.T) {
 	if s := admit(); s != -1 { // 7
 		t.Errorf("shed %d; want none: the rest answer a request, spoke or are within the grace", s)
 	}
-	if s := admit(); s != 1 { // 8: 0 1 5 6 7 8, past the hard cap
-		t.Errorf("past the hard cap, shed %d; want 1, the oldest idle one", s)
-	}
-	if s := admit(); s != 5 { // 9: 0 5 6 7 8 9, past the hard cap
+	if s := admit(); s != 5 { // 8: 0 1 5 6 7 8, past the hard cap
 		t.Errorf("past the hard cap, shed %d; want 5, the oldest silent one however young", s)
+	}
+	if s := admit(); s != 6 { // 9: 0 1 6 7 8 9
+		t.Errorf("past the hard cap, shed %d; want 6, the oldest silent one, not 1 which spoke", s)
+	}
+	for _, c := range conns[7:] {
+		c.spoke = true
+	}
+	if s := admit(); s != 10 { // 10: 0 1 7 8 9 10, only 10 silent
+		t.Errorf("past the hard cap, shed %d; want 10, the only silent one", s)
+	}
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	spoke := &guardedConn{Conn: a, g: g, accepted: now, spoke: true}
+	conns = append(conns, spoke)
+	if shed := g.admit(spoke); slices.Index(conns, shed) != 1 { // 11: 0 1 7 8 9 11, all spoke
+		t.Errorf("past the hard cap with none silent, shed %d; want 1, the oldest idle one", slices.Index(conns, shed))
 	}
 }
 
@@ -255,7 +270,7 @@ func TestGuardShedsOldestAnonymous(t *testing.T) {
 // token waits until a connection that has one closes, or its client
 // gives up.
 func TestGuardCapsAuthenticated(t *testing.T) {
-	g := newGuard(1, 8)
+	g := newGuard(1, 8, 0)
 	conn := func() *guardedConn {
 		a, b := net.Pipe()
 		t.Cleanup(func() { a.Close(); b.Close() })
@@ -367,4 +382,95 @@ func TestMetricsChecksHost(t *testing.T) {
 			t.Errorf("GET %s, Host %s: %d, want %d", tc.path, tc.host, res.StatusCode, tc.want)
 		}
 	}
+}
+
+// TestGuardCapFollowsFDLimit: the anonymous connections kept are a
+// quarter of the descriptor limit, however many arrive at once, so the
+// client with the token always has descriptors left (issue 38).
+func TestGuardCapFollowsFDLimit(t *testing.T) {
+	for _, c := range []struct{ fds, want int }{
+		{0, anonHardCap}, {64, anonMinCap}, {1024, 256}, {8192, 2048}, {1 << 20, anonHardCap},
+	} {
+		if got := anonCap(c.fds); got != c.want {
+			t.Errorf("anonCap(%d) = %d, want %d", c.fds, got, c.want)
+		}
+	}
+	g := newGuard(8, 128, 1024)
+	a, b := net.Pipe()
+	t.Cleanup(func() { a.Close(); b.Close() })
+	now := time.Now()
+	for range 3000 { // all young and silent: idle connections opened at once
+		if shed := g.admit(&guardedConn{Conn: a, g: g, accepted: now}); shed != nil {
+			shed.closed = true // as Close would, without closing the shared pipe
+		}
+	}
+	if n := g.anon.Len(); n > 256 {
+		t.Errorf("%d anonymous connections kept under a limit of 1024 descriptors, want at most 256", n)
+	}
+}
+
+// TestHTTPFreesGoneSessions: the session of a client that went away
+// without ending it (its connections closed) gives back its slot after the
+// grace; a client that keeps its event stream open keeps its session.
+func TestHTTPFreesGoneSessions(t *testing.T) {
+	const token = "right-token-0123456789"
+	const grace = 200 * time.Millisecond
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{MCP: srv, Metrics: okHandler(), Health: okHandler(), Log: slog.New(slog.DiscardHandler),
+		Config: &Config{Token: token, MaxConns: 8, MaxSessions: 2, ReadHeader: time.Second, Read: time.Second,
+			Idle: time.Minute, SessionGrace: grace}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	var mu sync.Mutex
+	var conns []net.Conn
+	connect := func(record bool) *mcp.ClientSession {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err == nil && record {
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+			return c, err
+		}
+		ct := &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + Path,
+			HTTPClient: &http.Client{Transport: bearerOver{token, tr}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(t.Context(), ct,
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	count := func() int {
+		n := 0
+		for range srv.Sessions() {
+			n++
+		}
+		return n
+	}
+	stays := connect(false)
+	connect(true)
+	if n := count(); n != 2 {
+		t.Fatalf("%d sessions, want 2", n)
+	}
+	// The second client goes away: its connections close, no DELETE.
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	poll.Until(t, 20*grace, "the gone client's session to end", func() bool { return count() == 1 })
+	if err := stays.Ping(t.Context(), nil); err != nil {
+		t.Errorf("the client that stayed: %v", err)
+	}
+	connect(false) // the slot is free again
 }

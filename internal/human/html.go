@@ -28,6 +28,7 @@ form{margin:0}
 .row button{margin:0}
 .gap{margin-top:.5rem}.gap2{margin-top:1rem}
 .note{font-size:.85rem;opacity:.75;margin-top:1.2rem}
+.warn{border:2px solid #b00;border-radius:4px;padding:.6rem;background:#fff1f1;color:#600}
 #screen{background:#111;color:#ddd;padding:.5rem;border-radius:6px;overflow:auto;font-size:.8rem;line-height:1.2;white-space:pre;min-height:8rem;margin:0 0 .6rem}
 #screen:focus{outline:3px solid #4a7bd0}
 #status{min-height:1.2rem;font-size:.9rem}
@@ -125,6 +126,8 @@ var pageTemplates = template.Must(template.New("").Parse(`
 {{define "secret"}}{{template "head" .}}<body><main>
 <h1>{{.Title}}</h1>
 {{template "program" .}}
+<dl><dt>Who reads what you type</dt><dd>{{if .Program.Reader.PID}}<code>{{.Program.Reader.Command}}</code>, pid {{.Program.Reader.PID}}{{else}}unknown{{end}}</dd></dl>
+{{if .Program.Reader.Warning}}<p class="warn" role="alert"><strong>Warning:</strong> {{.Program.Reader.Warning}}. Type your password only if you started this yourself and trust it.</p>{{end}}
 {{if .Prompt}}<pre class="prompt">{{.Prompt}}</pre>{{end}}
 <form method="post" action="{{.Action}}" autocomplete="off">
 <label for="secret">Password</label>
@@ -132,7 +135,7 @@ var pageTemplates = template.Must(template.New("").Parse(`
 <button class="go" type="submit" name="action" value="submit">Send to the program</button>
 </form>
 <form method="post" action="{{.Action}}"><input type="hidden" name="action" value="decline"><button type="submit">Decline</button></form>
-<p class="note">What you type goes once, straight into the program's terminal, and only if the program is still asking. The agent never sees it. This page works once and expires {{.Expires}}.</p>
+<p class="note">What you type is typed once into this terminal, and only while the process named above still reads it with echo off. From then on this server hides it in everything the agent can read through it: the output of every command it runs, its screens, logs and answers. It does not stop the process that reads it from keeping, sending or using it as it likes. This page works once and expires {{.Expires}}.</p>
 </main></body></html>{{end}}
 
 {{define "handover"}}{{template "head" .}}<body data-base="{{.Action}}"><main>

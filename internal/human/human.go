@@ -37,6 +37,17 @@ type Program struct {
 	Command string // the command line as started
 	PID     int
 	Name    string // the process's name or label
+	// Reader, on a secret page, is the process that reads the terminal:
+	// the one that gets what the person types, which may not be Command
+	// (a shell's function or child). Warning says why to doubt it.
+	Reader Reader
+}
+
+// Reader is the process reading the terminal, as the kernel shows it.
+type Reader struct {
+	PID     int    // 0: not identified
+	Command string // its command line
+	Warning string // why the person should doubt it; "" when none
 }
 
 // Request describes a page. Exactly one of Secret and Terminal is set: it

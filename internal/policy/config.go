@@ -396,6 +396,21 @@ func regexpProblem(err error) string {
 	return msg
 }
 
+// RegexProblem is regexpProblem for a pattern an agent sent: what is
+// wrong, never the pattern's text (an answer does not echo the agent's
+// values).
+func RegexProblem(err error) string {
+	se, ok := errors.AsType[*syntax.Error](err)
+	if !ok {
+		return "not a valid Go RE2 regular expression"
+	}
+	msg := "not a valid Go RE2 regular expression: " + string(se.Code)
+	if hint, _, _ := strings.Cut(unsupportedConstruct(se), " like "); hint != "" {
+		msg += "; RE2 does not support " + hint
+	}
+	return msg
+}
+
 func unsupportedConstruct(se *syntax.Error) string {
 	x := se.Expr
 	switch {

@@ -48,9 +48,10 @@ func (h *Hub) followProcess(ctx context.Context, p *session.Process, now func() 
 		seen     *uint64   // output reads already told (or pending)
 		deadline time.Time
 	)
+	turn := 0 // notifications sent, for updated's turns
 	tell := func() {
 		last, pending = now(), false
-		h.updated(p)
+		h.updated(p, &turn)
 	}
 	for {
 		u := session.Until{InputWait: !waiting, Seen: seen}

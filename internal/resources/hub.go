@@ -3,6 +3,7 @@ package resources
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,8 +23,18 @@ const DefaultInterval = 250 * time.Millisecond
 
 // maxSubscriptions bounds the URIs subscribed to at once, over every
 // client: each is a string the client chose (a since_seq makes a new
-// one), kept until it unsubscribes.
-const maxSubscriptions = 1024
+// one), kept until it unsubscribes. maxSessionSubscriptions bounds one
+// session's, so that one client cannot take every other's room (issue 38).
+const (
+	maxSubscriptions        = 1024
+	maxSessionSubscriptions = 64
+)
+
+// maxNotified bounds the updated notifications one process's change sends,
+// however many URIs name it: past it, each change tells the next ones in
+// turn (issue 38: one yes with 1022 subscriptions sent about 2100
+// notifications a second).
+const maxNotified = 16
 
 // Options configure a Hub.
 type Options struct {
@@ -131,6 +142,13 @@ func (h *Hub) Subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	if s == nil && len(h.subs) >= maxSubscriptions {
 		h.pruneLocked(live)
 	}
+	if s == nil || !s.sessions[req.Session] {
+		if h.sessionSubsLocked(req.Session) >= maxSessionSubscriptions {
+			h.mu.Unlock()
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("too many subscriptions for this session (%d): unsubscribe from some first", maxSessionSubscriptions)}
+		}
+	}
 	if s == nil {
 		if len(h.subs) >= maxSubscriptions {
 			h.mu.Unlock()
@@ -144,6 +162,18 @@ func (h *Hub) Subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	h.mu.Unlock()
 	h.follow()
 	return nil
+}
+
+// sessionSubsLocked counts the URIs ss subscribed to. Called with h.mu
+// held.
+func (h *Hub) sessionSubsLocked(ss *mcp.ServerSession) int {
+	n := 0
+	for _, s := range h.subs {
+		if s.sessions[ss] {
+			n++
+		}
+	}
+	return n
 }
 
 // Unsubscribe is the server's resources/unsubscribe handler.
@@ -287,24 +317,33 @@ func (h *Hub) pruneLocked(live map[*mcp.ServerSession]bool) {
 	}
 }
 
-// uris returns the subscribed URIs that name p now.
+// uris returns the subscribed URIs that name p now, sorted.
 func (h *Hub) uris(p *session.Process) []string {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	var out []string
 	for uri, s := range h.subs {
 		if q, err := h.m.Get(s.t.ref); err == nil && q == p {
 			out = append(out, uri)
 		}
 	}
+	h.mu.Unlock()
+	slices.Sort(out)
 	return out
 }
 
-// updated tells the subscribers of p's resources that they changed.
-func (h *Hub) updated(p *session.Process) {
-	for _, uri := range h.uris(p) {
+// updated tells the subscribers of p's resources that they changed: at
+// most maxNotified URIs, from the turn'th on (the caller's count of
+// notifications sent, which it advances), so that every URI is told in
+// turn and one process's changes cost a bounded rate whatever the number
+// of URIs naming it.
+func (h *Hub) updated(p *session.Process, turn *int) {
+	uris := h.uris(p)
+	n := min(len(uris), maxNotified)
+	for i := range n {
+		uri := uris[(*turn+i)%len(uris)]
 		_ = h.srv.ResourceUpdated(h.ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
+	*turn += n
 }
 
 // Capabilities is what the server declares of its resources: clients may

@@ -222,32 +222,48 @@ func TestSubscribeRefuses(t *testing.T) {
 			t.Errorf("subscribing to %s: %v, want code %d", uri, err, code)
 		}
 	}
-	sub := func(i int) error {
-		return f.cs.Subscribe(t.Context(), &mcp.SubscribeParams{
-			URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=" + strconv.Itoa(i)})
+	uri := func(i int) string {
+		return mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=" + strconv.Itoa(i)
 	}
-	for i := range maxSubscriptions {
-		if err := sub(i); err != nil {
+	sub := func(cs *mcp.ClientSession, i int) error {
+		return cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri(i)})
+	}
+	// One session's subscriptions are bounded: another's are not taken.
+	for i := range maxSessionSubscriptions {
+		if err := sub(f.cs, i); err != nil {
 			t.Fatalf("subscription %d: %v", i, err)
 		}
 	}
-	if err := sub(maxSubscriptions); err == nil {
-		t.Error("subscriptions are not bounded")
+	if err := sub(f.cs, maxSessionSubscriptions); err == nil {
+		t.Error("a session's subscriptions are not bounded")
 	}
-	if err := sub(0); err != nil {
+	if err := sub(f.cs, 0); err != nil {
 		t.Errorf("subscribing again to a URI: %v", err)
 	}
-	if err := f.cs.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{
-		URI: mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=0"}); err != nil {
+	if err := f.cs.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{URI: uri(0)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := sub(maxSubscriptions); err != nil {
+	if err := sub(f.cs, maxSessionSubscriptions); err != nil {
 		t.Errorf("after an unsubscription: %v", err)
 	}
-	// A client that goes away without unsubscribing leaves room for others.
-	if err := sub(maxSubscriptions + 1); err == nil {
+	// Every session's together are bounded too.
+	n := maxSessionSubscriptions
+	var others []*mcp.ClientSession
+	for n < maxSubscriptions {
+		cs := f.connect(t, nil)
+		others = append(others, cs)
+		for range maxSessionSubscriptions {
+			n++
+			if err := sub(cs, n); err != nil {
+				t.Fatalf("subscription %d: %v", n, err)
+			}
+		}
+	}
+	if err := sub(f.connect(t, nil), n+1); err == nil {
 		t.Error("subscriptions are not bounded")
 	}
+	// A client that goes away without unsubscribing leaves room for others.
+	_ = others[0].Close()
 	_ = f.cs.Close()
 	other := f.connect(t, nil)
 	poll.Until(t, 5*time.Second, "the gone client's subscriptions to be dropped", func() bool {
@@ -333,5 +349,39 @@ func TestComplete(t *testing.T) {
 		if !slices.Equal(res.Completion.Values, c.want) {
 			t.Errorf("%s %s=%q: %v, want %v", c.uri, c.arg, c.value, res.Completion.Values, c.want)
 		}
+	}
+}
+
+// One process's changes send a bounded number of notifications, however
+// many URIs name it: each change tells maxNotified of them, in turn.
+func TestUpdatesBoundedPerProcess(t *testing.T) {
+	f := newFixture(t, 20*time.Millisecond)
+	p := f.start(t, "yes", "", false)
+	uris := make([]string, maxSessionSubscriptions)
+	for i := range uris {
+		uris[i] = mcptool.ProcessURI(p.ID, mcptool.ViewLog) + "?since_seq=" + strconv.Itoa(i)
+		if err := f.cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uris[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	// Every URI is told in turn.
+	f.await(t, 10*time.Second, "a notification for every URI", func() bool {
+		for _, u := range uris {
+			if f.count(u, start) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	el := time.Since(start)
+	total := 0
+	for _, u := range uris {
+		total += f.count(u, start)
+	}
+	// At most 16 a change (maxNotified), at most one change an interval (plus
+	// the first, told at once).
+	if limit := 16 * (int(el/(20*time.Millisecond)) + 2); total > limit {
+		t.Errorf("%d notifications in %v for %d URIs of one process, over %d", total, el, len(uris), limit)
 	}
 }

@@ -13,8 +13,18 @@ import (
 // Visible returns s with every C0 and C1 control, DEL, invalid UTF-8 byte
 // and bidirectional-override character written as a Go escape (\x1b,
 // \u009b, \u202e, \t, \n); the rest is left as it is.
-func Visible(s string) string {
-	i := strings.IndexFunc(s, unsafe)
+func Visible(s string) string { return escape(s, false) }
+
+// Lines is Visible for text shown as lines in a person's terminal (yieldshell
+// logs and attach): line feeds and tabs are kept, every other control, C1
+// code (U+0080 to U+009F, as UTF-8 too), DEL, invalid byte and
+// bidirectional override is written as its escape, so what a program
+// printed can neither query nor wipe, move, recolour or retitle the
+// person's terminal.
+func Lines(s string) string { return escape(s, true) }
+
+func escape(s string, lines bool) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return unsafe(r) && !(lines && (r == '\n' || r == '\t')) })
 	if i < 0 && utf8.ValidString(s) {
 		return s
 	}
@@ -24,6 +34,8 @@ func Visible(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case lines && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r == '\n':

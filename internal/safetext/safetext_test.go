@@ -33,3 +33,17 @@ func FuzzVisible(f *testing.F) {
 		}
 	})
 }
+
+func TestLines(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"line one\n\tline two\n", "line one\n\tline two\n"},
+		{"a\x1b[2Jb\x1b[6nc\n", `a\x1b[2Jb\x1b[6nc` + "\n"},
+		{"c1 \u009b2J \u0090q\u009c\n", `c1 \u009b2J \u0090q\u009c` + "\n"},
+		{"cr\rover\n", `cr\rover` + "\n"},
+		{"bad \xff\n", `bad \xff` + "\n"},
+	} {
+		if got := Lines(tc.in); got != tc.want {
+			t.Errorf("Lines(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

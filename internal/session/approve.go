@@ -2,7 +2,9 @@ package session
 
 import (
 	"errors"
+	"os/exec"
 	"slices"
+	"strings"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
@@ -18,11 +20,16 @@ func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error
 	if err := cfg.CheckCommand(spec.Command, secrets...); err != nil {
 		return "", err
 	}
-	if err := cfg.CheckEnv(spec.Env); err != nil {
+	// Never waived: a person allowing a command the regex refused did not
+	// allow what the regex cannot see (BASH_ENV, PATH, LD_PRELOAD).
+	if err := m.cfg.CheckEnv(spec.Env); err != nil {
 		return "", err
 	}
 	cwd, err := cfg.ResolveCwd(spec.Cwd)
 	if err != nil {
+		return "", err
+	}
+	if err := spec.ShownCwd.check(cwd); err != nil {
 		return "", err
 	}
 	if len(spec.Waived) > 0 {
@@ -33,11 +40,18 @@ func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error
 }
 
 // Asking is what a person is asked to allow: the refusals a start meets
-// that they may waive, and the command and directory (resolved) it would
-// run with, redacted as answers are.
+// that they may waive, and everything that decides what would run — the
+// command, the directory (resolved), the shell (resolved), the environment
+// overrides ("NAME=value", sorted) and the declared side effects — redacted
+// as answers are. Dir is the directory itself, for Spec.ShownCwd.
 type Asking struct {
 	Refusals     []*policy.Refusal
 	Command, Cwd string
+	Shell        string
+	Env          []string
+	SideEffects  []string
+	Stdin        string
+	Dir          *ShownDir
 }
 
 // Rules names the refusals' rules, for Spec.Waived.
@@ -57,7 +71,28 @@ func (a Asking) Rules() []string {
 // the process limit is not looked at.
 func (m *Manager) Askable(spec Spec) (Asking, error) {
 	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
-	a := Asking{Command: policy.Redact(secrets, spec.Command)}
+	a := Asking{Command: policy.Redact(secrets, spec.Command), SideEffects: spec.SideEffects,
+		Stdin: policy.Redact(secrets, spec.Stdin)}
+	for k, v := range spec.Env {
+		a.Env = append(a.Env, policy.Redact(secrets, k+"="+v))
+	}
+	slices.Sort(a.Env)
+	// What no person may waive is refused before anyone is asked.
+	if err := m.cfg.CheckEnv(spec.Env); err != nil {
+		return a, policy.RedactError(secrets, err)
+	}
+	a.Shell = m.cfg.DefaultShell()
+	if s := strings.TrimSpace(spec.Shell); s != "" {
+		shell, err := exec.LookPath(s)
+		if err == nil {
+			err = m.cfg.CheckShell(shell)
+		}
+		if err != nil {
+			return a, policy.RedactError(secrets, err)
+		}
+		a.Shell = shell
+	}
+	a.Shell = policy.Redact(secrets, a.Shell)
 	spec.Waived = slices.Clone(spec.Waived)
 	for {
 		cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
@@ -66,8 +101,11 @@ func (m *Manager) Askable(spec Spec) (Asking, error) {
 			err = cfg.CheckCommand(spec.Command, secrets...)
 		}
 		if err == nil {
-			a.Cwd, err = cfg.ResolveCwd(spec.Cwd)
-			a.Cwd = policy.Redact(secrets, a.Cwd)
+			var cwd string
+			if cwd, err = cfg.ResolveCwd(spec.Cwd); err == nil {
+				a.Cwd = policy.Redact(secrets, cwd)
+				a.Dir, err = shownDir(cwd)
+			}
 		}
 		if err == nil {
 			return a, nil

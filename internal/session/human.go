@@ -30,6 +30,11 @@ const (
 var ErrHeld = errors.New("a person holds this terminal (it was handed to them with ask_human): nothing was written. " +
 	"Wait on the process: wait answers with yield_reason human_done once they hand it back")
 
+// ErrHeldSignal refuses the agent's stop and restart (any signal) while a
+// person holds the terminal: the signal would reach the program they use.
+var ErrHeldSignal = errors.New("a person holds this terminal (it was handed to them with ask_human): no signal was sent and nothing was stopped or restarted. " +
+	"Wait on the process: wait answers with yield_reason human_done once they hand it back")
+
 // ErrAsking refuses a second page for a process that has one open.
 var ErrAsking = errors.New("a person already has a page open for this process (ask_human); wait on the process for their answer")
 
@@ -210,15 +215,29 @@ func (p *Process) personWrite(ctx context.Context, b []byte) error {
 	return nil
 }
 
-// SecretSink is what a secret page types into (human.SecretSink).
-func (p *Process) SecretSink() PersonSecret { return PersonSecret{p} }
+// SecretSink is what a secret page types into (human.SecretSink): into
+// the terminal p's reader reads now, and only while that process reads it.
+func (p *Process) SecretSink() PersonSecret {
+	r, _ := p.TerminalReader()
+	return PersonSecret{p: p, reader: r}
+}
 
 // PersonSecret types a person's secret into a program waiting for a
 // password.
-type PersonSecret struct{ p *Process }
+type PersonSecret struct {
+	p      *Process
+	reader Reader
+}
+
+// Reader is the process the page names: the only one Submit types to.
+func (s PersonSecret) Reader() Reader { return s.reader }
 
 // errNoPassword is the person's answer when the program no longer asks.
 var errNoPassword = errors.New("the program no longer waits for a password, so nothing was typed")
+
+// errOtherReader is the person's answer when another process than the
+// page named reads the terminal now.
+var errOtherReader = errors.New("another process than the one this page named reads the terminal now, so nothing was typed")
 
 // Submit types secret and Enter if, and only if, the program waits for a
 // password now: it reads its terminal with echo off, as the kernel says.
@@ -234,6 +253,9 @@ func (s PersonSecret) Submit(ctx context.Context, secret []byte) error {
 	if !st.Waiting || st.Kind != prompt.KindPassword || err != nil || echo || !canonical {
 		return errNoPassword
 	}
+	if now, _ := p.TerminalReader(); now.Pid != s.reader.Pid {
+		return errOtherReader
+	}
 	p.learnSecret(secret)
 	b := make([]byte, 0, len(secret)+1)
 	b = append(append(b, secret...), '\r')
@@ -245,6 +267,9 @@ func (s PersonSecret) Submit(ctx context.Context, secret []byte) error {
 // typed with wait_for_password is (addSecrets).
 func (p *Process) learnSecret(secret []byte) {
 	p.addSecrets(humanSecretName, string(secret))
+	if p.sharePersonSecret != nil {
+		p.sharePersonSecret(string(secret))
+	}
 }
 
 // Terminal is what a handover page shows and types into (human.Terminal).

@@ -46,7 +46,8 @@ type Manager struct {
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
 	reg      registry
-	running  int // started and not yet ended, including reservations
+	typed    personSecrets // typed on secret pages, redacted everywhere (shared.go)
+	running  int           // started and not yet ended, including reservations
 	shutdown bool
 }
 

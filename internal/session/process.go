@@ -52,6 +52,10 @@ type Process struct {
 	lc      lifecycle
 	in      inputTracker
 	human   humanState // pages a person answers (human.go)
+
+	// sharePersonSecret redacts a secret a person typed into this process
+	// from every process of the Manager (startSpec's; shared.go).
+	sharePersonSecret func(string)
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called

@@ -111,6 +111,11 @@ func (m *Manager) Restart(ctx context.Context, p *Process, grace time.Duration) 
 	if r == nil {
 		return nil, fmt.Errorf("restarting %s: %w", p.ID, ErrUnknownProcess)
 	}
+	// A restart policy refuses (a run a person allowed once) leaves the
+	// process running.
+	if _, err := m.prepare(r.spec); err != nil {
+		return nil, err
+	}
 	if !p.Ended() {
 		res, err := p.Stop(ctx, syscall.SIGTERM, grace, EndedByRestart)
 		if err != nil && !errors.Is(err, ErrNotRunning) {

@@ -30,6 +30,9 @@ type Spec struct {
 	// Waived names the askable policy rules a person allowed this one
 	// start to pass (policy.Config.Waive; approve.go).
 	Waived []string
+	// ShownCwd, with Waived, is the directory the person was shown: the
+	// start runs there or not at all (shown.go).
+	ShownCwd *ShownDir
 	// Roots are the roots of the client that asked for this start
 	// (policy.Config.WithRoots): nil for a connection without them. A
 	// restart checks against the same roots.
@@ -50,6 +53,9 @@ type startSpec struct {
 	// the process's pid is the shell's own.
 	integrated bool
 	timing     timing
+	// sharePersonSecret redacts a secret a person typed into this process
+	// from every process of the Manager (shared.go).
+	sharePersonSecret func(string)
 }
 
 // RestartPolicy restarts a process that crashes: it exits with a non-zero

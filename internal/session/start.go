@@ -130,8 +130,10 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		Cols: spec.Cols,
 		Rows: spec.Rows,
 	}
+	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
 	l.secrets = secrets
-	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated}
+	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated,
+		sharePersonSecret: m.sharePersonSecret}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
 	l.ss.Command = policy.Redact(l.secrets, spec.Command)
@@ -150,7 +152,8 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err != nil {
 		return nil, err
 	}
-	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process, final Info) {
+	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)
+	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, secrets, func(p *Process, final Info) {
 		<-registered
 		m.ended(p, final)
 	}), nil
@@ -180,6 +183,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
+	p.sharePersonSecret = spec.sharePersonSecret
 	p.life, p.endLife = context.WithCancel(context.Background())
 	list := newSecretList(secrets)
 	p.out.secrets = list
@@ -210,10 +214,11 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOpts, registered chan struct{}) (*Process, error) {
 	m.mu.Lock()
 	late := m.shutdown
+	typed := slices.Clone(m.typed)
 	if !late {
 		m.reg.procs[p.ID] = p
 		m.reg.order = append(m.reg.order, p)
-		m.reg.runs[p.ID] = &runRecord{spec: l.spec, attempt: o.attempt, settled: make(chan struct{})}
+		m.reg.runs[p.ID] = &runRecord{spec: l.spec.once(), attempt: o.attempt, settled: make(chan struct{})}
 		if m.disk != nil {
 			m.disk.Follow(p.diskRun())
 		}
@@ -231,6 +236,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 		old = m.reg.trimRuns(l.spec.Name, m.keep.runsPerName)
 	}
 	m.mu.Unlock()
+	p.addSecrets(humanSecretName, typed...) // those shared since spawn; known ones are skipped
 	if len(old) > 0 {
 		m.log.Debug("forgot old runs", "name", l.spec.Name, "count", len(old))
 	}

@@ -22,6 +22,11 @@ type StopResult struct {
 // whole tree is gone or, failing that, shortly after the SIGKILL. by
 // records who stops it.
 func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Duration, by Ending) (StopResult, error) {
+	// The agent's stop and restart wait for the person, as its writes do;
+	// a timeout and shutdown do not.
+	if (by == EndedByStop || by == EndedByRestart) && p.Held() {
+		return StopResult{}, ErrHeldSignal
+	}
 	if !p.beginEnding(by, grace) {
 		return StopResult{}, p.notRunning()
 	}

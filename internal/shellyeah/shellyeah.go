@@ -166,7 +166,7 @@ func exitCode(in session.Info) *int {
 func (h *handlers) lookup(label string) (*session.Process, error) {
 	p, err := h.m.Get(label)
 	if err != nil {
-		return nil, fmt.Errorf("no shell with label %q (it never existed, or it ended long enough ago to be forgotten); list_shells shows the labels this server knows", label)
+		return nil, fmt.Errorf("no shell with that label (it never existed, or it ended long enough ago to be forgotten); list_shells shows the labels this server knows")
 	}
 	return p, nil
 }

@@ -82,7 +82,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 	if in.VerificationPattern != "" {
 		re, err := regexp.Compile(in.VerificationPattern)
 		if err != nil {
-			return v, fmt.Errorf("invalid verification_pattern %q: %v (Go RE2 syntax); nothing was started", in.VerificationPattern, err)
+			return v, fmt.Errorf("invalid verification_pattern: %s (Go RE2 syntax); nothing was started", policy.RegexProblem(err))
 		}
 		v.pattern = re
 	}
@@ -94,7 +94,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 	case "fail":
 		v.failOnInput = true
 	default:
-		return v, fmt.Errorf("invalid on_input %q: use \"return\" or \"fail\"; nothing was started", in.OnInput)
+		return v, errors.New(`invalid on_input: use "return" or "fail"; nothing was started`)
 	}
 	return v, nil
 }

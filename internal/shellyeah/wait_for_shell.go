@@ -49,7 +49,7 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 	case "running", "stopped", "crashed", "error":
 	default:
 		return mcptool.Error(WaitForShellOut{Label: in.Label, FinalStatus: "error",
-			Error: fmt.Sprintf("invalid target_status %q: use running, stopped, crashed or error", target)})
+			Error: "invalid target_status: use running, stopped, crashed or error"})
 	}
 	d := 5 * time.Second
 	if in.TimeoutSeconds != nil {

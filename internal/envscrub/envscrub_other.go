@@ -1,0 +1,5 @@
+//go:build !linux
+
+package envscrub
+
+func scrubInitial([]string) error { return nil }
