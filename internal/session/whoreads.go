@@ -37,9 +37,7 @@ var interpreter = regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|de
 // is blocked reading p's terminal; ok is false when none was seen (the
 // program polls, or the kernel could not be asked).
 func (p *Process) TerminalReader() (r Reader, ok bool) {
-	p.mu.Lock()
-	t := p.in.reader
-	p.mu.Unlock()
+	t := p.in.detector.Reader()
 	if t.Pid == 0 {
 		return Reader{Warning: "the process reading the terminal could not be identified: the server cannot say who receives what you type"}, false
 	}
