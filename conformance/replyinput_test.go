@@ -205,8 +205,8 @@ func release(t *testing.T, path string) {
 // A query printed by a process that is not the reader gets no reply either:
 // here a background job queries while the foreground reads a line in
 // canonical mode, as input() or read do, and the line the agent types is
-// read exactly as written (a reply left in the line is discarded before
-// the agent's input: pty/typeahead.go).
+// read exactly as written: no reply is written to a terminal in canonical
+// mode, where it would be echoed and glued to the line.
 //
 // Spec: issue 38 item 1: "A query printed ... by a process that is not the reader gets no reply".
 func TestRepliesToABackgroundJobDoNotReachALineReader(t *testing.T) {

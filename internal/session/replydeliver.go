@@ -33,6 +33,10 @@ const (
 //     that queries and exits (cat of a file with queries in it) never
 //     does, and its replies are dropped once it is gone or after
 //     replyHold; where the kernel cannot be asked, at once;
+//   - the terminal is not in canonical mode: a program that reads a
+//     reply turns line editing off first (a reply ends in no newline), so
+//     a reader in canonical mode (input(), read, cat) did not ask, and a
+//     reply written to it would be echoed and glued to the next line;
 //   - for a shell with marks, the query was not read while the shell sat
 //     at its prompt (then it came from a background job, and the reader
 //     is the line editor: issue 38 item 1), and the shell has not come
@@ -96,16 +100,17 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 			return false, true
 		}
 	}
-	if p.in.prober == nil {
-		return true, false
+	if p.in.prober != nil {
+		path := p.proc.InputPath()
+		if path == "" {
+			return false, true
+		}
+		switch p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path}).Activity {
+		case prompt.Reading, prompt.Polling, prompt.Unknown:
+		default:
+			return false, false
+		}
 	}
-	path := p.proc.InputPath()
-	if path == "" {
-		return false, true
-	}
-	switch p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path}).Activity {
-	case prompt.Reading, prompt.Polling, prompt.Unknown:
-		return true, false
-	}
-	return false, false
+	_, canonical, err := p.proc.Modes()
+	return err == nil && !canonical, false
 }
