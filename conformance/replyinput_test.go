@@ -146,7 +146,7 @@ func TestRepliesToABackgroundJobDoNotReachTheIdleShell(t *testing.T) {
 					dir := t.TempDir()
 					build := filepath.Join(dir, "build")
 					fifo := filepath.Join(dir, "go")
-					job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo JOB-DONE\n"
+					job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo \"job done: $3\"\n"
 					for path, content := range map[string]string{
 						filepath.Join(dir, "job.sh"):    job,
 						filepath.Join(dir, "keep.txt"):  "keep\n",
@@ -167,9 +167,9 @@ func TestRepliesToABackgroundJobDoNotReachTheIdleShell(t *testing.T) {
 					// The query is passed escaped, so that nothing but the job
 					// prints it.
 					escaped := strings.NewReplacer("\x1b", `\033`, "\x07", `\007`).Replace(k.query)
-					waiting(t, s.reply(id, "cd "+dir+"; sh job.sh go '"+escaped+"' &"), "command")
+					waiting(t, s.reply(id, "cd "+dir+"; sh job.sh go '"+escaped+"' "+mode+k.name+" &"), "command")
 					release(t, fifo)
-					s.readUntil(id, "JOB-DONE")
+					s.readUntil(id, "job done: "+mode+k.name)
 					a := waiting(t, s.reply(id, "cd build; rm -f *.txt"), "command")
 					if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err != nil {
 						t.Errorf("a file outside build was deleted (%v): the command ran as something else: %s", err, a.text)
@@ -215,7 +215,7 @@ func TestRepliesToABackgroundJobDoNotReachALineReader(t *testing.T) {
 			t.Run(k.name, func(t *testing.T) {
 				dir := t.TempDir()
 				fifo := filepath.Join(dir, "go")
-				job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo JOB-DONE\n"
+				job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo \"job done: $3\"\n"
 				if err := os.WriteFile(filepath.Join(dir, "job.sh"), []byte(job), 0o600); err != nil {
 					t.Fatal(err)
 				}
@@ -223,12 +223,12 @@ func TestRepliesToABackgroundJobDoNotReachALineReader(t *testing.T) {
 					t.Fatal(err)
 				}
 				escaped := strings.NewReplacer("\x1b", `\033`, "\x07", `\007`).Replace(k.query)
-				r := s.exec(`sh job.sh go '`+escaped+`' & read -r line; echo "got:$line"; wait`,
+				r := s.exec(`sh job.sh go '`+escaped+`' `+k.name+` & read -r line; echo "got:$line"; wait`,
 					map[string]any{"cwd": dir, "yield_ms": 200})
 				r.mustStatus(t, "backgrounded")
 				id := r.str("process_id")
 				release(t, fifo)
-				s.readUntil(id, "JOB-DONE")
+				s.readUntil(id, "job done: "+k.name)
 				a := s.call("write", map[string]any{"process_id": id, "input": "typed", "newline": true, "yield_ms": longYield})
 				if a.str("status") != "completed" || !hasLine(a, "got:typed") {
 					t.Errorf("the line read is not the one typed: %s", a.text)
