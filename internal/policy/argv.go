@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -169,13 +171,39 @@ func abs(p, dir string) string {
 	return filepath.Join(dir, p)
 }
 
-// executable reports whether p is a regular file someone may execute.
+// executable reports whether p is a regular file someone may execute that
+// the system can run by itself: a binary or a script with a #! line. bash
+// runs any other executable file as a script of its own (execve fails with
+// ENOEXEC), which only the shell can do.
 func executable(p string) (string, bool) {
-	fi, err := os.Stat(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 		return "", false
 	}
+	var head [4]byte
+	if n, _ := io.ReadFull(f, head[:]); n < 2 || !runnable(head[:n]) {
+		return "", false
+	}
 	return p, true
+}
+
+// runnable reports whether a file starting with head is one execve runs:
+// #!, ELF, or Mach-O (either byte order, and universal).
+func runnable(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("#!")) {
+		return true
+	}
+	for _, magic := range []string{"\x7fELF", "\xcf\xfa\xed\xfe", "\xce\xfa\xed\xfe", "\xfe\xed\xfa\xcf", "\xfe\xed\xfa\xce", "\xca\xfe\xba\xbe"} {
+		if string(head) == magic {
+			return true
+		}
+	}
+	return false
 }
 
 func getenv(env []string, key string) (string, bool) {

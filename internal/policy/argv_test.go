@@ -49,8 +49,11 @@ func TestCommandArgv(t *testing.T) {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, mode := range map[string]os.FileMode{"prog": 0o755, "plain": 0o644} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"), mode); err != nil {
+	for name, f := range map[string]struct {
+		text string
+		mode os.FileMode
+	}{"prog": {"#!/bin/sh\n", 0o755}, "plain": {"#!/bin/sh\n", 0o644}, "noshebang": {"echo hi\n", 0o755}, "elf": {"\x7fELF...", 0o755}} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(f.text), f.mode); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,6 +80,10 @@ func TestCommandArgv(t *testing.T) {
 			wantPath: "/bin/bash", wantArgs: []string{"/bin/bash", "--norc", "--noprofile", "-c", "nosuch a"}},
 		{name: "not_executable", shell: "/bin/bash", line: "plain", isDefault: true, env: env,
 			wantPath: "/bin/bash", wantArgs: []string{"/bin/bash", "--norc", "--noprofile", "-c", "plain"}},
+		{name: "script_without_shebang", shell: "/bin/bash", line: "noshebang", isDefault: true, env: env,
+			wantPath: "/bin/bash", wantArgs: []string{"/bin/bash", "--norc", "--noprofile", "-c", "noshebang"}},
+		{name: "elf", shell: "/bin/bash", line: "elf", isDefault: true, env: env,
+			wantPath: filepath.Join(bin, "elf"), wantArgs: []string{"elf"}},
 		{name: "shell_named", shell: "/bin/bash", line: "prog", env: env,
 			wantPath: "/bin/bash", wantArgs: []string{"/bin/bash", "-c", "prog"}},
 		{name: "other_default_shell", shell: "/usr/bin/zsh", line: "prog", isDefault: true, env: env,
