@@ -98,7 +98,7 @@ func shapedEnv(env []string) bool {
 // needs a session leader that outlives it (see [keepLeader]).
 func SimpleWords(line string) ([]string, bool) {
 	words := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
-	if len(words) == 0 || strings.TrimLeft(line, " \t") == "" {
+	if len(words) == 0 {
 		return nil, false
 	}
 	for _, c := range line {
