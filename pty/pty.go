@@ -134,7 +134,7 @@ func (r *Reaper) Close() error {
 }
 
 // errNotDir is the system's word for a working directory that is not one.
-var errNotDir error = unix.ENOTDIR
+const errNotDir = unix.ENOTDIR
 
 // openStreams opens the terminal or the pipes the command will run with.
 func openStreams(opts Options, p *Process) (streams, error) {

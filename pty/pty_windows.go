@@ -93,7 +93,7 @@ func (r *Reaper) Close() error {
 }
 
 // errNotDir is the system's word for a working directory that is not one.
-var errNotDir error = windows.ERROR_DIRECTORY
+const errNotDir = windows.ERROR_DIRECTORY
 
 // openStreams opens the pseudo console or the pipes the command will run
 // with.
