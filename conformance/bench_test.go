@@ -61,6 +61,55 @@ func BenchmarkExec(b *testing.B) {
 	})
 }
 
+// BenchmarkExecVsFork is issue 42's measure: exec of echo hello as a go-sdk
+// client sees it over stdio, and a bare fork+wait of the same line
+// (/bin/sh -c 'echo hello') in the same iteration, taking turns at going
+// first so that both see the same load. It reports the medians and their
+// ratio, x-fork (the goal: at most 1.5).
+func BenchmarkExecVsFork(b *testing.B) {
+	cs := benchSession(b, "2025-06-18")
+	ctx := context.Background()
+	for _, tty := range []bool{true, false} {
+		name := "pipes"
+		if tty {
+			name = "pty"
+		}
+		b.Run(name, func(b *testing.B) {
+			var ex, fork []time.Duration
+			args := map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}, "tty": tty}
+			runs := []func(){
+				func() {
+					t0 := time.Now()
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: args})
+					ex = append(ex, time.Since(t0))
+					if err != nil || res.IsError {
+						b.Fatalf("exec: %v %v", err, res)
+					}
+				},
+				func() {
+					t0 := time.Now()
+					err := exec.Command("/bin/sh", "-c", "echo hello").Run()
+					fork = append(fork, time.Since(t0))
+					if err != nil {
+						b.Fatal(err)
+					}
+				},
+			}
+			i := 0
+			for b.Loop() {
+				runs[i%2]()
+				runs[(i+1)%2]()
+				i++
+			}
+			mid := func(ds []time.Duration) time.Duration { slices.Sort(ds); return ds[len(ds)/2] }
+			me, mf := mid(ex), mid(fork)
+			b.ReportMetric(float64(me.Microseconds())/1000, "ms-exec")
+			b.ReportMetric(float64(mf.Microseconds())/1000, "ms-fork")
+			b.ReportMetric(float64(me)/float64(mf), "x-fork")
+		})
+	}
+}
+
 // BenchmarkInitialize measures the time from starting the binary to the
 // answer to initialize, with the raw protocol lines a client sends.
 func BenchmarkInitialize(b *testing.B) {

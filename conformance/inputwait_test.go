@@ -48,6 +48,7 @@ func TestPromptGdbQuestions(t *testing.T) {
 //
 // Spec: DESIGN Input-wait signals: only a program reading its terminal (or a prompt mark) waits for input.
 func TestNoFalseInputWaitInEventLoops(t *testing.T) {
+	slow(t, "the quiet period of event loops that must not count as waiting")
 	type prog struct {
 		need, command string
 	}

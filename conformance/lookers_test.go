@@ -30,6 +30,7 @@ const oracleDir = "../screen/testdata/oracle"
 // and without a log directory, a progress token, the shell-yeah toolset and
 // concurrent ps calls, and gets byte-identical logs."
 func TestLogIsTheSameWhoeverLooks(t *testing.T) {
+	slow(t, "transcripts played with pauses over the log file's 200 ms of quiet")
 	dir := t.TempDir()
 	commands := map[string]string{"step": `printf 'step 1'; sleep .6; printf '\rstep 2'; sleep .6; printf '\rdone  \n'`}
 	for _, name := range []string{"cargo_bar", "docker_layers", "tqdm_bars"} {

@@ -56,6 +56,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// slow skips t under -short: an end-to-end case that waits out real
+// seconds (throttle windows, quiet periods, idle timers) or drives every
+// tool, which the full suite runs. why says what it waits on.
+func slow(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("waits on %s: runs without -short", why)
+	}
+}
+
 // protocols are the versions every test runs at: what today's clients send
 // in initialize, and the SDK's default (the stateless 2026-07-28 protocol).
 var protocols = []string{"2025-06-18", ""}

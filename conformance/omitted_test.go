@@ -15,6 +15,7 @@ import (
 // that read with since_seq: from_seq returns exactly the missing part as
 // far as it is still stored."
 func TestLongOutputOmitted(t *testing.T) {
+	slow(t, "megabytes of output through the server")
 	forEachProtocol(t, []string{"YIELDSHELL_MAX_OUTPUT_BYTES=2000", "YIELDSHELL_MAX_BUFFER_BYTES=1048576"}, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {
 			r := s.exec("seq 1 100000", map[string]any{"tty": tty, "yield_ms": 30000}).mustStatus(t, "completed")

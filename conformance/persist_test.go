@@ -158,6 +158,7 @@ func TestPersistTwoBridgesAtOnce(t *testing.T) {
 
 // Spec: README: YIELDSHELL_SERVER_IDLE_MS "The persistent server exits after this long with no running process and no client".
 func TestPersistIdleExit(t *testing.T) {
+	slow(t, "the persistent server's idle timer")
 	// Long enough that a loaded machine gets the first bridge connected
 	// before the server, idle until then, gives up.
 	env := persistRuntime(t, "YIELDSHELL_SERVER_IDLE_MS=1000")

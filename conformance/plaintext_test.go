@@ -26,6 +26,7 @@ const plainMarker = "<tag> a && b >>>"
 // Spec: issue 29 item 3: "every tool result's text content is the answer's
 // JSON without HTML escaping, identical in meaning to structuredContent".
 func TestTextIsPlainJSON(t *testing.T) {
+	slow(t, "every tool of both toolsets, with their quiet periods and graces")
 	logs := filepath.Join(t.TempDir(), "logs")
 	forEachProtocol(t, []string{"YIELDSHELL_TOOLSET=all", "YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
 		list, err := s.cs.ListTools(t.Context(), nil)

@@ -310,6 +310,7 @@ func gpgSymmetric(t *testing.T, dir string) string {
 // postgres starts a PostgreSQL cluster of the test's own whose one user,
 // ada, logs in with a password (SCRAM), and returns psql asking for it.
 func postgres(t *testing.T, _ string) string {
+	need(t, "psql")
 	initdb, err := exec.LookPath("initdb")
 	if err != nil {
 		matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")

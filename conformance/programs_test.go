@@ -194,6 +194,9 @@ func TestRealProgramsWaitAndAreDriven(t *testing.T) {
 // runPrograms drives each program at each protocol, in parallel, and
 // logs what passed and how fast prompts were answered.
 func runPrograms(t *testing.T, programs []program) {
+	if testing.Short() {
+		t.Skip("real programs run without -short")
+	}
 	l := newLedger(t)
 	for _, p := range programs {
 		t.Run(p.name, func(t *testing.T) {

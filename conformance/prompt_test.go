@@ -16,9 +16,18 @@ import (
 // before them, and an answer that waited them out fails the test.
 const longYield = 20000
 
+// basePrograms are what the whole suite leans on; a test that needs any
+// other program is a real-program test, which -short leaves out.
+var basePrograms = map[string]bool{"bash": true, "sh": true, "setsid": true, "sha256sum": true}
+
+// need skips the test unless every one of programs is installed, and, with
+// -short, when one of them is a real program (not one of basePrograms).
 func need(t *testing.T, programs ...string) {
 	t.Helper()
 	for _, p := range programs {
+		if testing.Short() && !basePrograms[p] {
+			t.Skipf("a test with %s: real programs run without -short", p)
+		}
 		if _, err := exec.LookPath(p); err != nil {
 			t.Skipf("%s is not installed", p)
 		}

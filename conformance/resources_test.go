@@ -318,6 +318,7 @@ func waitWindow(d time.Duration) time.Time {
 // New output is told, at most once per 250 ms per URI, by id and by name;
 // unsubscribing stops it.
 func TestResourceSubscribeThrottled(t *testing.T) {
+	slow(t, "2 s windows of notifications")
 	forEachProtocolNotes(t, nil, func(t *testing.T, s *server, n *notes) {
 		r := s.exec(helper("ticker", "2"), map[string]any{"name": "ticker", "yield_ms": 100}).mustStatus(t, "backgrounded")
 		byID, byName := logURI(r.str("process_id")), logURI("ticker")

@@ -25,6 +25,7 @@ import (
 // Spec: DESIGN go-sdk facts: "today's clients (TypeScript SDK, Cursor, Claude) use initialize (2025-06-18)".
 func TestTypeScriptClient(t *testing.T) {
 	statSources()
+	need(t, "npm")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")

@@ -104,3 +104,25 @@ func TestExecSchemaDefinesSideEffectOnce(t *testing.T) {
 	r := s.exec("echo hi", map[string]any{"cwd": nil, "name": nil, "yield_ms": nil, "env": nil})
 	r.mustStatus(t, "completed")
 }
+
+// In PTY mode a descendant that leaves the command's session (setsid, as a
+// daemon does) lives to write its output: the shell leads the terminal's
+// session until the command is over, so the kernel's hang-up of the
+// foreground group when the leader exits cannot catch the child between
+// its fork and its setsid. 0.4.0's test_shutdown_kills_descendant_that_
+// leaves_process_group and test_stop_and_timeout_kill_descendant_outside_
+// group read the child's pid from its first line.
+//
+// Spec: issue 42 item 2: "output a command's descendants write before the command's leader exits is never lost".
+func TestPTYSetsidChildWritesItsFirstLine(t *testing.T) {
+	need(t, "setsid")
+	s := start(t, "")
+	for range 5 {
+		r := s.exec(`setsid sh -c 'echo CHILD=$$; exec sleep 30'`, map[string]any{"yield_ms": 0, "tty": true})
+		id := r.str("process_id")
+		eventually(t, 10*time.Second, "the child's first line", func() bool {
+			return strings.Contains(s.call("read", map[string]any{"process_id": id}).str("stdout"), "CHILD=")
+		})
+		s.stopQuietly(id)
+	}
+}

@@ -1,7 +1,6 @@
 package pty
 
 import (
-	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -19,20 +18,4 @@ func StartTime(pid int) (uint64, error) {
 		return 0, fmt.Errorf("reading the start time of %d: no such process", pid)
 	}
 	return uint64(t.Sec)*1e6 + uint64(t.Usec), nil
-}
-
-// Alive reports whether the process that started at start as pid still
-// runs (a zombie, here, counts as running).
-func Alive(pid int, start uint64) bool {
-	st, err := StartTime(pid)
-	return err == nil && st == start
-}
-
-// Owned is true here: without /proc, [Tagged] finds nothing to judge.
-func Owned(pid int) bool { return true }
-
-// SetChildSubreaper is Linux-only; elsewhere orphaned descendants go to
-// init (launchd), as they would without a subreaper.
-func SetChildSubreaper() error {
-	return errors.New("setting child subreaper: not supported on this system")
 }

@@ -3,7 +3,6 @@
 package pty
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -134,59 +133,34 @@ func (r *Reaper) Close() error {
 	return nil
 }
 
-// Start starts a command in a new session under a PTY or pipes.
-//
-// A nil Env inherits the server's environment, as with os/exec.
-func (r *Reaper) Start(opts Options) (*Process, error) {
-	p, err := r.start(opts)
-	if err != nil {
-		return nil, fmt.Errorf("starting %q: %w", opts.Path, err)
+// errNotDir is the system's word for a working directory that is not one.
+const errNotDir = unix.ENOTDIR
+
+// openStreams opens the terminal or the pipes the command will run with.
+func openStreams(opts Options, p *Process) (streams, error) {
+	if opts.TTY {
+		return openTerminal(opts.Cols, opts.Rows, &p.closed)
 	}
-	return p, nil
+	return openPipes(&p.closed, &p.inputClosed)
 }
 
-func (r *Reaper) start(opts Options) (*Process, error) {
-	if opts.Path == "" {
-		return nil, errors.New("empty path")
-	}
-	if err := checkDir(opts.Dir); err != nil {
-		return nil, err
-	}
+// spawn forks and execs the command in a session of its own with the
+// streams' child ends, and registers it for reaping.
+func (r *Reaper) spawn(opts Options, p *Process) error {
 	args := opts.Args
 	if len(args) == 0 {
 		args = []string{opts.Path}
-	}
-	p := &Process{
-		wsem:            make(chan struct{}, 1),
-		done:            make(chan struct{}),
-		eofWriteTimeout: cmp.Or(r.EOFWriteTimeout, defaultEOFWriteTimeout),
-	}
-	var err error
-	if opts.TTY {
-		p.io, err = openTerminal(opts.Cols, opts.Rows, &p.closed)
-	} else {
-		p.io, err = openPipes(&p.closed, &p.inputClosed)
-	}
-	if err != nil {
-		return nil, err
-	}
-	// The child's ends are closed here once the child has them (or the
-	// start failed); the server's ends only if it failed.
-	defer p.io.closeChild()
-	fail := func(err error) (*Process, error) {
-		_ = p.io.close()
-		return nil, err
 	}
 	// The child changes to the directory opened now, not to whatever the
 	// path names by the time it forks.
 	dir, unpin, err := pinDir(opts.Dir)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer unpin()
 	if opts.DirWas != nil {
 		if fi, err := os.Stat(dir); err != nil || !os.SameFile(opts.DirWas, fi) {
-			return fail(fmt.Errorf("chdir %s: not the directory the user approved (it was moved or replaced)", opts.Dir))
+			return fmt.Errorf("chdir %s: not the directory the user approved (it was moved or replaced)", opts.Dir)
 		}
 	}
 	files, sys := p.io.child()
@@ -196,7 +170,7 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return fail(errReaperClosed)
+		return errReaperClosed
 	}
 	proc, err := os.StartProcess(opts.Path, args, attr)
 	if err == nil {
@@ -210,27 +184,10 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 			// Drop "fork/exec <path>": Start already names the path.
 			err = pe.Err
 		}
-		return fail(err)
+		return err
 	}
 	// Releases the pidfd only; reaping stays with the Reaper.
 	_ = proc.Release()
-	return p, nil
-}
-
-// checkDir says what is wrong with a working directory: the fork would
-// report a bad one as "fork/exec <path>: no such file or directory", which
-// blames the program.
-func checkDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("chdir: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("chdir %s: %w", dir, unix.ENOTDIR)
-	}
 	return nil
 }
 

@@ -92,65 +92,40 @@ func (r *Reaper) Close() error {
 	return nil
 }
 
-// Start starts a command in a job object of its own under a pseudo console
-// or pipes.
-//
-// A nil Env inherits the server's environment. A Path of "/bin/sh" (the
-// Unix default shell) runs cmd.exe (%ComSpec%) instead, and cmd.exe gets
-// "-c LINE" as "/d /s /c LINE".
-func (r *Reaper) Start(opts Options) (*Process, error) {
-	p, err := r.start(opts)
-	if err != nil {
-		return nil, fmt.Errorf("starting %q: %w", opts.Path, err)
+// errNotDir is the system's word for a working directory that is not one.
+const errNotDir = windows.ERROR_DIRECTORY
+
+// openStreams opens the pseudo console or the pipes the command will run
+// with.
+func openStreams(opts Options, p *Process) (streams, error) {
+	if opts.TTY {
+		return openTerminal(opts.Cols, opts.Rows, &p.closed, p)
 	}
-	return p, nil
+	return openPipes(&p.closed, &p.inputClosed)
 }
 
-func (r *Reaper) start(opts Options) (*Process, error) {
-	if opts.Path == "" {
-		return nil, errors.New("empty path")
-	}
-	if err := checkDir(opts.Dir); err != nil {
-		return nil, err
-	}
+// spawn creates the command's first process in a job object of its own
+// with the streams' child ends, and starts the goroutine that waits for it.
+func (r *Reaper) spawn(opts Options, p *Process) error {
 	path, line := commandLine(opts.Path, opts.Args)
-	p := &Process{
-		wsem:            make(chan struct{}, 1),
-		done:            make(chan struct{}),
-		eofWriteTimeout: cmp.Or(r.EOFWriteTimeout, defaultEOFWriteTimeout),
-	}
-	var err error
-	if opts.TTY {
-		p.io, err = openTerminal(opts.Cols, opts.Rows, &p.closed, p)
-	} else {
-		p.io, err = openPipes(&p.closed, &p.inputClosed)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer p.io.closeChild()
-	fail := func(err error) (*Process, error) {
-		_ = p.io.close()
-		return nil, err
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return fail(errReaperClosed)
+		return errReaperClosed
 	}
 	pi, err := create(path, line, opts, p.io.(childSide))
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	job, err := confine(pi)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	p.pid = int(pi.ProcessId)
 	p.sys.proc, p.sys.job, p.sys.group = pi.Process, job, !opts.TTY
 	r.wg.Add(1)
 	go r.wait(p)
-	return p, nil
+	return nil
 }
 
 // confine puts the suspended process pi in a job object of its own
@@ -403,21 +378,6 @@ func jobActive(job windows.Handle) int {
 		return 0
 	}
 	return int(info.ActiveProcesses)
-}
-
-// checkDir says what is wrong with a working directory.
-func checkDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("chdir: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("chdir %s: %w", dir, windows.ERROR_DIRECTORY)
-	}
-	return nil
 }
 
 // Signal asks the command's tree to end, or ends it.

@@ -64,7 +64,7 @@ func openTerminal(cols, rows uint16, closed *atomic.Bool) (*terminal, error) {
 		_ = master.Close()
 		return nil, fmt.Errorf("configuring pty: %w", err)
 	}
-	t.out = &eofReader{rc: t.rc, closed: closed, held: &t.held}
+	t.out = &eofReader{rc: t.rc, closed: closed, holder: holder{held: &t.held}}
 	return t, nil
 }
 
@@ -320,30 +320,16 @@ type eofReader struct {
 	// a raw read on a closed file fails with an error that cannot be
 	// matched from outside internal/poll.
 	closed *atomic.Bool
-	// held counts the readers of the process's streams that hold output:
-	// raised before the read system call, so that there is no moment in
-	// which bytes have left the kernel but are not counted, and lowered
-	// when the read found nothing or when the caller comes back for more
-	// (it has handed the bytes on).
-	held    *atomic.Int32
-	holding bool
+	// holder is raised before the read system call, so that there is no
+	// moment in which bytes have left the kernel but are not counted, and
+	// lowered when the read found nothing or when the caller comes back
+	// for more.
+	holder
 }
 
 func newEOFReader(f *os.File, closed *atomic.Bool, held *atomic.Int32) (*eofReader, error) {
 	rc, err := f.SyscallConn()
-	return &eofReader{rc: rc, closed: closed, held: held}, err
-}
-
-func (r *eofReader) hold(on bool) {
-	if on == r.holding {
-		return
-	}
-	r.holding = on
-	if on {
-		r.held.Add(1)
-	} else {
-		r.held.Add(-1)
-	}
+	return &eofReader{rc: rc, closed: closed, holder: holder{held: held}}, err
 }
 
 // Read fills b with all the output there is, in as many reads as that takes

@@ -112,7 +112,7 @@ func openTerminal(cols, rows uint16, closed *atomic.Bool, p *Process) (*terminal
 		_ = t.out.Close()
 		return nil, fmt.Errorf("creating pseudo console: %w", err)
 	}
-	t.outR = &eofReader{f: t.out, closed: closed, held: &t.held}
+	t.outR = &eofReader{f: t.out, closed: closed, holder: holder{held: &t.held}}
 	return t, nil
 }
 
@@ -248,8 +248,8 @@ func openPipes(closed, inputClosed *atomic.Bool) (*pipes, error) {
 		_ = p.close()
 		return nil, err
 	}
-	p.outR = &eofReader{f: p.out, closed: closed, held: &p.held}
-	p.errR = &eofReader{f: p.errOut, closed: closed, held: &p.held}
+	p.outR = &eofReader{f: p.out, closed: closed, holder: holder{held: &p.held}}
+	p.errR = &eofReader{f: p.errOut, closed: closed, holder: holder{held: &p.held}}
 	return p, nil
 }
 
@@ -325,22 +325,9 @@ func peekPipe(f *os.File) int {
 // once the read has returned (a read here waits inside the system call),
 // so [Process.Pending] can miss bytes for the instant between the two.
 type eofReader struct {
-	f       *os.File
-	closed  *atomic.Bool
-	held    *atomic.Int32
-	holding bool
-}
-
-func (r *eofReader) hold(on bool) {
-	if on == r.holding {
-		return
-	}
-	r.holding = on
-	if on {
-		r.held.Add(1)
-	} else {
-		r.held.Add(-1)
-	}
+	f      *os.File
+	closed *atomic.Bool
+	holder
 }
 
 func (r *eofReader) Read(b []byte) (int, error) {

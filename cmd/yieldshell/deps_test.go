@@ -61,6 +61,7 @@ func TestImportDirection(t *testing.T) {
 		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 			ours, found := strings.CutPrefix(imp, mod)
 			testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest"
+			// An example or external test (package x_test) imports its own package.
 			if !found || ours == pkg || testHelper && !slices.Contains(p.Imports, imp) {
 				continue
 			}

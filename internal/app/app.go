@@ -16,7 +16,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -90,6 +89,7 @@ type App struct {
 	tempLogDir string         // removed at shutdown; "" when none was made
 	background sync.WaitGroup // registerInBackground
 	registered chan struct{}  // closed once every tool is registered
+	gc         *gcTuner       // set by registerInBackground; nil when GOGC is set
 
 	// calls is the context every request's handler also runs under;
 	// EndCalls cancels it.
@@ -174,20 +174,6 @@ func newManager(cfg *policy.Config, log *slog.Logger) (*session.Manager, error) 
 	return session.NewManager(cfg, opts)
 }
 
-// tuneGC makes the collector keep resident memory close to what is
-// retained. Most of the heap is long-lived: the retained output and
-// unread screen of every process. Collecting once garbage reaches half of
-// it, instead of all of it, keeps resident memory close to what is
-// retained; with little garbage made, the extra collections cost little.
-// It is set once start-up's garbage (the tools' schemas) is made: at 50
-// the collector ran through it and slowed the answer to initialize. GOGC,
-// when set, still decides.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
-	}
-}
-
 // registerInBackground registers the tools, and then, for a server that
 // serves, starts the orphan sweep. Building and resolving the tools'
 // schemas takes more CPU than the rest of start-up together (12 ms for the
@@ -200,7 +186,10 @@ func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 	a.background.Go(func() {
 		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask), tools.WithRoots(a.roots))
 		close(a.registered)
-		tuneGC()
+		// Once start-up's garbage (the tools' schemas) is made: tuned
+		// before, the collector ran through it and slowed the answer to
+		// initialize.
+		a.gc = startGCTuner()
 		if r == LongRunning {
 			// Only a server that serves judges what other servers left
 			// behind; the Manager owns the sweep and Shutdown joins it.
@@ -259,6 +248,7 @@ func (a *App) Shutdown() {
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	a.background.Wait() // registration: the sweep must start before Shutdown, or not at all
+	a.gc.Stop()
 	if err := a.People.close(sctx); err != nil {
 		a.Log.Warn("closing the pages for people", "error", err)
 	}

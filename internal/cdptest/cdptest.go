@@ -376,6 +376,9 @@ const ChromiumPath = "/usr/bin/chromium"
 // Cleanup kills the whole group and waits until none of it is left.
 func Start(t *testing.T, ctx context.Context) *Conn {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests run without -short")
+	}
 	if _, err := os.Stat(ChromiumPath); err != nil {
 		t.Skipf("skipping browser test: %s not installed (apt-get install chromium)", ChromiumPath)
 	}

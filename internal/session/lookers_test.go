@@ -33,6 +33,9 @@ var redrawing = []string{"cargo_bar", "docker_layers", "apt_region", "git_clone"
 // whole transcript at once: nothing commits the screen but the program's
 // own output and its end.
 func TestLogDoesNotDependOnWhoLooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("transcripts played with real pauses: runs without -short")
+	}
 	m := newTestManager(t, nil)
 	m.timing.diskCommit = 5 * time.Millisecond
 	dir := t.TempDir()

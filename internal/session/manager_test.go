@@ -63,8 +63,12 @@ func run(t *testing.T, m *Manager, s Spec) (*Process, Info, Output) {
 // Fast exits must never lose output or the exit code.
 func TestFastExitKeepsOutputAndCode(t *testing.T) {
 	m := newTestManager(t, nil)
+	runs := 500
+	if testing.Short() {
+		runs = 50
+	}
 	for _, tty := range []bool{true, false} {
-		for i := range 500 {
+		for i := range runs {
 			_, info, out := run(t, m, spec(fmt.Sprintf("printf x%d; exit 3", i), tty))
 			if got := string(out.Stdout); got != fmt.Sprintf("x%d", i) || info.ExitCode == nil || *info.ExitCode != 3 {
 				t.Fatalf("tty=%v run %d: stdout %q, exit %v", tty, i, got, info.ExitCode)

@@ -90,3 +90,26 @@ func TestScreensAtMaximumSizeStayBounded(t *testing.T) {
 		t.Errorf("%d screens hold %.0f MB, over 300 MB", n, mb)
 	}
 }
+
+// BenchmarkFinishedExecMemory reports the live heap each finished exec
+// (echo under a terminal) leaves behind in the Manager: bytes/exec.
+func BenchmarkFinishedExecMemory(b *testing.B) {
+	m := newTestManager(b, nil)
+	before := heapAfterGC()
+	n := 0
+	for b.Loop() {
+		p, err := m.Start(b.Context(), spec(fmt.Sprintf("echo run %d", n), true))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r := p.WaitEnd(b.Context(), time.Now().Add(20*time.Second)); r != ReasonExited {
+			b.Fatalf("run %d did not end: %s", n, r)
+		}
+		n++
+	}
+	for _, p := range m.List() {
+		p.WaitEnd(b.Context(), time.Now().Add(20*time.Second))
+	}
+	b.ReportMetric(float64(int64(heapAfterGC()-before))/float64(n), "bytes/exec")
+	runtime.KeepAlive(m)
+}

@@ -121,9 +121,14 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 			line, env, integrated = il, append(env, extra...), true
 		}
 	}
+	argv, env := policy.CommandArgv(shell, line, isDefault && !integrated, spec.TTY, env, cwd)
+	// The seam for what wraps a command (a sandbox helper that confines the
+	// child, then execs argv; a remote executor): it takes argv as decided
+	// here and prepends itself, so that nothing else in the start path
+	// needs to know.
 	l.opts = pty.Options{
-		Path: shell,
-		Args: policy.ShellArgs(shell, line, isDefault),
+		Path: argv.Path,
+		Args: argv.Args,
 		Dir:  cwd,
 		Env:  env,
 		TTY:  spec.TTY,
