@@ -248,9 +248,9 @@ func (c *Cleaner) TakeReplies(dst []byte) []byte {
 // made because more than ReplyCap bytes of them were waiting.
 func (c *Cleaner) DroppedReplies() int { return c.dropped }
 
-func (c *Cleaner) reply(q Query) {
+func (c *Cleaner) reply(q query) {
 	n := len(c.replies)
-	c.replies = AppendReply(c.replies, q, c.state())
+	c.replies = appendReply(c.replies, q, c.state())
 	if len(c.replies) > ReplyCap {
 		c.replies = c.replies[:n]
 		c.dropped++
