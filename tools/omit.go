@@ -3,6 +3,7 @@ package tools
 import (
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // answerQuery is the query behind an answer's output: since (nil: the
@@ -16,34 +17,6 @@ func (h *handlers) answerQuery(since *int64, maxBytes *int, streams session.Stre
 		HeadTail: since == nil || maxBytes == nil}
 }
 
-// Omitted says what an answer's output leaves out between its head and its
-// tail: positions from_seq (the first byte left out) to to_seq (the first
-// byte after), as next_seq counts; read since_seq from_seq returns it.
-type Omitted struct {
-	FromSeq int64 `json:"from_seq" jsonschema:"position of the first byte left out: read since_seq from_seq returns it"`
-	ToSeq   int64 `json:"to_seq" jsonschema:"position after the last byte left out (exclusive, like next_seq)"`
-	Bytes   int64 `json:"bytes" jsonschema:"how many bytes were left out"`
-	Lines   int64 `json:"lines" jsonschema:"how many line ends were left out"`
-	Evicted int64 `json:"evicted,omitempty" jsonschema:"how many of those bytes are no longer stored (the ring dropped them): read cannot return them"`
-}
-
-// omitFields are what exec, read, wait and write answers say about output
-// they leave out or cannot show as text.
-type omitFields struct {
-	Omitted     *Omitted     `json:"omitted,omitempty" jsonschema:"output left out between the head and the tail of stdout (the answer's cap): read since_seq from_seq returns it, as far as it is still stored"`
-	Binary      bool         `json:"binary,omitempty" jsonschema:"the output holds binary (NUL bytes or mostly invalid UTF-8): its bytes are not in stdout or stderr, which keep the text around them; bytes says how many; the log keeps them exactly: read with encoding \"base64\" returns them"`
-	Bytes       *int64       `json:"bytes,omitempty" jsonschema:"with binary: how many bytes of binary output the answer covers"`
-	BinaryParts []BinaryPart `json:"binary_parts,omitempty" jsonschema:"with binary: where the binary output is (at most 16 parts listed)"`
-}
-
-// BinaryPart is a stretch of binary output: positions from_seq to to_seq
-// (exclusive), as next_seq counts.
-type BinaryPart struct {
-	FromSeq int64  `json:"from_seq" jsonschema:"position of its first byte: read since_seq from_seq with encoding \"base64\" returns it"`
-	ToSeq   int64  `json:"to_seq" jsonschema:"position after its last byte (exclusive, like next_seq)"`
-	Stream  string `json:"stream" jsonschema:"stdout or stderr"`
-}
-
 // maxBinaryParts is how many binary parts an answer lists.
 const maxBinaryParts = 16
 
@@ -52,11 +25,11 @@ const maxBinaryParts = 16
 // head-and-tail cut. The log stores binary output apart from text
 // (session), so text around it is shown; text that is binary as a whole
 // (many short chunks, each too short to tell) is not shown either.
-func answerText(o session.Output) (stdout, stderr string, f omitFields) {
+func answerText(o session.Output) (stdout, stderr string, f wire.OmitFields) {
 	if om := o.Omitted; om != nil && om.Bytes > 0 {
-		f.Omitted = &Omitted{FromSeq: om.From, ToSeq: om.To, Bytes: om.Bytes, Lines: om.Lines, Evicted: om.Evicted}
+		f.Omitted = &wire.Omitted{FromSeq: om.From, ToSeq: om.To, Bytes: om.Bytes, Lines: om.Lines, Evicted: om.Evicted}
 	}
-	f.binaryParts(o.Binary)
+	binaryParts(&f, o.Binary)
 	if outlog.IsBinary(o.Stdout) || outlog.IsBinary(o.Stderr) {
 		f.Binary = true
 		f.Bytes = new(*f.Bytes + int64(len(o.Stdout)+len(o.Stderr)))
@@ -70,13 +43,13 @@ func answerText(o session.Output) (stdout, stderr string, f omitFields) {
 
 // binaryParts sets binary, bytes (always) and binary_parts from the
 // binary parts of an answer's output.
-func (f *omitFields) binaryParts(parts []outlog.Part) {
+func binaryParts(f *wire.OmitFields, parts []outlog.Part) {
 	var n int64
 	f.BinaryParts = nil
 	for i, p := range parts {
 		n += p.To - p.From
 		if i < maxBinaryParts {
-			f.BinaryParts = append(f.BinaryParts, BinaryPart{FromSeq: p.From, ToSeq: p.To, Stream: streamName(p.Stream)})
+			f.BinaryParts = append(f.BinaryParts, wire.BinaryPart{FromSeq: p.From, ToSeq: p.To, Stream: streamName(p.Stream)})
 		}
 	}
 	f.Binary, f.Bytes = len(parts) > 0, new(n)

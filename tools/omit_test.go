@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/yieldshell/yieldshell/internal/wire"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,7 +13,7 @@ import (
 func TestAnswerText(t *testing.T) {
 	o := session.Output{Stdout: []byte("\x00\x01bin"), Omitted: &outlog.Omission{From: 5, To: 9, Bytes: 4, Lines: 1}}
 	stdout, _, f := answerText(o)
-	if stdout != "" || !f.Binary || *f.Bytes != 5 || f.Omitted == nil || *f.Omitted != (Omitted{FromSeq: 5, ToSeq: 9, Bytes: 4, Lines: 1}) {
+	if stdout != "" || !f.Binary || *f.Bytes != 5 || f.Omitted == nil || *f.Omitted != (wire.Omitted{FromSeq: 5, ToSeq: 9, Bytes: 4, Lines: 1}) {
 		t.Errorf("binary answer: %q %+v", stdout, f)
 	}
 	stdout, _, f = answerText(session.Output{Stdout: []byte("ok\xff")})

@@ -3,6 +3,7 @@ package tools
 import (
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // Reader gives a process's log and screen as read gives them, for the
@@ -21,7 +22,7 @@ func NewReader(m *session.Manager, cfg *policy.Config) *Reader {
 // the answer says binary, the exact stored bytes of the same slice of the
 // log (binary output included; the answer's text leaves it out), for a
 // blob.
-func (r *Reader) Log(p *session.Process, since *int64) (OutputOut, session.Snapshot) {
+func (r *Reader) Log(p *session.Process, since *int64) (wire.OutputOut, session.Snapshot) {
 	out, s := r.h.readLog(p, since, nil, session.Both, true)
 	if len(s.Binary) > 0 {
 		s.Stdout, s.Stderr = s.RawStdout, s.RawStderr
@@ -31,6 +32,6 @@ func (r *Reader) Log(p *session.Process, since *int64) (OutputOut, session.Snaps
 
 // Screen is read's answer with view "screen"; false for a process without
 // a terminal.
-func (r *Reader) Screen(p *session.Process, since *int64) (OutputOut, bool) {
+func (r *Reader) Screen(p *session.Process, since *int64) (wire.OutputOut, bool) {
 	return r.h.readScreen(p, since, session.Both)
 }

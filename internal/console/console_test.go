@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // TestPsShowsEscapes: escapes in a command or a name reach the ps table
@@ -14,7 +14,7 @@ import (
 // person's terminal (issue 30 item 7).
 func TestPsShowsEscapes(t *testing.T) {
 	var b strings.Builder
-	err := writePs(&b, []tools.PsEntry{
+	err := writePs(&b, []wire.PsEntry{
 		{ProcessID: "proc_1", Name: "web\x1b[8m", Status: "running", Pid: 42,
 			Command: "printf '\x1b]0;owned\x07\x1b[2J\x1b[1A\rok'; \u009b31m sleep 9"},
 	})
