@@ -2,14 +2,15 @@ package tools
 
 import (
 	"context"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/askhuman"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // askHumanDescription is shared with shell-yeah's ask_human.
@@ -60,7 +61,7 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in wi
 	case a.Refused != "":
 		out.Error = a.Refused
 		if a.Input != nil && a.Input.Reason == session.ReasonInputWait {
-			out.InputOut = inputOut(a.Input.Input)
+			out.InputOut = answer.Input(a.Input.Input)
 		}
 		return mcptool.Error(out)
 	case a.URL != "":
@@ -69,14 +70,14 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in wi
 		return nil, out, nil
 	}
 	p := a.Process
-	o := h.answer(p, session.Query{Since: &a.Before, MaxBytes: h.outputCap(nil), Streams: session.Both})
+	o := h.Answer(p, session.Query{Since: &a.Before, MaxBytes: h.Cap(nil), Streams: session.Both})
 	out = wire.AskHumanOut{
 		ProcessID: p.ID, YieldReason: string(a.Outcome), Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
 		EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
 	}
 	if r := a.Reply.Reason; r == session.ReasonInputWait || r == session.ReasonReady {
-		out.InputOut = inputOut(a.Reply.Input)
+		out.InputOut = answer.Input(a.Reply.Input)
 	}
 	return nil, out, nil
 }

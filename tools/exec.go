@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,9 +12,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 func execTool(cfg *policy.Config) *mcp.Tool {
@@ -143,7 +144,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 		}
 		return mcptool.Error(startFailure(err))
 	}
-	q := h.answerQuery(nil, in.MaxOutputBytes, session.Both)
+	q := h.Query(nil, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
 	y := yielded{reason: session.ReasonYield}
 	var o session.Outcome
@@ -225,7 +226,7 @@ type yielded struct {
 // execAnswer is exec's answer once it stopped waiting, built from s, one
 // snapshot of p.
 func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time.Time, waitFor *regexp.Regexp, y yielded) wire.ExecOut {
-	stdout, stderr, of := answerText(s.Output)
+	stdout, stderr, of := answer.Text(s.Output)
 	out := wire.ExecOut{
 		ProcessID:   p.ID,
 		Pid:         p.Pid,
@@ -236,16 +237,16 @@ func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time
 		NextSeq:     new(s.NextSeq),
 		YieldReason: string(y.reason),
 		TTY:         new(p.TTY),
-		Screen:      screenOut(s.Output),
+		Screen:      answer.Screen(s.Output),
 		Name:        p.Name,
 	}
 	out.PatternFields = y.pf
 	out.OmitFields = of
-	out.LongFields = h.long(p, s)
-	out.ExitCode, out.Signal = exitFields(s.Info)
+	out.LongFields = h.Long(p, s)
+	out.ExitCode, out.Signal = answer.ExitFields(s.Info)
 	if s.Status == session.Running {
 		out.Status = statusBackgrounded
-		out.InputOut = inputOut(s.Input)
+		out.InputOut = answer.Input(s.Input)
 		out.Message = runningMessage(y.reason, s.Input)
 	} else {
 		out.Status = string(s.Status)
@@ -253,16 +254,16 @@ func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time
 		if s.Status == session.TimedOut {
 			out.YieldReason = "timeout"
 		}
-		out.Notes = endNotes(s.Info)
+		out.Notes = answer.EndNotes(s.Info)
 		if s.EndedBy == session.EndedByInput {
-			out.InputOut = inputOut(y.asked)
+			out.InputOut = answer.Input(y.asked)
 			out.Message = inputFailMessage(y.asked)
 		}
 	}
 	if s.StdinError != "" {
 		out.Notes = append(out.Notes, "writing stdin failed: "+s.StdinError)
 	}
-	out.Notes = append(out.Notes, replyNotes(s.Info)...)
+	out.Notes = append(out.Notes, answer.ReplyNotes(s.Info)...)
 	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, s.Info, y.restarts)...)
 	return out
 }
@@ -278,24 +279,6 @@ func runningMessage(reason session.Reason, st session.InputState) string {
 		return "The command exited, but processes it started still run (in its process group, or started from it); they stay managed under this process_id until they end: read, wait or stop them."
 	}
 	return "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
-}
-
-// endNotes explains the end of a process when something about it needs
-// saying.
-func endNotes(in session.Info) []string {
-	if in.OutputLeftOpen {
-		return []string{"the command exited but a process it started still holds its output open; later output from it is in read"}
-	}
-	return nil
-}
-
-// replyNotes says when the terminal dropped replies to the program's
-// queries: it is then running on guesses (cursor position, colours).
-func replyNotes(in session.Info) []string {
-	if in.DroppedReplies == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%d replies to terminal queries were dropped: the program sent queries (such as cursor position) faster than it read its input", in.DroppedReplies)}
 }
 
 // clampYield applies the spec's defaults to a requested yield_ms and clamps

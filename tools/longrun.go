@@ -4,18 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"regexp"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
-
-// long fills the long-running fields of an answer about p from its
-// snapshot s.
-func (h *handlers) long(p *session.Process, s session.Snapshot) wire.LongFields {
-	return wire.LongFields{URLs: s.URLs, LogPath: h.m.LogPath(p), TailCommand: h.m.TailCommand(p)}
-}
 
 // compilePattern compiles a wait_for or until regex, explaining a bad one.
 func compilePattern(param, s string) (*regexp.Regexp, error) {

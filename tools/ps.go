@@ -2,12 +2,13 @@ package tools
 
 import (
 	"context"
-	"github.com/yieldshell/yieldshell/internal/wire"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 func psTool() *mcp.Tool {
@@ -52,15 +53,15 @@ func (h *handlers) ps(ctx context.Context, req *mcp.CallToolRequest, in wire.PsI
 			TTY:         info.TTY,
 			EndedBy:     string(info.EndedBy),
 		}
-		e.ExitCode, e.Signal = exitFields(info)
+		e.ExitCode, e.Signal = answer.ExitFields(info)
 		if info.Status == session.Running {
-			e.InputOut = inputOut(s.Input)
+			e.InputOut = answer.Input(s.Input)
 		}
 		if !info.EndedAt.IsZero() {
 			e.EndedAt = new(epoch(info.EndedAt))
 		}
 		e.RunHistory = h.history(p)
-		e.LongFields = h.long(p, s)
+		e.LongFields = h.Long(p, s)
 		out.Processes = append(out.Processes, e)
 		res.Content = append(res.Content, mcptool.LogLink(info.ID, info.Name))
 	}

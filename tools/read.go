@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/yieldshell/yieldshell/internal/wire"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 func readTool() *mcp.Tool {
@@ -64,12 +65,12 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in wire.R
 	}
 	switch in.View {
 	case "", "log":
-		out, _ := h.readLog(p, in.SinceSeq, in.MaxOutputBytes, streams, false)
+		out, _ := h.ReadLog(p, in.SinceSeq, in.MaxOutputBytes, streams, false)
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	case "screen":
-		out, ok := h.readScreen(p, in.SinceSeq, streams)
+		out, ok := h.ReadScreen(p, in.SinceSeq, streams)
 		if !ok {
-			return mcptool.Error(wire.OutputOut{ProcessID: p.ID, Error: errNoScreen})
+			return mcptool.Error(wire.OutputOut{ProcessID: p.ID, Error: answer.ErrNoScreen})
 		}
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	}
@@ -86,13 +87,13 @@ func (h *handlers) readBase64(p *session.Process, in wire.ReadIn, streams sessio
 	if in.SinceSeq != nil {
 		since = *in.SinceSeq
 	}
-	q := session.Query{Since: &since, MaxBytes: max(h.outputCap(in.MaxOutputBytes)/4*3, 3), Streams: streams, Raw: true, Input: session.InputNow}
+	q := session.Query{Since: &since, MaxBytes: max(h.Cap(in.MaxOutputBytes)/4*3, 3), Streams: streams, Raw: true, Input: session.InputNow}
 	s := p.Snapshot(q)
-	out := h.output(p, s, streams)
+	out := h.Output(p, s, streams)
 	out.Encoding = "base64"
 	out.Capped = s.Capped
 	out.OmitFields = wire.OmitFields{}
-	if binaryParts(&out.OmitFields, s.Binary); !out.Binary {
+	if answer.BinaryParts(&out.OmitFields, s.Binary); !out.Binary {
 		out.Bytes = nil
 	}
 	if streams&session.Stdout != 0 {
@@ -100,71 +101,6 @@ func (h *handlers) readBase64(p *session.Process, in wire.ReadIn, streams sessio
 	}
 	if streams&session.Stderr != 0 {
 		out.Stderr = new(base64.StdEncoding.EncodeToString(s.Stderr))
-	}
-	return out
-}
-
-const errNoScreen = "view \"screen\" needs a process started with tty: true"
-
-// readLog is read's answer about p's log, and the snapshot it was made
-// from; with keepRaw, that has the stored bytes of binary output too
-// (session.Query.KeepRaw).
-func (h *handlers) readLog(p *session.Process, since *int64, maxBytes *int, streams session.Stream, keepRaw bool) (wire.OutputOut, session.Snapshot) {
-	q := h.answerQuery(since, maxBytes, streams)
-	q.Input, q.KeepRaw = session.InputNow, keepRaw
-	s := p.Snapshot(q)
-	return h.output(p, s, streams), s
-}
-
-// readScreen is read's answer with view "screen"; false for a process
-// without a terminal. The screen instead of the log: nothing of the log is
-// consumed, so next_seq stays where the reader is.
-func (h *handlers) readScreen(p *session.Process, since *int64, streams session.Stream) (wire.OutputOut, bool) {
-	q := session.Query{Since: since, MaxBytes: 0, Streams: streams, Screen: true, Input: session.InputNow}
-	out := h.output(p, p.Snapshot(q), streams)
-	out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
-	if since != nil {
-		out.NextSeq = since
-	}
-	return out, out.Screen != nil
-}
-
-// output builds a read or wait answer from s, one snapshot of p; streams
-// are those asked for.
-// answer is output of a snapshot of p taken now for q, with the input
-// state of the same instant.
-func (h *handlers) answer(p *session.Process, q session.Query) wire.OutputOut {
-	q.Input = session.InputNow
-	return h.output(p, p.Snapshot(q), q.Streams)
-}
-
-func (h *handlers) output(p *session.Process, s session.Snapshot, streams session.Stream) wire.OutputOut {
-	out := wire.OutputOut{
-		ProcessID: p.ID,
-		Status:    string(s.Status),
-		NextSeq:   new(s.NextSeq),
-		StartSeq:  new(s.StartSeq),
-		Truncated: s.Evicted || s.Capped,
-		Evicted:   s.Evicted,
-		Capped:    s.Capped && s.Omitted == nil, // a head-and-tail cut says omitted instead
-		EndedBy:   string(s.EndedBy),
-		Notes:     append(endNotes(s.Info), replyNotes(s.Info)...),
-		Screen:    screenOut(s.Output),
-		Name:      p.Name,
-	}
-	out.LongFields = h.long(p, s)
-	out.ExitCode, out.Signal = exitFields(s.Info)
-	if s.Status == session.Running {
-		out.InputOut = inputOut(s.Input)
-		out.CommandOut = commandOut(s.CommandExits)
-	}
-	stdout, stderr, of := answerText(s.Output)
-	out.OmitFields = of
-	if streams&session.Stdout != 0 {
-		out.Stdout = new(stdout)
-	}
-	if streams&session.Stderr != 0 {
-		out.Stderr = new(stderr)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"regexp"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 func restartTool() *mcp.Tool {
@@ -57,9 +57,9 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in wir
 	if waitFor != nil {
 		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	}
-	s := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow})
+	s := p.Snapshot(session.Query{MaxBytes: h.Cap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow})
 	out := wire.RestartOut{
-		OutputOut:     h.output(p, s, session.Both),
+		OutputOut:     h.Output(p, s, session.Both),
 		Pid:           p.Pid,
 		RestartedFrom: old.ID,
 	}

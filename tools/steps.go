@@ -3,13 +3,14 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // Bounds of a write with steps.
@@ -55,7 +56,7 @@ func (h *handlers) writeSteps(ctx context.Context, req *mcp.CallToolRequest, p *
 	snap := p.Snapshot(session.Query{Input: session.InputNow})
 	info := snap.Info
 	out.Status = string(info.Status)
-	out.ExitCode, out.Signal = exitFields(info)
+	out.ExitCode, out.Signal = answer.ExitFields(info)
 	out.EndedBy = string(info.EndedBy)
 	n := out.Steps[len(out.Steps)-1]
 	out.NextSeq, out.YieldReason = new(n.NextSeq), n.YieldReason
@@ -64,8 +65,8 @@ func (h *handlers) writeSteps(ctx context.Context, req *mcp.CallToolRequest, p *
 		if last.Reason != session.ReasonInputWait && last.Reason != session.ReasonReady {
 			st = snap.Input
 		}
-		out.InputOut = inputOut(st)
-		out.CommandOut = commandOut(snap.CommandExits)
+		out.InputOut = answer.Input(st)
+		out.CommandOut = answer.Commands(snap.CommandExits)
 	}
 	if out.FailedStep != nil {
 		out.Error = fmt.Sprintf("step %d failed (%s); the steps after it were not typed", *out.FailedStep, n.YieldReason)
@@ -115,7 +116,7 @@ func (h *handlers) runStep(ctx context.Context, p *session.Process, st wire.Writ
 		res.OK = true
 	}
 	res.YieldReason = string(o.Reason)
-	q := h.answer(p, session.Query{Since: &from, MaxBytes: h.outputCap(maxBytes), Streams: session.Both, HeadTail: true})
+	q := h.Answer(p, session.Query{Since: &from, MaxBytes: h.Cap(maxBytes), Streams: session.Both, HeadTail: true})
 	res.Stdout, res.Stderr, res.NextSeq, res.Omitted, res.Binary = deref(q.Stdout), deref(q.Stderr), *q.NextSeq, q.Omitted, q.Binary
 	return res, o, true
 }

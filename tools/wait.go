@@ -2,13 +2,13 @@ package tools
 
 import (
 	"context"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // maxWait caps one wait so that it answers well within the request timeouts
@@ -46,7 +46,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in wire.W
 	if err != nil {
 		return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
-	q := h.answerQuery(in.SinceSeq, in.MaxOutputBytes, session.Both)
+	q := h.Query(in.SinceSeq, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
 	var o session.Outcome
 	var pf wire.PatternFields
@@ -69,7 +69,7 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in wire.W
 		o = p.AwaitPerson(ctx, time.Now().Add(d), session.Until{InputWait: true, Answer: &q})
 	}
 	stopProgress()
-	out := h.output(p, p.After(o, q), q.Streams)
+	out := h.Output(p, p.After(o, q), q.Streams)
 	out.YieldReason = string(o.Reason)
 	out.PatternFields = pf
 	return nil, out, nil

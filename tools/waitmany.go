@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"regexp"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // maxWaitMany bounds how many processes one wait watches.
@@ -59,7 +59,7 @@ func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in wi
 	i, o := awaitFirst(ctx, procs, since, re, time.Now().Add(d))
 	stopProgress()
 	p := procs[i]
-	out := h.answer(p, h.answerQuery(since[i], in.MaxOutputBytes, session.Both))
+	out := h.Answer(p, h.Query(since[i], in.MaxOutputBytes, session.Both))
 	out.YieldReason = string(o.Reason)
 	if o.Reason == session.ReasonPattern {
 		out.Matched, out.MatchedLine = o.Matched, o.Line

@@ -3,15 +3,16 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/yieldshell/yieldshell/internal/wire"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // writeTimeout bounds a write to a process that does not read its input.
@@ -71,7 +72,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in wire.
 	if yield <= 0 {
 		return nil, wire.WriteOut{ProcessID: p.ID, OK: true}, nil
 	}
-	q := h.answerQuery(&before, in.MaxOutputBytes, session.Both)
+	q := h.Query(&before, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
 	stopProgress := h.progress(ctx, req, p)
 	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Ready: true, Answer: &q})
@@ -81,13 +82,13 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in wire.
 		reason = session.ReasonYield
 	}
 	s := p.After(w, q)
-	o := h.output(p, s, q.Streams)
+	o := h.Output(p, s, q.Streams)
 	out := wire.WriteOut{
 		ProcessID: p.ID, OK: true, Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
 		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen, OmitFields: o.OmitFields,
 	}
-	out.CommandOut = commandOut(s.CommandExits)
+	out.CommandOut = answer.Commands(s.CommandExits)
 	return nil, out, nil
 }
 
@@ -161,8 +162,8 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in w
 	}
 	// The answer is one snapshot, the input state evaluated in it once
 	// (the wait took none: on success nothing is answered yet).
-	q := session.Query{Since: &before, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
-	r := h.output(p, p.Snapshot(q), q.Streams)
+	q := session.Query{Since: &before, MaxBytes: h.Cap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
+	r := h.Output(p, p.Snapshot(q), q.Streams)
 	out = wire.WriteOut{
 		ProcessID: p.ID, OK: false, Status: r.Status, ExitCode: r.ExitCode, Signal: r.Signal,
 		Stdout: r.Stdout, Stderr: r.Stderr, NextSeq: r.NextSeq, Truncated: r.Truncated,

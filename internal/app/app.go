@@ -29,6 +29,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/resources"
 	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/toolhost"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/tools"
 )
@@ -198,7 +199,11 @@ func tuneGC() {
 // Shutdown joins the goroutine.
 func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 	a.background.Go(func() {
-		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask), tools.WithRoots(a.roots))
+		// With a Manager and a Config given, Add builds nothing and
+		// cannot fail; the Manager stays the App's to shut down.
+		if _, err := tools.Add(a.Server, toolhost.Use(a.Manager, cfg, version, a.People.ask, a.roots)); err != nil {
+			a.Log.Error("adding the tools", "error", err)
+		}
 		close(a.registered)
 		tuneGC()
 		if r == LongRunning {
