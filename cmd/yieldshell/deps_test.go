@@ -38,7 +38,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/askhuman":  {"internal/session", "internal/policy", "internal/human"},
 		"internal/human":     {},
 		"internal/mcptool":   {},
-		"internal/metrics":   {"internal/session"},
+		"internal/metrics":   {"internal/session", "internal/mcptool"},
 		"conformance":        {},
 		"internal/daemon":    {"internal/session", "internal/policy", "internal/linerpc", "internal/safedir"},
 		"internal/linerpc":   {},

@@ -51,6 +51,10 @@ type StartOut struct {
 	Rule                  string   `json:"rule,omitempty" jsonschema:"the policy rule that refused the start, or name when the label's shell is running"`
 }
 
+// Outcome is what the answer says for counting: the rule that refused the
+// start.
+func (o StartOut) Outcome() mcptool.Outcome { return mcptool.Outcome{Rule: o.Rule} }
+
 func startShellTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "start_shell",

@@ -30,3 +30,9 @@ type CommandOut struct {
 	CommandExitCode  *int  `json:"command_exit_code,omitempty" jsonschema:"in an interactive shell: the exit code of the last command that finished since the last write"`
 	CommandExitCodes []int `json:"command_exit_codes,omitempty" jsonschema:"in an interactive shell, when several commands finished since the last write (several lines written at once, or typed while a command ran): each one's exit code, in order"`
 }
+
+// Outcome is what the answer says for counting: how a wait for input was
+// seen. Every answer that embeds InputOut says it.
+func (i InputOut) Outcome() mcptool.Outcome {
+	return mcptool.Outcome{WaitingForInput: i.WaitingForInput != nil && *i.WaitingForInput, InputSignal: i.InputSignal}
+}

@@ -1,5 +1,7 @@
 package wire
 
+import "github.com/yieldshell/yieldshell/internal/mcptool"
+
 // ExecIn is exec's input. Its schema is inferred from the tags, then
 // patched where tags cannot say enough (see execSchema).
 type ExecIn struct {
@@ -54,4 +56,12 @@ type ExecOut struct {
 	PatternFields
 	LongFields
 	OmitFields
+}
+
+// Outcome is what the answer says for counting: its status, the rule that
+// refused it and its wait for input.
+func (o ExecOut) Outcome() mcptool.Outcome {
+	oc := o.InputOut.Outcome()
+	oc.Status, oc.Rule = o.Status, o.Rule
+	return oc
 }

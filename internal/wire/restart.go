@@ -1,5 +1,7 @@
 package wire
 
+import "github.com/yieldshell/yieldshell/internal/mcptool"
+
 // RestartIn is restart's input.
 type RestartIn struct {
 	ProcessID        string  `json:"process_id" jsonschema:"the process's name, or a process_id"`
@@ -15,4 +17,12 @@ type RestartOut struct {
 	Pid           int    `json:"pid,omitempty"`
 	RestartedFrom string `json:"restarted_from,omitempty" jsonschema:"the run that was stopped (ended_by restart) or had already ended"`
 	Rule          string `json:"rule,omitempty"`
+}
+
+// Outcome is what the answer says for counting: the rule that refused the
+// restart and the new run's wait for input.
+func (o RestartOut) Outcome() mcptool.Outcome {
+	oc := o.OutputOut.Outcome()
+	oc.Rule = o.Rule
+	return oc
 }
