@@ -2,13 +2,17 @@ package main
 
 import (
 	"go/build"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// TestImportDirection enforces the layering of docs/architecture.md: arrows
+// TestImportDirection enforces the layering of docs/architecture.md for
+// the files of linux, darwin and windows, and fails on a package of the
+// module missing from its table (or one in it that is gone): arrows
 // point one way, from cmd through the serving packages (daemon, httpserve,
 // console, tools, metrics) to session and the engine below it, and
 // conformance speaks to the binary only. Tests anywhere may use the test
@@ -40,6 +44,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/mcptool":   {},
 		"internal/metrics":   {"internal/session", "internal/mcptool"},
 		"conformance":        {},
+		"release":            {},
 		"internal/daemon":    {"internal/session", "internal/policy", "internal/linerpc", "internal/safedir"},
 		"internal/linerpc":   {},
 		"internal/poll":      {},
@@ -55,21 +60,74 @@ func TestImportDirection(t *testing.T) {
 		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
 			"internal/console", "internal/httpserve"},
 	}
-	for pkg, ok := range allowed {
-		p, err := build.ImportDir(filepath.Join("..", "..", pkg), 0)
-		if err != nil {
-			t.Errorf("%s: %v", pkg, err)
-			continue
+	root := filepath.Join("..", "..")
+	pkgs := modulePackages(t, root)
+	for _, pkg := range pkgs {
+		if _, known := allowed[pkg]; !known {
+			t.Errorf("%s is not in the table: add it with the packages it may import", pkg)
 		}
-		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
-			ours, found := strings.CutPrefix(imp, mod)
-			testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest"
-			if !found || ours == pkg || testHelper && !slices.Contains(p.Imports, imp) { // ours == pkg: an example of the package
+	}
+	for pkg := range allowed {
+		if !slices.Contains(pkgs, pkg) {
+			t.Errorf("%s is in the table but not in the module: take it out", pkg)
+		}
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		ctxt := build.Default
+		ctxt.GOOS, ctxt.CgoEnabled = goos, false
+		for pkg, ok := range allowed {
+			p, err := ctxt.ImportDir(filepath.Join(root, pkg), 0)
+			if _, none := err.(*build.NoGoError); none {
+				continue // nothing of it builds for goos
+			}
+			if err != nil {
+				t.Errorf("%s (%s): %v", pkg, goos, err)
 				continue
 			}
-			if !slices.Contains(ok, ours) {
-				t.Errorf("%s imports %s; it may import only %v of this module", pkg, ours, ok)
+			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+				ours, found := strings.CutPrefix(imp, mod)
+				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest"
+				if !found || ours == pkg || testHelper && !slices.Contains(p.Imports, imp) { // ours == pkg: an example of the package
+					continue
+				}
+				if !slices.Contains(ok, ours) {
+					t.Errorf("%s imports %s (%s files); it may import only %v of this module", pkg, ours, goos, ok)
+				}
 			}
 		}
 	}
+}
+
+// modulePackages lists every directory of the module under root that
+// holds Go files, as paths relative to root (testdata, hidden directories
+// and nested modules left out).
+func modulePackages(t *testing.T, root string) []string {
+	var pkgs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
+			return filepath.SkipDir
+		}
+		if files, _ := filepath.Glob(filepath.Join(path, "*.go")); len(files) > 0 {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			pkgs = append(pkgs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
 }
