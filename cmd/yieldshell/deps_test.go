@@ -1,7 +1,10 @@
 package main
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,4 +133,33 @@ func modulePackages(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return pkgs
+}
+
+// TestProcOnlyInProc: internal/proc is the one reader of /proc; no other
+// package names a path under it (the surface asks the engine, the prober
+// or internal/proc instead).
+func TestProcOnlyInProc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	for _, pkg := range modulePackages(t, root) {
+		if pkg == "internal/proc" {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.HasPrefix(strings.Trim(lit.Value, "`\""), "/proc") {
+					t.Errorf("%s: %s names /proc; read it through internal/proc", fset.Position(lit.Pos()), lit.Value)
+				}
+				return true
+			})
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/proc"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -285,7 +286,7 @@ func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 		if snap.StdoutBytes+snap.StderrBytes > 0 || snap.Input.Waiting {
 			return
 		}
-		if now, running, ok := groupCPU(p.Pid); ok {
+		if now, running, ok := proc.GroupCPU(p.Pid); ok {
 			if now == used && !running {
 				return
 			}
