@@ -7,11 +7,24 @@ import (
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
-// checkPolicy applies policy in the spec's order (side effects, command
-// regexes, cwd) without the rules a person waived for this start, and
-// returns the cwd to start in.
+// checkPolicy applies policy without the rules a person waived for this
+// start, and returns the cwd to start in.
 func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error) {
-	cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
+	cwd, err := admit(m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...), spec, secrets)
+	if err != nil {
+		return "", err
+	}
+	if len(spec.Waived) > 0 {
+		m.log.Info("starting a command the user approved", "rules", spec.Waived,
+			"command", policy.Redact(secrets, spec.Command), "cwd", cwd)
+	}
+	return cwd, nil
+}
+
+// admit is the one sequence of policy checks a start meets, in the spec's
+// order: side effects, command regexes, the environment they cannot see,
+// cwd. It returns the cwd to start in, or the first refusal.
+func admit(cfg *policy.Config, spec Spec, secrets []policy.Secret) (string, error) {
 	if err := cfg.CheckSideEffects(spec.SideEffects); err != nil {
 		return "", err
 	}
@@ -21,15 +34,7 @@ func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error
 	if err := cfg.CheckEnv(spec.Env); err != nil {
 		return "", err
 	}
-	cwd, err := cfg.ResolveCwd(spec.Cwd)
-	if err != nil {
-		return "", err
-	}
-	if len(spec.Waived) > 0 {
-		m.log.Info("starting a command the user approved", "rules", spec.Waived,
-			"command", policy.Redact(secrets, spec.Command), "cwd", cwd)
-	}
-	return cwd, nil
+	return cfg.ResolveCwd(spec.Cwd)
 }
 
 // Asking is what a person is asked to allow: the refusals a start meets
@@ -60,16 +65,9 @@ func (m *Manager) Askable(spec Spec) (Asking, error) {
 	a := Asking{Command: policy.Redact(secrets, spec.Command)}
 	spec.Waived = slices.Clone(spec.Waived)
 	for {
-		cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
-		err := cfg.CheckSideEffects(spec.SideEffects)
+		cwd, err := admit(m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...), spec, secrets)
 		if err == nil {
-			err = cfg.CheckCommand(spec.Command, secrets...)
-		}
-		if err == nil {
-			a.Cwd, err = cfg.ResolveCwd(spec.Cwd)
-			a.Cwd = policy.Redact(secrets, a.Cwd)
-		}
-		if err == nil {
+			a.Cwd = policy.Redact(secrets, cwd)
 			return a, nil
 		}
 		err = policy.RedactError(secrets, err)
