@@ -247,11 +247,11 @@ func csiQuery(s *csiSeq) (query, bool) {
 }
 
 // oscDispatch acts on a complete OSC, terminated by BEL or ST (term is the
-// byte after ESC): only colour queries (OSC 10/11/12 ; ?) have an effect,
-// a reply. Titles, hyperlinks, clipboard writes and shell-integration marks
-// leave no text.
+// byte after ESC; ESC when another sequence ended it): only colour queries
+// (OSC 10/11/12 ; ?) properly terminated have an effect, a reply. Titles,
+// hyperlinks, clipboard writes and shell-integration marks leave no text.
 func (c *Cleaner) oscDispatch(payload []byte, n int, term byte) {
-	if n != 4 || payload[0] != '1' || payload[2] != ';' || payload[3] != '?' || payload[1] < '0' || payload[1] > '2' {
+	if term == esc || n != 4 || payload[0] != '1' || payload[2] != ';' || payload[3] != '?' || payload[1] < '0' || payload[1] > '2' {
 		return
 	}
 	st := "\a"
