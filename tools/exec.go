@@ -31,8 +31,8 @@ func execTool(cfg *policy.Config) *mcp.Tool {
 
 func execDescription(cfg *policy.Config) string {
 	bl := "none"
-	if len(cfg.Blocked) > 0 {
-		bl = effectList(cfg.Blocked)
+	if len(cfg.Rules.Blocked) > 0 {
+		bl = effectList(cfg.Rules.Blocked)
 	}
 	return `Run a shell command (bash -c, or /bin/sh -c where bash is not installed; cmd.exe /c on Windows) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
 
@@ -44,7 +44,7 @@ side_effects is required and must not be empty: declare every category the comma
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
 RUNS_INLINE_CODE (python -c, node -e, heredocs piped into an interpreter, curl ... | sh) is blocked by default: write the code to a reviewable workspace file and run that file in a small, inspectable step instead.
 
-Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.MaxOutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.DefaultYield.Milliseconds()) + ` (max ` + fmt.Sprint(cfg.MaxYield.Milliseconds()) + `), timeout_ms ` + fmt.Sprint(cfg.DefaultTimeout.Milliseconds()) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal ` + fmt.Sprintf("%dx%d", session.DefaultCols, session.DefaultRows) + `. stdin is written after start and stdin stays open unless close_stdin is true.`
+Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.Limits.OutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.Times.DefaultYield.Milliseconds()) + ` (max ` + fmt.Sprint(cfg.Times.MaxYield.Milliseconds()) + `), timeout_ms ` + fmt.Sprint(cfg.Times.DefaultTimeout.Milliseconds()) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal ` + fmt.Sprintf("%dx%d", session.DefaultCols, session.DefaultRows) + `. stdin is written after start and stdin stays open unless close_stdin is true.`
 }
 
 // execSchema is ExecIn's inferred schema with what tags cannot express:
@@ -86,8 +86,8 @@ func execSchema(cfg *policy.Config) *jsonschema.Schema {
 // by default and which this server blocks.
 func sideEffectDescription(cfg *policy.Config) string {
 	blocked := "none"
-	if len(cfg.Blocked) > 0 {
-		blocked = effectList(cfg.Blocked)
+	if len(cfg.Rules.Blocked) > 0 {
+		blocked = effectList(cfg.Rules.Blocked)
 	}
 	return "A category of side effect a command may have. NONE means read-only and cannot be combined with another. " +
 		"Blocked by default: " + effectList(policy.DefaultBlocked()) + " (MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS changes the list). " +
@@ -126,7 +126,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	start := time.Now()
 	spec := h.execSpec(in)
 	if h.cfg.NeedsRoots(spec.Cwd) {
-		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
+		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)
 		if ask != nil {
 			return ask, wire.ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots
 		}
@@ -178,7 +178,7 @@ const (
 
 // execSpec is what exec asks to start, with the server's defaults.
 func (h *handlers) execSpec(in wire.ExecIn) session.Spec {
-	timeout := h.cfg.DefaultTimeout
+	timeout := h.cfg.Times.DefaultTimeout
 	if in.TimeoutMs != nil {
 		timeout = ms(max(*in.TimeoutMs, 0))
 	}
@@ -284,11 +284,11 @@ func runningMessage(reason session.Reason, st session.InputState) string {
 // clampYield applies the spec's defaults to a requested yield_ms and clamps
 // it to the maximum.
 func (h *handlers) clampYield(reqMs *int) time.Duration {
-	y := h.cfg.DefaultYield
+	y := h.cfg.Times.DefaultYield
 	if reqMs != nil {
 		y = ms(max(*reqMs, 0))
 	}
-	return min(y, h.cfg.MaxYield)
+	return min(y, h.cfg.Times.MaxYield)
 }
 
 func deref[T any](p *T) T {

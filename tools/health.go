@@ -16,23 +16,23 @@ func (h *handlers) health(req *mcp.CallToolRequest) *wire.Health {
 		UptimeMs:           millis(time.Since(st.StartedAt)),
 		Running:            st.Running,
 		Total:              st.Total,
-		MaxProcesses:       h.cfg.MaxProcesses,
-		MaxOutputBytes:     h.cfg.MaxOutputBytes,
-		MaxBufferBytes:     h.cfg.MaxBufferBytes,
+		MaxProcesses:       h.cfg.Limits.Processes,
+		MaxOutputBytes:     h.cfg.Limits.OutputBytes,
+		MaxBufferBytes:     h.cfg.Limits.BufferBytes,
 		BlockedSideEffects: []string{},
 		Report:             h.roots.Report(req, h.cfg),
-		PurgeAfterMs:       int(h.cfg.PurgeAfter.Milliseconds()),
-		LogDir:             h.cfg.LogDir,
+		PurgeAfterMs:       int(h.cfg.Times.PurgeAfter.Milliseconds()),
+		LogDir:             h.cfg.Log.Dir,
 		Toolset:            h.cfg.Toolset,
 	}
-	for _, b := range h.cfg.Blocked {
+	for _, b := range h.cfg.Rules.Blocked {
 		out.BlockedSideEffects = append(out.BlockedSideEffects, string(b))
 	}
-	if h.cfg.DenyCommand != nil {
-		out.DenyCommandRegex = h.cfg.DenyCommand.String()
+	if h.cfg.Rules.DenyCommand != nil {
+		out.DenyCommandRegex = h.cfg.Rules.DenyCommand.String()
 	}
-	if h.cfg.AllowCommand != nil {
-		out.AllowCommandRegex = h.cfg.AllowCommand.String()
+	if h.cfg.Rules.AllowCommand != nil {
+		out.AllowCommandRegex = h.cfg.Rules.AllowCommand.String()
 	}
 	return out
 }

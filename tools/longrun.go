@@ -38,7 +38,7 @@ func (h *handlers) waitForLimit(reqMs *int) time.Duration {
 	if reqMs != nil {
 		d = ms(max(*reqMs, 0))
 	}
-	return min(d, h.cfg.MaxYield)
+	return min(d, h.cfg.Times.MaxYield)
 }
 
 // nameInUse builds the refusal of a duplicate name.

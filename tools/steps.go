@@ -91,7 +91,7 @@ func (h *handlers) runStep(ctx context.Context, p *session.Process, st wire.Writ
 	if st.TimeoutMs != nil {
 		d = ms(max(*st.TimeoutMs, 0))
 	}
-	d = min(d, h.cfg.MaxYield)
+	d = min(d, h.cfg.Times.MaxYield)
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	err := p.Type(wctx, st.Input, st.Keys, st.Newline, false)

@@ -114,12 +114,12 @@ func loadConfig(getenv func(string) string) (*policy.Config, error) {
 // answer with a log file ("" when none was needed).
 func localManager(cfg *policy.Config) (*session.Manager, string, error) {
 	var dir string
-	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
+	if cfg.Log.Dir == "" && cfg.Toolset != policy.ToolsetDefault {
 		d, err := session.NewTempDir("logs")
 		if err != nil {
 			return nil, "", fmt.Errorf("tools: making a directory for the shells' logs: %w", err)
 		}
-		cfg.LogDir, dir = d, d
+		cfg.Log.Dir, dir = d, d
 	}
 	o, err := session.LocalOptions(nil)
 	if err == nil {

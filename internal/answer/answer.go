@@ -155,7 +155,7 @@ func streamName(s outlog.Stream) string {
 // Cap applies the server cap to a requested max_output_bytes: absent or
 // not positive means the cap.
 func (r *Reader) Cap(req *int) int {
-	c := r.cfg.MaxOutputBytes
+	c := r.cfg.Limits.OutputBytes
 	if req != nil && *req > 0 && *req < c {
 		return *req
 	}

@@ -120,12 +120,12 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	// that follows it, as that server does; without a configured directory
 	// they go to a private one that lives as long as the server.
 	var tempLogDir string
-	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
+	if cfg.Log.Dir == "" && cfg.Toolset != policy.ToolsetDefault {
 		d, err := session.NewTempDir("logs") // swept by the next server if this one is killed
 		if err != nil {
 			return nil, fmt.Errorf("making a directory for the shells' logs (or set YIELDSHELL_LOG_DIR): %w", err)
 		}
-		cfg.LogDir, tempLogDir = d, d
+		cfg.Log.Dir, tempLogDir = d, d
 	}
 	mgr, err := newManager(cfg, log)
 	if err != nil {

@@ -150,7 +150,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err != nil {
 		return nil, err
 	}
-	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, l.secrets, func(p *Process, final Info) {
+	return newProcess(l.id, l.ss, proc, m.cfg.Limits.BufferBytes, l.secrets, func(p *Process, final Info) {
 		<-registered
 		m.ended(p, final)
 	}), nil

@@ -92,7 +92,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 		v.pattern = re
 	}
 	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
-		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.MaxYield)
+		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.Times.MaxYield)
 	}
 	switch in.OnInput {
 	case "", "return":
@@ -139,7 +139,7 @@ func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in Start
 		Restart:     v.restart,
 	}
 	if h.cfg.NeedsRoots(spec.Cwd) {
-		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
+		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)
 		if ask != nil {
 			return ask, StartOut{}, nil // the sessionless protocol: the retry carries the client's roots
 		}
