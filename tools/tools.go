@@ -47,7 +47,7 @@ func WithVersion(v string) Option { return func(h *toolhost.Host) { h.Version = 
 // Shells runs the commands of the tools Add added. Close it when the
 // server is done.
 type Shells struct {
-	m      *session.Manager // nil: the caller's, which it shuts down
+	m      *session.Manager // the Manager Add made; nil when the caller gave its own
 	tmpDir string           // a log directory Add made; "" when none
 }
 
@@ -121,17 +121,18 @@ func localManager(cfg *policy.Config) (*session.Manager, string, error) {
 		}
 		cfg.Log.Dir, dir = d, d
 	}
+	var m *session.Manager
 	o, err := session.LocalOptions(nil)
 	if err == nil {
-		var m *session.Manager
-		if m, err = session.NewManager(cfg, o); err == nil {
-			return m, dir, nil
+		m, err = session.NewManager(cfg, o)
+	}
+	if err != nil {
+		if dir != "" {
+			os.RemoveAll(dir)
 		}
+		return nil, "", fmt.Errorf("tools: starting the process manager: %w", err)
 	}
-	if dir != "" {
-		os.RemoveAll(dir)
-	}
-	return nil, "", fmt.Errorf("tools: %w", err)
+	return m, dir, nil
 }
 
 // register adds the tool surface that the Host's Config.Toolset selects
