@@ -1,6 +1,6 @@
 //go:build unix
 
-package proc
+package shellyeah
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 func TestGroupCPU(t *testing.T) {
@@ -30,14 +32,14 @@ func TestGroupCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		first, _, ok := GroupCPU(cmd.Process.Pid)
+		first, _, ok := proc.GroupCPU(cmd.Process.Pid)
 		if !ok {
 			t.Fatal("GroupCPU: cannot read /proc")
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			time.Sleep(100 * time.Millisecond) // sampling CPU time, the condition under test
-			now, _, _ := GroupCPU(cmd.Process.Pid)
+			now, _, _ := proc.GroupCPU(cmd.Process.Pid)
 			if busy := now > first; busy == c.busy || time.Now().After(deadline) {
 				if busy != c.busy {
 					t.Errorf("%q: CPU ticks went from %d to %d", c.script, first, now)
@@ -65,7 +67,7 @@ func TestGroupCPUCountsReapedChildrenAndRunning(t *testing.T) {
 	sawRunning := false
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		ticks, running, ok := GroupCPU(cmd.Process.Pid)
+		ticks, running, ok := proc.GroupCPU(cmd.Process.Pid)
 		if !ok {
 			t.Fatal("GroupCPU: cannot read /proc")
 		}
