@@ -101,6 +101,7 @@ type Cleaner struct {
 	eager   bool
 	replies []byte
 	dropped int
+	onOSC   func(payload []byte) // OnOSC's
 }
 
 // NewCleaner returns an eager cleaner (rows are committed when a line feed
@@ -122,6 +123,18 @@ func NewTerminal(cols, rows int) *Cleaner {
 	c := &Cleaner{}
 	c.term.init(min(cols, MaxCols), max(1, min(rows, MaxRows)))
 	return c
+}
+
+// OnOSC has Write call f with the payload of each OSC sequence in the
+// output (what stands between ESC ] and its terminator, OSCCap bytes at
+// most; valid until f returns), at the point where the sequence ends: f
+// sees the Cleaner as that point left it (Line, TakeReplies), and may call
+// those, but not Write. An OSC that another sequence's ESC ends is passed
+// too; one that CAN or SUB aborts, or that runs past OSCCap, is not. This
+// is how a caller reads shell-integration marks (OSC 133 and 633) without
+// a parser of its own; nil stops the calls.
+func (c *Cleaner) OnOSC(f func(payload []byte)) {
+	c.onOSC, c.tok.keep = f, f != nil
 }
 
 // AltScreen reports whether the program is in the alternate screen.
@@ -224,9 +237,10 @@ func (c *Cleaner) Close(dst []byte) []byte {
 // (a finished process's record should cost little); Resize makes it usable
 // again.
 func (c *Cleaner) Shrink() {
-	eager, dropped := c.eager, c.dropped
+	eager, dropped, onOSC := c.eager, c.dropped, c.onOSC
 	*c = Cleaner{eager: eager, dropped: dropped}
 	c.term.init(1, 1)
+	c.OnOSC(onOSC)
 }
 
 // Resize changes the terminal size. Rows that no longer fit above the
@@ -248,9 +262,9 @@ func (c *Cleaner) TakeReplies(dst []byte) []byte {
 // made because more than ReplyCap bytes of them were waiting.
 func (c *Cleaner) DroppedReplies() int { return c.dropped }
 
-func (c *Cleaner) reply(q Query) {
+func (c *Cleaner) reply(q query) {
 	n := len(c.replies)
-	c.replies = AppendReply(c.replies, q, c.state())
+	c.replies = appendReply(c.replies, q, c.state())
 	if len(c.replies) > ReplyCap {
 		c.replies = c.replies[:n]
 		c.dropped++
@@ -283,6 +297,9 @@ func (c *Cleaner) Write(dst, p []byte) []byte {
 		case tokOSC:
 			payload, n := c.tok.oscPayload()
 			c.oscDispatch(payload, n, t.b)
+			if c.onOSC != nil {
+				c.onOSC(c.tok.payload)
+			}
 		}
 	}
 }

@@ -218,45 +218,45 @@ func (c *Cleaner) setPrivate(dst []byte, mode int, on bool) []byte {
 
 // csiQuery returns the query a CSI sequence asks, if it is one the
 // terminal answers (see reply.go).
-func csiQuery(s *csiSeq) (Query, bool) {
+func csiQuery(s *csiSeq) (query, bool) {
 	p0 := s.params[0]
 	switch s.cmd() {
 	case 'n': // DSR
 		switch p0 {
 		case 5:
-			return Query{Kind: QStatus}, true
+			return query{Kind: qStatus}, true
 		case 6:
-			return Query{Kind: QCursor}, true
+			return query{Kind: qCursor}, true
 		}
 	case cmd('?', 0, 'n'): // DECXCPR
-		return Query{Kind: QExtCursor}, p0 == 6
+		return query{Kind: qExtCursor}, p0 == 6
 	case 'c': // DA1
-		return Query{Kind: QDA1}, p0 == 0
+		return query{Kind: qDA1}, p0 == 0
 	case cmd('>', 0, 'c'): // DA2
-		return Query{Kind: QDA2}, p0 == 0
+		return query{Kind: qDA2}, p0 == 0
 	case cmd('>', 0, 'q'): // XTVERSION
-		return Query{Kind: QVersion}, p0 == 0
+		return query{Kind: qVersion}, p0 == 0
 	case cmd(0, '$', 'p'): // DECRQM
-		return Query{Kind: QMode, N: p0}, true
+		return query{Kind: qMode, N: p0}, true
 	case cmd('?', '$', 'p'): // DECRQM, DEC private mode
-		return Query{Kind: QMode, N: p0, Private: true}, true
+		return query{Kind: qMode, N: p0, Private: true}, true
 	case cmd('?', 0, 'u'): // kitty keyboard flags
-		return Query{Kind: QKitty}, true
+		return query{Kind: qKitty}, true
 	}
-	return Query{}, false
+	return query{}, false
 }
 
 // oscDispatch acts on a complete OSC, terminated by BEL or ST (term is the
-// byte after ESC): only colour queries (OSC 10/11/12 ; ?) have an effect,
-// a reply. Titles, hyperlinks, clipboard writes and shell-integration marks
-// leave no text.
+// byte after ESC; ESC when another sequence ended it): only colour queries
+// (OSC 10/11/12 ; ?) properly terminated have an effect, a reply. Titles,
+// hyperlinks, clipboard writes and shell-integration marks leave no text.
 func (c *Cleaner) oscDispatch(payload []byte, n int, term byte) {
-	if n != 4 || payload[0] != '1' || payload[2] != ';' || payload[3] != '?' || payload[1] < '0' || payload[1] > '2' {
+	if term == esc || n != 4 || payload[0] != '1' || payload[2] != ';' || payload[3] != '?' || payload[1] < '0' || payload[1] > '2' {
 		return
 	}
 	st := "\a"
 	if term == '\\' {
 		st = "\x1b\\"
 	}
-	c.reply(Query{Kind: QColour, N: 10 + int(payload[1]-'0'), ST: st})
+	c.reply(query{Kind: qColour, N: 10 + int(payload[1]-'0'), ST: st})
 }

@@ -1,6 +1,9 @@
 // Package screen turns the raw bytes a program writes to its terminal into
 // what a person at that terminal would have seen: a clean, append-only text log
 // and a rendered screen, and answers the queries a program asks its terminal.
+// It is for any Go program that runs other programs under a pseudo-terminal
+// (package pty) and wants to log or show what they print: Cleaner for the
+// log, Screen for the screen, Stripper for piped output.
 //
 // Cleaner is our own streaming terminal: a row model of the normal screen
 // (clean.go, rows.go) whose rows are committed to the log as they become

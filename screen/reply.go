@@ -2,32 +2,32 @@ package screen
 
 import "strconv"
 
-// QueryKind is a kind of terminal query a program can send.
-type QueryKind uint8
+// queryKind is a kind of terminal query a program can send.
+type queryKind uint8
 
 // The queries answered, with the sequence that asks.
 const (
-	QDA1       QueryKind = iota + 1 // CSI c, CSI 0 c: primary device attributes
-	QDA2                            // CSI > c: secondary device attributes
-	QStatus                         // CSI 5 n: device status
-	QCursor                         // CSI 6 n: cursor position (CPR)
-	QExtCursor                      // CSI ? 6 n: cursor position with page (DECXCPR)
-	QMode                           // CSI ? n $ p, CSI n $ p: mode state (DECRQM)
-	QVersion                        // CSI > q, CSI > 0 q: terminal name and version (XTVERSION)
-	QColour                         // OSC 10/11/12 ; ? : foreground, background, cursor colour
-	QKitty                          // CSI ? u: kitty keyboard protocol flags
+	qDA1       queryKind = iota + 1 // CSI c, CSI 0 c: primary device attributes
+	qDA2                            // CSI > c: secondary device attributes
+	qStatus                         // CSI 5 n: device status
+	qCursor                         // CSI 6 n: cursor position (CPR)
+	qExtCursor                      // CSI ? 6 n: cursor position with page (DECXCPR)
+	qMode                           // CSI ? n $ p, CSI n $ p: mode state (DECRQM)
+	qVersion                        // CSI > q, CSI > 0 q: terminal name and version (XTVERSION)
+	qColour                         // OSC 10/11/12 ; ? : foreground, background, cursor colour
+	qKitty                          // CSI ? u: kitty keyboard protocol flags
 )
 
-// Query is one query found in a program's output.
-type Query struct {
-	Kind    QueryKind
-	N       int    // QMode: the mode; QColour: 10, 11 or 12
-	Private bool   // QMode: a DEC private mode (CSI ? n $ p)
-	ST      string // QColour: the terminator the query used, BEL or ESC \
+// query is one query found in a program's output.
+type query struct {
+	Kind    queryKind
+	N       int    // qMode: the mode; qColour: 10, 11 or 12
+	Private bool   // qMode: a DEC private mode (CSI ? n $ p)
+	ST      string // qColour: the terminator the query used, BEL or ESC \
 }
 
-// State is the terminal state replies are computed from.
-type State struct {
+// replyState is the terminal state replies are computed from.
+type replyState struct {
 	Row, Col      int // cursor, 1-based, relative to the scroll region in origin mode
 	AppCursor     bool
 	Origin        bool
@@ -56,32 +56,32 @@ const (
 	ColourCursor     = ColourForeground     // OSC 12
 )
 
-// AppendReply appends xterm's answer to q in state st, or nothing for a
+// appendReply appends xterm's answer to q in state st, or nothing for a
 // query that gets no answer: the kitty keyboard query (CSI ? u) is
 // answered, as xterm does, by silence, so a program that sent a DA1 query
 // after it (as the protocol asks) sees DA1 first and knows at once that the
 // protocol is not supported.
-func AppendReply(dst []byte, q Query, st State) []byte {
+func appendReply(dst []byte, q query, st replyState) []byte {
 	switch q.Kind {
-	case QDA1:
+	case qDA1:
 		return append(dst, replyDA1...)
-	case QDA2:
+	case qDA2:
 		return append(dst, replyDA2...)
-	case QStatus:
+	case qStatus:
 		return append(dst, replyStatus...)
-	case QCursor, QExtCursor:
+	case qCursor, qExtCursor:
 		dst = append(dst, "\x1b["...)
-		if q.Kind == QExtCursor {
+		if q.Kind == qExtCursor {
 			dst = append(dst, '?')
 		}
 		dst = strconv.AppendInt(dst, int64(st.Row), 10)
 		dst = append(dst, ';')
 		dst = strconv.AppendInt(dst, int64(st.Col), 10)
-		if q.Kind == QExtCursor {
+		if q.Kind == qExtCursor {
 			dst = append(dst, ";1"...)
 		}
 		return append(dst, 'R')
-	case QMode:
+	case qMode:
 		dst = append(dst, "\x1b["...)
 		if q.Private {
 			dst = append(dst, '?')
@@ -90,9 +90,9 @@ func AppendReply(dst []byte, q Query, st State) []byte {
 		dst = append(dst, ';')
 		dst = strconv.AppendInt(dst, int64(modeState(q, st)), 10)
 		return append(dst, "$y"...)
-	case QVersion:
+	case qVersion:
 		return append(dst, replyVersion...)
-	case QColour:
+	case qColour:
 		var c string
 		switch q.N {
 		case 10:
@@ -115,7 +115,7 @@ func AppendReply(dst []byte, q Query, st State) []byte {
 
 // modeState is DECRQM's answer for the modes the terminal implements: 1
 // set, 2 reset; 0 (not recognised) for every other mode.
-func modeState(q Query, st State) int {
+func modeState(q query, st replyState) int {
 	var on bool
 	switch {
 	case !q.Private && q.N == 4:

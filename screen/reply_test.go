@@ -3,34 +3,34 @@ package screen
 import "testing"
 
 func TestAppendReply(t *testing.T) {
-	st := State{Row: 3, Col: 7, Autowrap: true, CursorVisible: true}
+	st := replyState{Row: 3, Col: 7, Autowrap: true, CursorVisible: true}
 	tests := []struct {
 		name string
-		q    Query
-		st   State
+		q    query
+		st   replyState
 		want string
 	}{
-		{"DA1", Query{Kind: QDA1}, st, "\x1b[?62;22c"},
-		{"DA2", Query{Kind: QDA2}, st, "\x1b[>1;10;0c"},
-		{"DSR status", Query{Kind: QStatus}, st, "\x1b[0n"},
-		{"CPR", Query{Kind: QCursor}, st, "\x1b[3;7R"},
-		{"DECXCPR", Query{Kind: QExtCursor}, st, "\x1b[?3;7;1R"},
-		{"DECRQM autowrap set", Query{Kind: QMode, N: 7, Private: true}, st, "\x1b[?7;1$y"},
-		{"DECRQM app cursor reset", Query{Kind: QMode, N: 1, Private: true}, st, "\x1b[?1;2$y"},
-		{"DECRQM alt screen", Query{Kind: QMode, N: 1049, Private: true}, State{AltScreen: true}, "\x1b[?1049;1$y"},
-		{"DECRQM cursor visible", Query{Kind: QMode, N: 25, Private: true}, st, "\x1b[?25;1$y"},
-		{"DECRQM origin", Query{Kind: QMode, N: 6, Private: true}, st, "\x1b[?6;2$y"},
-		{"DECRQM unknown private", Query{Kind: QMode, N: 2004, Private: true}, st, "\x1b[?2004;0$y"},
-		{"DECRQM insert (ANSI)", Query{Kind: QMode, N: 4}, State{Insert: true}, "\x1b[4;1$y"},
-		{"DECRQM unknown ANSI", Query{Kind: QMode, N: 20}, st, "\x1b[20;0$y"},
-		{"XTVERSION", Query{Kind: QVersion}, st, "\x1bP>|yieldshell\x1b\\"},
-		{"OSC 10 BEL", Query{Kind: QColour, N: 10, ST: "\a"}, st, "\x1b]10;rgb:e5e5/e5e5/e5e5\a"},
-		{"OSC 11 ST", Query{Kind: QColour, N: 11, ST: "\x1b\\"}, st, "\x1b]11;rgb:0000/0000/0000\x1b\\"},
-		{"OSC 12", Query{Kind: QColour, N: 12, ST: "\a"}, st, "\x1b]12;rgb:e5e5/e5e5/e5e5\a"},
-		{"kitty keyboard: silence", Query{Kind: QKitty}, st, ""},
+		{"DA1", query{Kind: qDA1}, st, "\x1b[?62;22c"},
+		{"DA2", query{Kind: qDA2}, st, "\x1b[>1;10;0c"},
+		{"DSR status", query{Kind: qStatus}, st, "\x1b[0n"},
+		{"CPR", query{Kind: qCursor}, st, "\x1b[3;7R"},
+		{"DECXCPR", query{Kind: qExtCursor}, st, "\x1b[?3;7;1R"},
+		{"DECRQM autowrap set", query{Kind: qMode, N: 7, Private: true}, st, "\x1b[?7;1$y"},
+		{"DECRQM app cursor reset", query{Kind: qMode, N: 1, Private: true}, st, "\x1b[?1;2$y"},
+		{"DECRQM alt screen", query{Kind: qMode, N: 1049, Private: true}, replyState{AltScreen: true}, "\x1b[?1049;1$y"},
+		{"DECRQM cursor visible", query{Kind: qMode, N: 25, Private: true}, st, "\x1b[?25;1$y"},
+		{"DECRQM origin", query{Kind: qMode, N: 6, Private: true}, st, "\x1b[?6;2$y"},
+		{"DECRQM unknown private", query{Kind: qMode, N: 2004, Private: true}, st, "\x1b[?2004;0$y"},
+		{"DECRQM insert (ANSI)", query{Kind: qMode, N: 4}, replyState{Insert: true}, "\x1b[4;1$y"},
+		{"DECRQM unknown ANSI", query{Kind: qMode, N: 20}, st, "\x1b[20;0$y"},
+		{"XTVERSION", query{Kind: qVersion}, st, "\x1bP>|yieldshell\x1b\\"},
+		{"OSC 10 BEL", query{Kind: qColour, N: 10, ST: "\a"}, st, "\x1b]10;rgb:e5e5/e5e5/e5e5\a"},
+		{"OSC 11 ST", query{Kind: qColour, N: 11, ST: "\x1b\\"}, st, "\x1b]11;rgb:0000/0000/0000\x1b\\"},
+		{"OSC 12", query{Kind: qColour, N: 12, ST: "\a"}, st, "\x1b]12;rgb:e5e5/e5e5/e5e5\a"},
+		{"kitty keyboard: silence", query{Kind: qKitty}, st, ""},
 	}
 	for _, tc := range tests {
-		if got := string(AppendReply(nil, tc.q, tc.st)); got != tc.want {
+		if got := string(appendReply(nil, tc.q, tc.st)); got != tc.want {
 			t.Errorf("%s: got %q want %q", tc.name, got, tc.want)
 		}
 	}

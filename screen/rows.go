@@ -952,12 +952,12 @@ func (c *Cleaner) resize(dst []byte, cols, rows int) []byte {
 }
 
 // state is what replies are computed from.
-func (c *Cleaner) state() State {
+func (c *Cleaner) state() replyState {
 	y := c.cy
 	if c.modes.origin {
 		y -= c.top
 	}
-	return State{
+	return replyState{
 		Row: y + 1, Col: c.cx + 1,
 		AppCursor: c.modes.appCursor, Origin: c.modes.origin, Autowrap: c.modes.autowrap,
 		Insert: c.modes.insert, CursorVisible: !c.modes.hidden, AltScreen: c.alt,

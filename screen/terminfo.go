@@ -83,9 +83,9 @@ var terminfoCaps = map[string]capUse{
 	"acsc":  {false, "a mapping table, not a sequence: the line-drawing set is mapped in full (decGraphics)"},
 
 	// Replies the terminal sends and the queries that ask for them.
-	"u6": {false, "format of the CPR reply (a reply, not output); see AppendReply"},
+	"u6": {false, "format of the CPR reply (a reply, not output); see appendReply"},
 	"u7": {true, "CPR query: answered with the cursor position"},
-	"u8": {false, "format of the DA reply (a reply, not output); see AppendReply"},
+	"u8": {false, "format of the DA reply (a reply, not output); see appendReply"},
 	"u9": {true, "DA1 query: answered"},
 
 	// Attributes and colours: the log is text, and the rendered screen has

@@ -45,7 +45,7 @@ const (
 	tokEsc                    // ESC [intermediate] final: the tokenizer's escape
 	tokCSI                    // CSI: the tokenizer's csi
 	tokString                 // the start of an OSC, DCS, SOS, PM or APC string
-	tokOSC                    // a complete OSC: the tokenizer's osc; token.b is BEL or '\\' (ST)
+	tokOSC                    // a complete OSC: the tokenizer's osc; token.b is BEL, '\\' (ST) or ESC (another sequence began)
 )
 
 // token is one token. The parameters of an ESC, CSI or OSC sequence stay in
@@ -97,8 +97,12 @@ type tokenizer struct {
 	escape escSeq
 	strLen int           // payload bytes of the current OSC/DCS/... string
 	osc    [oscKeep]byte // the start of the current OSC's payload
-	carry  [utf8.UTFMax]byte
-	ncarry int // bytes of an incomplete UTF-8 character held back
+	// keep has the whole payload of each OSC kept in payload (OSCCap
+	// bytes at most), for the Cleaner's OnOSC.
+	keep    bool
+	payload []byte
+	carry   [utf8.UTFMax]byte
+	ncarry  int // bytes of an incomplete UTF-8 character held back
 }
 
 // oscPayload is the start of the OSC just ended (oscKeep bytes at most) and
@@ -228,7 +232,7 @@ func (z *tokenizer) inEsc(p []byte, i int) (token, int) {
 	case b == '[':
 		z.startCSI()
 	case b == ']':
-		z.st, z.strLen = stOSC, 0
+		z.st, z.strLen, z.payload = stOSC, 0, z.payload[:0]
 		return token{kind: tokString}, i + 1
 	case b == 'P' || b == 'X' || b == '^' || b == '_':
 		z.st, z.strLen = stStr, 0
@@ -375,6 +379,9 @@ func (z *tokenizer) inString(p []byte, i int) (token, int) {
 		j++
 		z.strLen++
 	}
+	if osc && z.keep {
+		z.payload = append(z.payload, p[i:j]...)
+	}
 	if j == len(p) {
 		return token{}, j
 	}
@@ -397,13 +404,18 @@ func (z *tokenizer) inString(p []byte, i int) (token, int) {
 }
 
 // inStringEsc reads the byte after an ESC inside a string: ST ends it; any
-// other byte ends it too and starts a new sequence, as in xterm.
+// other byte ends it too and starts a new sequence, as in xterm. An OSC
+// ended that way is a token too, with token.b ESC: nothing answers it,
+// but OnOSC sees it, as a terminal would.
 func (z *tokenizer) inStringEsc(p []byte, i int) (token, int) {
+	osc := z.st == stOSCEsc
 	if p[i] != '\\' {
 		z.st = stEsc
+		if osc {
+			return token{kind: tokOSC, b: esc}, i
+		}
 		return token{}, i
 	}
-	osc := z.st == stOSCEsc
 	z.st = stGround
 	if osc {
 		return token{kind: tokOSC, b: '\\'}, i + 1

@@ -6,38 +6,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/askhuman"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
-
-// AskHumanIn is ask_human's input.
-type AskHumanIn struct {
-	ProcessID string `json:"process_id" jsonschema:"the process_id from exec, or the process's name"`
-	Message   string `json:"message" jsonschema:"what you tell the person: which program asks, why, and what to type or do"`
-	Secret    bool   `json:"secret,omitempty" jsonschema:"true: the program waits for a password now (input_kind password) and the person types it on the page; it goes to the program only and never reaches you. false (default): the person gets the whole terminal (live screen and keyboard) until they press Done"`
-	TimeoutMs *int   `json:"timeout_ms,omitempty" jsonschema:"how long the page lives and the call may wait for the person (default 600000 = 10 minutes, at most 86400000)"`
-}
-
-// AskHumanOut is ask_human's answer: the link to show, or how the person
-// finished with the program's reply, as write with yield_ms gives it.
-type AskHumanOut struct {
-	ProcessID   string  `json:"process_id" jsonschema:"the process asked about"`
-	URL         string  `json:"url,omitempty" jsonschema:"when your client cannot show pages itself: the one-time page for the user. Show them this link (do not open it yourself), then wait on the process"`
-	Message     string  `json:"message,omitempty" jsonschema:"what to do next"`
-	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"how the person finished: human_done (typed the secret, or handed the terminal back), human_declined or human_left (the page expired or was closed)"`
-	Status      string  `json:"status,omitempty" jsonschema:"once the person finished: running, completed, stopped, timed_out or failed"`
-	ExitCode    *int    `json:"exit_code,omitempty" jsonschema:"exit status once the process ended"`
-	Signal      *string `json:"signal,omitempty" jsonschema:"the signal that ended the process"`
-	Stdout      *string `json:"stdout,omitempty" jsonschema:"once the person finished: the output since the page was made (never the secret)"`
-	Stderr      *string `json:"stderr,omitempty" jsonschema:"standard error since the page was made, in pipe mode"`
-	NextSeq     *int64  `json:"next_seq,omitempty" jsonschema:"position after the returned output, for read's since_seq"`
-	Truncated   bool    `json:"truncated,omitempty" jsonschema:"some of the output was left out (see read)"`
-	EndedBy     string  `json:"ended_by,omitempty" jsonschema:"who ended the process, once it ended"`
-	InputOut
-	Screen *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal while a full-screen program runs"`
-	Error  string     `json:"error,omitempty" jsonschema:"why no page was made, or why the call ended without the person's answer"`
-}
 
 // askHumanDescription is shared with shell-yeah's ask_human.
 const askHumanDescription = `Ask the user (the person you work for) to answer a program themselves, on a one-time web page, instead of you.
@@ -59,14 +33,14 @@ func askHumanTool() *mcp.Tool {
 	}
 }
 
-func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in AskHumanIn) (*mcp.CallToolResult, AskHumanOut, error) {
+func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in wire.AskHumanIn) (*mcp.CallToolResult, wire.AskHumanOut, error) {
 	var a askhuman.Answer
 	if req.Params.RequestState != "" {
 		a = h.human.Resume(ctx, req)
 	} else {
 		p, err := h.m.Get(in.ProcessID)
 		if err != nil {
-			return mcptool.Error(AskHumanOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+			return mcptool.Error(wire.AskHumanOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 		}
 		var timeout time.Duration
 		if in.TimeoutMs != nil {
@@ -77,17 +51,17 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in As
 			a.Process = p
 		}
 	}
-	out := AskHumanOut{ProcessID: in.ProcessID}
+	out := wire.AskHumanOut{ProcessID: in.ProcessID}
 	if a.Process != nil {
 		out.ProcessID = a.Process.ID
 	}
 	switch {
 	case a.Pending != nil:
-		return a.Pending, AskHumanOut{}, nil
+		return a.Pending, wire.AskHumanOut{}, nil
 	case a.Refused != "":
 		out.Error = a.Refused
 		if a.Input != nil && a.Input.Reason == session.ReasonInputWait {
-			out.InputOut = inputOut(a.Input.Input)
+			out.InputOut = answer.Input(a.Input.Input)
 		}
 		return mcptool.Error(out)
 	case a.URL != "":
@@ -96,14 +70,14 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in As
 		return nil, out, nil
 	}
 	p := a.Process
-	o := h.answer(p, session.Query{Since: &a.Before, MaxBytes: h.outputCap(nil), Streams: session.Both})
-	out = AskHumanOut{
+	o := h.Answer(p, session.Query{Since: &a.Before, MaxBytes: h.Cap(nil), Streams: session.Both})
+	out = wire.AskHumanOut{
 		ProcessID: p.ID, YieldReason: string(a.Outcome), Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
 		EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen,
 	}
 	if r := a.Reply.Reason; r == session.ReasonInputWait || r == session.ReasonReady {
-		out.InputOut = inputOut(a.Reply.Input)
+		out.InputOut = answer.Input(a.Reply.Input)
 	}
 	return nil, out, nil
 }

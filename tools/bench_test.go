@@ -8,6 +8,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/toolhost"
 )
 
 // BenchmarkExecInMemory measures an exec call through the SDK without the
@@ -74,6 +75,6 @@ func benchServerEnv(b *testing.B, env map[string]string) (*session.Manager, *mcp
 	}
 	b.Cleanup(func() { m.Shutdown(context.Background()) })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	Register(srv, m, cfg, "test")
+	register(srv, toolhost.Host{Manager: m, Config: cfg, Version: "test"})
 	return m, connect(b, srv)
 }

@@ -2,23 +2,13 @@ package tools
 
 import (
 	"context"
+	"github.com/yieldshell/yieldshell/internal/wire"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 )
-
-// CleanupIn is cleanup's input.
-type CleanupIn struct {
-	CompletedOlderThanMs *int `json:"completed_older_than_ms,omitempty" jsonschema:"remove completed processes that ended longer ago than this (default 3600000)"`
-	StoppedOlderThanMs   *int `json:"stopped_older_than_ms,omitempty" jsonschema:"remove stopped, timed-out and failed processes that ended longer ago than this (default 3600000)"`
-}
-
-// CleanupOut is cleanup's answer.
-type CleanupOut struct {
-	Removed int `json:"removed" jsonschema:"how many finished processes were forgotten"`
-}
 
 func cleanupTool() *mcp.Tool {
 	return &mcp.Tool{
@@ -31,7 +21,7 @@ Example: {"completed_older_than_ms": 0, "stopped_older_than_ms": 0}`,
 	}
 }
 
-func (h *handlers) cleanup(ctx context.Context, req *mcp.CallToolRequest, in CleanupIn) (*mcp.CallToolResult, CleanupOut, error) {
+func (h *handlers) cleanup(ctx context.Context, req *mcp.CallToolRequest, in wire.CleanupIn) (*mcp.CallToolResult, wire.CleanupOut, error) {
 	ms := func(p *int) time.Duration {
 		if p == nil {
 			return time.Hour
@@ -39,5 +29,5 @@ func (h *handlers) cleanup(ctx context.Context, req *mcp.CallToolRequest, in Cle
 		return ms(*p)
 	}
 	n := h.m.Cleanup(ms(in.CompletedOlderThanMs), ms(in.StoppedOlderThanMs))
-	return nil, CleanupOut{Removed: n}, nil
+	return nil, wire.CleanupOut{Removed: n}, nil
 }

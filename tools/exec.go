@@ -12,67 +12,13 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 	"github.com/yieldshell/yieldshell/prompt"
 )
-
-// ExecIn is exec's input. Its schema is inferred from the tags, then
-// patched where tags cannot say enough (see execSchema).
-type ExecIn struct {
-	Command        string            `json:"command" jsonschema:"The command line, run with bash -c (/bin/sh -c where bash is not installed, or the operator's YIELDSHELL_SHELL; cmd.exe /c on Windows) unless shell names another program."`
-	SideEffects    []string          `json:"side_effects" jsonschema:"Every side-effect category the command may plausibly have; [\"NONE\"] for read-only commands (NONE is exclusive)."`
-	Cwd            string            `json:"cwd,omitempty" jsonschema:"Working directory; relative paths are resolved against the default (YIELDSHELL_DEFAULT_CWD, else the client's first root; ps shows it). Must be inside the allowed roots when there are (YIELDSHELL_ALLOWED_CWDS, or the client's roots)."`
-	Env            map[string]string `json:"env,omitempty" jsonschema:"Variables added to (or overriding) the server's environment."`
-	Shell          string            `json:"shell,omitempty" jsonschema:"Program that runs the command with -c instead of the server's shell, e.g. \"zsh\" or \"sh\" (on Windows powershell, pwsh or Git Bash's bash instead of cmd.exe)."`
-	Stdin          string            `json:"stdin,omitempty" jsonschema:"Text written to the command's input right after it starts. In PTY mode the terminal echoes it into the output unless the program has turned echo off already: never pass a password here; write it with write's wait_for_password."`
-	CloseStdin     bool              `json:"close_stdin,omitempty" jsonschema:"End the input after stdin is written (EOF), for commands that read to end of input. Default false."`
-	Name           string            `json:"name,omitempty" jsonschema:"A stable handle for the process (e.g. \"web\"): read, write, wait, stop and restart accept it in place of process_id, meaning the newest run under it. Compared case-insensitively, blanks as \"-\". Starting a second process under the name of one that is running is refused (use restart)."`
-	YieldMs        *int              `json:"yield_ms,omitempty" jsonschema:"How long to wait for the command to finish before leaving it in the background."`
-	TimeoutMs      *int              `json:"timeout_ms,omitempty" jsonschema:"Kill the command (its whole process group) after this long; 0 means no limit."`
-	MaxOutputBytes *int              `json:"max_output_bytes,omitempty" jsonschema:"Most output bytes to return in this answer (capped by YIELDSHELL_MAX_OUTPUT_BYTES)."`
-	TTY            *bool             `json:"tty,omitempty" jsonschema:"Run under a pseudo-terminal (default true) or with plain pipes, which keep stdout and stderr apart."`
-	Cols           *int              `json:"cols,omitempty" jsonschema:"Terminal width (default 120)."`
-	Rows           *int              `json:"rows,omitempty" jsonschema:"Terminal height (default 40)."`
-	// Long-running processes (longrun.go).
-	WaitFor          *string `json:"wait_for,omitempty" jsonschema:"Regex (Go RE2) that means the command is up, e.g. \"Local:.*http\" for a dev server. exec answers as soon as a line of output matches (output from the very start counts), with yield_reason \"pattern\", verified true and the matched text; if the process exits first or wait_for_timeout_ms passes, verified is false and the process keeps running unless it exited. Replaces yield_ms."`
-	WaitForTimeoutMs *int    `json:"wait_for_timeout_ms,omitempty" jsonschema:"How long to wait for wait_for (default 30000, capped like yield_ms)."`
-	MaxRetries       *int    `json:"max_retries,omitempty" jsonschema:"Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."`
-	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty" jsonschema:"Delay before the first crash restart (default 1000); it doubles for each further restart in a row. No restart comes sooner than 100 ms after the crash."`
-	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty" jsonschema:"Cap of the doubling delay (default 30000)."`
-	OnInput          string  `json:"on_input,omitempty" jsonschema:"What to do when the command waits for input within yield_ms: \"return\" (default) answers at once, backgrounded, with the prompt; \"fail\" stops the command the moment it asks (status \"failed\", ended_by \"input\") and answers with the prompt and its grammar (input_kind, choices, default, items): for commands that must not prompt."`
-}
-
-// ExecOut is exec's answer. Which fields are set depends on status.
-type ExecOut struct {
-	Status      string     `json:"status" jsonschema:"completed, backgrounded (still running: use process_id), timed_out, stopped, failed (on_input \"fail\": it waited for input and was stopped; ended_by \"input\") or failed_to_start (nothing ran; see error and rule)"`
-	ProcessID   string     `json:"process_id,omitempty" jsonschema:"handle for read, write, wait and stop; set whenever a process started"`
-	Pid         int        `json:"pid,omitempty" jsonschema:"operating-system process id (also the process group and session id)"`
-	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the command ended (-N when signal N ended it); null while running"`
-	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the command (e.g. SIGTERM), or null"`
-	DurationMs  float64    `json:"duration_ms" jsonschema:"time from start to this answer (or to the end), in ms"`
-	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text: in PTY mode the whole terminal output, cleaned of escape sequences"`
-	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode (tty: false); empty in PTY mode"`
-	Truncated   bool       `json:"truncated" jsonschema:"some output was left out: cut by max_output_bytes or no longer retained"`
-	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: pass it as since_seq to read to get only newer output"`
-	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why exec returned: exited, detached (the command exited but processes it started still run, so it stays backgrounded), input_wait (the program waits for input; with on_input \"fail\" it was stopped for it), ready (a server is up: it listens and reads its terminal only for shortcut keys), yield_elapsed, timeout or cancelled"`
-	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout, shutdown or input (on_input \"fail\")"`
-	TTY         *bool      `json:"tty,omitempty" jsonschema:"whether the command runs under a pseudo-terminal"`
-	Message     string     `json:"message,omitempty" jsonschema:"what to do next"`
-	Error       string     `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
-	Rule        string     `json:"rule,omitempty" jsonschema:"the policy rule that refused the command"`
-	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal, present while a full-screen program runs"`
-	InputOut
-	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process, its input, or its terminal (replies to its queries that were dropped)"`
-	Name  string   `json:"name,omitempty" jsonschema:"the process's name, normalised"`
-	// ExistingProcessID is the running process that holds the name, when
-	// the start was refused for that.
-	ExistingProcessID string `json:"existing_process_id,omitempty" jsonschema:"when the name is taken: the running process that holds it (use restart or stop)"`
-	patternFields
-	longFields
-	omitFields
-}
 
 func execTool(cfg *policy.Config) *mcp.Tool {
 	return &mcp.Tool{
@@ -96,8 +42,8 @@ func kindList() string {
 
 func execDescription(cfg *policy.Config) string {
 	bl := "none"
-	if len(cfg.Blocked) > 0 {
-		bl = effectList(cfg.Blocked)
+	if len(cfg.Rules.Blocked) > 0 {
+		bl = effectList(cfg.Rules.Blocked)
 	}
 	return `Run a shell command (bash -c, or /bin/sh -c where bash is not installed; cmd.exe /c on Windows) under its own pseudo-terminal. A command that finishes within yield_ms answers at once with status "completed", its exit_code and output; one still running is left in the background and answers "backgrounded" with a process_id for read, write, wait and stop.
 
@@ -109,7 +55,7 @@ side_effects is required and must not be empty: declare every category the comma
 Examples: read-only ["NONE"]; editing workspace files ["MODIFIES_WORKSPACE_FILES"]; installing dependencies ["CHANGES_PACKAGES_OR_DEPENDENCIES", "MAKES_NETWORK_REQUESTS"]; network access ["MAKES_NETWORK_REQUESTS"]; deleting files ["DELETES_FILES"]; sudo ["RUNS_PRIVILEGED_COMMANDS"]; protected files ["MODIFIES_PROTECTED_FILES"]; dotfiles or per-user settings ["MODIFIES_OS_USER_SETTINGS"]; anything that could end the agent or its client ["KILLS_AGENT_PROCESS"].
 RUNS_INLINE_CODE (python -c, node -e, heredocs piped into an interpreter, curl ... | sh) is blocked by default: write the code to a reviewable workspace file and run that file in a small, inspectable step instead.
 
-Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.MaxOutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.DefaultYield.Milliseconds()) + ` (max ` + fmt.Sprint(cfg.MaxYield.Milliseconds()) + `), timeout_ms ` + fmt.Sprint(cfg.DefaultTimeout.Milliseconds()) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal ` + fmt.Sprintf("%dx%d", session.DefaultCols, session.DefaultRows) + `. stdin is written after start and stdin stays open unless close_stdin is true.`
+Output: in PTY mode (the default; tty: false uses pipes) stdout carries the terminal's text with escape sequences removed and redraws resolved, and stderr is empty. Answers carry next_seq: pass it to read as since_seq to get only newer output. At most max_output_bytes (default and cap ` + fmt.Sprint(cfg.Limits.OutputBytes) + `) are returned per answer. Defaults: yield_ms ` + fmt.Sprint(cfg.Times.DefaultYield.Milliseconds()) + ` (max ` + fmt.Sprint(cfg.Times.MaxYield.Milliseconds()) + `), timeout_ms ` + fmt.Sprint(cfg.Times.DefaultTimeout.Milliseconds()) + ` (0 = none; on timeout the process group is killed and the status is "timed_out"), terminal ` + fmt.Sprintf("%dx%d", session.DefaultCols, session.DefaultRows) + `. stdin is written after start and stdin stays open unless close_stdin is true.`
 }
 
 // execSchema is ExecIn's inferred schema with what tags cannot express:
@@ -117,7 +63,7 @@ Output: in PTY mode (the default; tty: false uses pipes) stdout carries the term
 // did) whose description says what is blocked, optional parameters accept
 // null (0.4.0's clients send it), and the numeric bounds.
 func execSchema(cfg *policy.Config) *jsonschema.Schema {
-	s, err := jsonschema.For[ExecIn](nil)
+	s, err := jsonschema.For[wire.ExecIn](nil)
 	if err != nil {
 		panic(fmt.Sprintf("exec input schema: %v", err)) // a programming error in ExecIn's tags
 	}
@@ -151,8 +97,8 @@ func execSchema(cfg *policy.Config) *jsonschema.Schema {
 // by default and which this server blocks.
 func sideEffectDescription(cfg *policy.Config) string {
 	blocked := "none"
-	if len(cfg.Blocked) > 0 {
-		blocked = effectList(cfg.Blocked)
+	if len(cfg.Rules.Blocked) > 0 {
+		blocked = effectList(cfg.Rules.Blocked)
 	}
 	return "A category of side effect a command may have. NONE means read-only and cannot be combined with another. " +
 		"Blocked by default: " + effectList(policy.DefaultBlocked()) + " (MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS changes the list). " +
@@ -176,24 +122,24 @@ func anySlice[T any](xs []T) []any {
 	return out
 }
 
-func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn) (*mcp.CallToolResult, ExecOut, error) {
+func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.ExecIn) (*mcp.CallToolResult, wire.ExecOut, error) {
 	var waitFor *regexp.Regexp
 	if in.WaitFor != nil && *in.WaitFor != "" {
 		re, err := compilePattern("wait_for", *in.WaitFor)
 		if err != nil {
-			return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: err.Error() + "; nothing was started"})
+			return mcptool.Error(wire.ExecOut{Status: statusFailedToStart, Error: err.Error() + "; nothing was started"})
 		}
 		waitFor = re
 	}
 	if in.OnInput != "" && in.OnInput != onInputReturn && in.OnInput != onInputFail {
-		return mcptool.Error(ExecOut{Status: statusFailedToStart, Error: `invalid on_input: use "return" or "fail"; nothing was started`})
+		return mcptool.Error(wire.ExecOut{Status: statusFailedToStart, Error: `invalid on_input: use "return" or "fail"; nothing was started`})
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
 	if h.cfg.NeedsRoots(spec.Cwd) {
-		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
+		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)
 		if ask != nil {
-			return ask, ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots
+			return ask, wire.ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots
 		}
 		spec.Roots = r
 	}
@@ -205,11 +151,11 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	p, err := h.m.Start(ctx, spec)
 	if err != nil {
 		if ask := h.human.AskApproval(req, h.cfg, h.m, spec, err); ask != nil && !retried {
-			return ask, ExecOut{}, nil // YIELDSHELL_ASK: the user decides (askhuman/approve.go)
+			return ask, wire.ExecOut{}, nil // YIELDSHELL_ASK: the user decides (askhuman/approve.go)
 		}
 		return mcptool.Error(startFailure(err))
 	}
-	q := h.answerQuery(nil, in.MaxOutputBytes, session.Both)
+	q := h.Query(nil, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
 	y := yielded{reason: session.ReasonYield}
 	var o session.Outcome
@@ -242,8 +188,8 @@ const (
 )
 
 // execSpec is what exec asks to start, with the server's defaults.
-func (h *handlers) execSpec(in ExecIn) session.Spec {
-	timeout := h.cfg.DefaultTimeout
+func (h *handlers) execSpec(in wire.ExecIn) session.Spec {
+	timeout := h.cfg.Times.DefaultTimeout
 	if in.TimeoutMs != nil {
 		timeout = ms(max(*in.TimeoutMs, 0))
 	}
@@ -269,8 +215,8 @@ func (h *handlers) execSpec(in ExecIn) session.Spec {
 }
 
 // startFailure is exec's answer when nothing was started.
-func startFailure(err error) ExecOut {
-	out := ExecOut{Status: statusFailedToStart, Error: err.Error()}
+func startFailure(err error) wire.ExecOut {
+	out := wire.ExecOut{Status: statusFailedToStart, Error: err.Error()}
 	if r, ok := errors.AsType[*policy.Refusal](err); ok {
 		out.Rule = r.Rule
 	}
@@ -284,15 +230,15 @@ func startFailure(err error) ExecOut {
 type yielded struct {
 	reason   session.Reason
 	asked    session.InputState // what a wait that ended on input saw
-	pf       patternFields
+	pf       wire.PatternFields
 	restarts int // crash restarts a wait_for followed
 }
 
 // execAnswer is exec's answer once it stopped waiting, built from s, one
 // snapshot of p.
-func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time.Time, waitFor *regexp.Regexp, y yielded) ExecOut {
-	stdout, stderr, of := answerText(s.Output)
-	out := ExecOut{
+func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time.Time, waitFor *regexp.Regexp, y yielded) wire.ExecOut {
+	stdout, stderr, of := answer.Text(s.Output)
+	out := wire.ExecOut{
 		ProcessID:   p.ID,
 		Pid:         p.Pid,
 		DurationMs:  millis(time.Since(start)),
@@ -302,16 +248,16 @@ func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time
 		NextSeq:     new(s.NextSeq),
 		YieldReason: string(y.reason),
 		TTY:         new(p.TTY),
-		Screen:      screenOut(s.Output),
+		Screen:      answer.Screen(s.Output),
 		Name:        p.Name,
 	}
-	out.patternFields = y.pf
-	out.omitFields = of
-	out.longFields = h.long(p, s)
-	out.ExitCode, out.Signal = exitFields(s.Info)
+	out.PatternFields = y.pf
+	out.OmitFields = of
+	out.LongFields = h.Long(p, s)
+	out.ExitCode, out.Signal = answer.ExitFields(s.Info)
 	if s.Status == session.Running {
 		out.Status = statusBackgrounded
-		out.InputOut = inputOut(s.Input)
+		out.InputOut = answer.Input(s.Input)
 		out.Message = runningMessage(y.reason, s.Input)
 	} else {
 		out.Status = string(s.Status)
@@ -319,16 +265,16 @@ func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time
 		if s.Status == session.TimedOut {
 			out.YieldReason = "timeout"
 		}
-		out.Notes = endNotes(s.Info)
+		out.Notes = answer.EndNotes(s.Info)
 		if s.EndedBy == session.EndedByInput {
-			out.InputOut = inputOut(y.asked)
+			out.InputOut = answer.Input(y.asked)
 			out.Message = inputFailMessage(y.asked)
 		}
 	}
 	if s.StdinError != "" {
 		out.Notes = append(out.Notes, "writing stdin failed: "+s.StdinError)
 	}
-	out.Notes = append(out.Notes, replyNotes(s.Info)...)
+	out.Notes = append(out.Notes, answer.ReplyNotes(s.Info)...)
 	out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, y.reason, s.Info, y.restarts)...)
 	return out
 }
@@ -346,32 +292,14 @@ func runningMessage(reason session.Reason, st session.InputState) string {
 	return "The command is still running in the background. Use read (with since_seq = next_seq), write, wait or stop with this process_id."
 }
 
-// endNotes explains the end of a process when something about it needs
-// saying.
-func endNotes(in session.Info) []string {
-	if in.OutputLeftOpen {
-		return []string{"the command exited but a process it started still holds its output open; later output from it is in read"}
-	}
-	return nil
-}
-
-// replyNotes says when the terminal dropped replies to the program's
-// queries: it is then running on guesses (cursor position, colours).
-func replyNotes(in session.Info) []string {
-	if in.DroppedReplies == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%d replies to terminal queries were dropped: the program sent queries (such as cursor position) faster than it read its input", in.DroppedReplies)}
-}
-
 // clampYield applies the spec's defaults to a requested yield_ms and clamps
 // it to the maximum.
 func (h *handlers) clampYield(reqMs *int) time.Duration {
-	y := h.cfg.DefaultYield
+	y := h.cfg.Times.DefaultYield
 	if reqMs != nil {
 		y = ms(max(*reqMs, 0))
 	}
-	return min(y, h.cfg.MaxYield)
+	return min(y, h.cfg.Times.MaxYield)
 }
 
 func deref[T any](p *T) T {

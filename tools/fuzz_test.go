@@ -14,6 +14,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/toolhost"
 )
 
 // fuzzTools is indexed by the fuzzer's first argument.
@@ -61,7 +62,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 		m.Shutdown(ctx)
 	})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "fuzz", Version: "0"}, nil)
-	Register(srv, m, cfg, "test")
+	register(srv, toolhost.Host{Manager: m, Config: cfg, Version: "test"})
 	return &fuzzHarness{m: m, cs: connect(f, srv)}
 }
 

@@ -1,82 +1,47 @@
 package tools
 
 import (
+	"github.com/yieldshell/yieldshell/internal/wire"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
-// Health is the server's own state, in ps answers.
-type Health struct {
-	Name               string   `json:"name"`
-	Version            string   `json:"version"`
-	UptimeMs           float64  `json:"uptime_ms"`
-	Running            int      `json:"running" jsonschema:"processes running now"`
-	Total              int      `json:"total" jsonschema:"processes known (running and finished, until purged)"`
-	MaxProcesses       int      `json:"max_processes"`
-	MaxOutputBytes     int      `json:"max_output_bytes"`
-	MaxBufferBytes     int      `json:"max_buffer_bytes"`
-	BlockedSideEffects []string `json:"blocked_side_effects"`
-	DenyCommandRegex   string   `json:"deny_command_regex,omitempty"`
-	AllowCommandRegex  string   `json:"allow_command_regex,omitempty"`
-	roots.Report
-	PurgeAfterMs int    `json:"purge_after_ms" jsonschema:"finished processes are forgotten this long after they end (0: never)"`
-	LogDir       string `json:"log_dir,omitempty"`
-	Toolset      string `json:"toolset"`
-}
-
-func (h *handlers) health(req *mcp.CallToolRequest) *Health {
+func (h *handlers) health(req *mcp.CallToolRequest) *wire.Health {
 	st := h.m.Stats()
-	out := &Health{
+	out := &wire.Health{
 		Name: "yieldshell", Version: h.version,
 		UptimeMs:           millis(time.Since(st.StartedAt)),
 		Running:            st.Running,
 		Total:              st.Total,
-		MaxProcesses:       h.cfg.MaxProcesses,
-		MaxOutputBytes:     h.cfg.MaxOutputBytes,
-		MaxBufferBytes:     h.cfg.MaxBufferBytes,
+		MaxProcesses:       h.cfg.Limits.Processes,
+		MaxOutputBytes:     h.cfg.Limits.OutputBytes,
+		MaxBufferBytes:     h.cfg.Limits.BufferBytes,
 		BlockedSideEffects: []string{},
 		Report:             h.roots.Report(req, h.cfg),
-		PurgeAfterMs:       int(h.cfg.PurgeAfter.Milliseconds()),
-		LogDir:             h.cfg.LogDir,
+		PurgeAfterMs:       int(h.cfg.Times.PurgeAfter.Milliseconds()),
+		LogDir:             h.cfg.Log.Dir,
 		Toolset:            h.cfg.Toolset,
 	}
-	for _, b := range h.cfg.Blocked {
+	for _, b := range h.cfg.Rules.Blocked {
 		out.BlockedSideEffects = append(out.BlockedSideEffects, string(b))
 	}
-	if h.cfg.DenyCommand != nil {
-		out.DenyCommandRegex = h.cfg.DenyCommand.String()
+	if h.cfg.Rules.DenyCommand != nil {
+		out.DenyCommandRegex = h.cfg.Rules.DenyCommand.String()
 	}
-	if h.cfg.AllowCommand != nil {
-		out.AllowCommandRegex = h.cfg.AllowCommand.String()
+	if h.cfg.Rules.AllowCommand != nil {
+		out.AllowCommandRegex = h.cfg.Rules.AllowCommand.String()
 	}
 	return out
 }
 
-// runHistory is a name's restart history in ps entries.
-type runHistory struct {
-	Restarts       int       `json:"restarts,omitempty" jsonschema:"runs started by restart or a crash restart since the name was last started by exec"`
-	LastExit       *LastExit `json:"last_exit,omitempty" jsonschema:"how the most recent ended run under this name ended"`
-	RestartPending bool      `json:"restart_pending,omitempty" jsonschema:"a crash restart is scheduled"`
-	RunsEvicted    int       `json:"runs_evicted,omitempty" jsonschema:"older ended runs of this name forgotten to keep at most 10 runs per name"`
-}
-
-// LastExit is how a run ended.
-type LastExit struct {
-	ProcessID string  `json:"process_id"`
-	ExitCode  *int    `json:"exit_code"`
-	Signal    *string `json:"signal"`
-	EndedBy   string  `json:"ended_by"`
-}
-
-func (h *handlers) history(p *session.Process) runHistory {
+func (h *handlers) history(p *session.Process) wire.RunHistory {
 	hist := h.m.History(p)
-	r := runHistory{Restarts: hist.Restarts, RestartPending: hist.RestartPending, RunsEvicted: hist.EvictedRuns}
+	r := wire.RunHistory{Restarts: hist.Restarts, RestartPending: hist.RestartPending, RunsEvicted: hist.EvictedRuns}
 	if e := hist.LastExit; e != nil {
-		r.LastExit = &LastExit{ProcessID: e.ProcessID, ExitCode: e.Code, EndedBy: string(e.EndedBy)}
+		r.LastExit = &wire.LastExit{ProcessID: e.ProcessID, ExitCode: e.Code, EndedBy: string(e.EndedBy)}
 		if e.Signal != "" {
 			r.LastExit.Signal = new(e.Signal)
 		}

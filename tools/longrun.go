@@ -9,28 +9,8 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
-
-// Extra answer fields for long-running processes, shared by exec, read,
-// wait and ps.
-type longFields struct {
-	URLs        []string `json:"urls,omitempty" jsonschema:"http(s) URLs the process printed, in order, without duplicates"`
-	LogPath     string   `json:"log_path,omitempty" jsonschema:"file the process's clean log is appended to (YIELDSHELL_LOG_DIR)"`
-	TailCommand string   `json:"tail_command,omitempty" jsonschema:"a shell command that follows log_path as it grows"`
-}
-
-// long fills the long-running fields of an answer about p from its
-// snapshot s.
-func (h *handlers) long(p *session.Process, s session.Snapshot) longFields {
-	return longFields{URLs: s.URLs, LogPath: h.m.LogPath(p), TailCommand: h.m.TailCommand(p)}
-}
-
-// patternFields report a wait for a pattern (exec wait_for, wait until).
-type patternFields struct {
-	Verified    *bool  `json:"verified,omitempty" jsonschema:"with wait_for: whether the pattern appeared"`
-	Matched     string `json:"matched,omitempty" jsonschema:"the text the pattern matched"`
-	MatchedLine string `json:"matched_line,omitempty" jsonschema:"the whole output line it matched in"`
-}
 
 // compilePattern compiles a wait_for or until regex, explaining a bad one.
 func compilePattern(param, s string) (*regexp.Regexp, error) {
@@ -43,14 +23,14 @@ func compilePattern(param, s string) (*regexp.Regexp, error) {
 
 // verifyStart waits for a start's wait_for from the first byte, following
 // the process through crash restarts; it returns the run it ended on.
-func (h *handlers) verifyStart(ctx context.Context, p *session.Process, re *regexp.Regexp, limit time.Duration) (*session.Process, session.Reason, patternFields, int) {
+func (h *handlers) verifyStart(ctx context.Context, p *session.Process, re *regexp.Regexp, limit time.Duration) (*session.Process, session.Reason, wire.PatternFields, int) {
 	p, r, restarts := h.m.WaitPatternFollowing(ctx, p, time.Now().Add(limit), re)
 	reason, f := patternAnswer(r)
 	return p, reason, f, restarts
 }
 
-func patternAnswer(r session.Outcome) (session.Reason, patternFields) {
-	return r.Reason, patternFields{Verified: new(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
+func patternAnswer(r session.Outcome) (session.Reason, wire.PatternFields) {
+	return r.Reason, wire.PatternFields{Verified: new(r.Reason == session.ReasonPattern), Matched: r.Matched, MatchedLine: r.Line}
 }
 
 // waitForLimit is a start's time limit for wait_for.
@@ -59,7 +39,7 @@ func (h *handlers) waitForLimit(reqMs *int) time.Duration {
 	if reqMs != nil {
 		d = ms(max(*reqMs, 0))
 	}
-	return min(d, h.cfg.MaxYield)
+	return min(d, h.cfg.Times.MaxYield)
 }
 
 // nameInUse builds the refusal of a duplicate name.
@@ -76,7 +56,7 @@ func nameInUse(err error) (string, bool) {
 const defaultWaitFor = 30 * time.Second
 
 // restartPolicy reads exec's crash-restart parameters.
-func restartPolicy(in ExecIn) session.RestartPolicy {
+func restartPolicy(in wire.ExecIn) session.RestartPolicy {
 	rp := session.RestartPolicy{MaxRetries: max(deref(in.MaxRetries), 0), Delay: time.Second}
 	if in.RetryDelayMs != nil {
 		rp.Delay = ms(max(*in.RetryDelayMs, 0))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -77,7 +78,7 @@ func newestLine(p *session.Process) string {
 		stdout = append(append([]byte(nil), stdout...), s.Pending...)
 	}
 	for _, b := range [][]byte{stdout, s.Stderr} {
-		s := strings.TrimRight(text(b), " \t\r\n")
+		s := strings.TrimRight(answer.ValidText(b), " \t\r\n")
 		if s == "" {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
@@ -35,7 +36,7 @@ func testProgress(t *testing.T, version string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
-	h := &handlers{m: m, cfg: cfg, progressEvery: 20 * time.Millisecond}
+	h := &handlers{Reader: answer.New(m, cfg), m: m, cfg: cfg, progressEvery: 20 * time.Millisecond}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
 	mcp.AddTool(srv, execTool(cfg), h.exec)
 	mcp.AddTool(srv, waitTool(), h.wait)

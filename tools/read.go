@@ -6,48 +6,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
-
-// ReadIn is read's input.
-type ReadIn struct {
-	ProcessID      string `json:"process_id" jsonschema:"the process_id from exec, or the process's name"`
-	SinceSeq       *int64 `json:"since_seq,omitempty" jsonschema:"return only output after this position: pass the next_seq of the previous answer; omitted returns the newest output"`
-	MaxOutputBytes *int   `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
-	Streams        string `json:"streams,omitempty" jsonschema:"both (default), stdout or stderr"`
-	View           string `json:"view,omitempty" jsonschema:"log (default): the output text; screen: the terminal as it looks now (rows, cursor, size) instead"`
-	Encoding       string `json:"encoding,omitempty" jsonschema:"text (default): output as text, binary output left out (binary: true); base64: the exact bytes the log stores from since_seq (default 0) on, binary output included, base64-encoded in stdout and stderr, at most max_output_bytes of encoded text; page on with next_seq"`
-}
-
-// OutputOut is the shape of read and wait answers.
-type OutputOut struct {
-	ProcessID   string     `json:"process_id" jsonschema:"the process_id asked about"`
-	Status      string     `json:"status,omitempty" jsonschema:"running, completed, stopped, timed_out or failed"`
-	ExitCode    *int       `json:"exit_code" jsonschema:"exit status once the process ended (-N when signal N ended it); null while running"`
-	Signal      *string    `json:"signal" jsonschema:"name of the signal that ended the process, or null"`
-	NextSeq     *int64     `json:"next_seq,omitempty" jsonschema:"position after the returned output: the since_seq of the next read"`
-	StartSeq    *int64     `json:"start_seq,omitempty" jsonschema:"position of the first returned byte"`
-	Truncated   bool       `json:"truncated" jsonschema:"evicted or capped"`
-	Evicted     bool       `json:"evicted,omitempty" jsonschema:"output asked for is no longer retained; the answer starts at the oldest retained byte"`
-	Capped      bool       `json:"capped,omitempty" jsonschema:"max_output_bytes cut the answer; reading on from next_seq loses nothing"`
-	Stdout      *string    `json:"stdout,omitempty" jsonschema:"output text (in PTY mode everything the terminal showed, cleaned)"`
-	Stderr      *string    `json:"stderr,omitempty" jsonschema:"standard error in pipe mode; empty in PTY mode"`
-	EndedBy     string     `json:"ended_by,omitempty" jsonschema:"who ended the process: exit, signal, stop, timeout, shutdown or input (exec on_input \"fail\")"`
-	YieldReason string     `json:"yield_reason,omitempty" jsonschema:"why wait returned: exited, input_wait (the program waits for input), deadline or cancelled"`
-	Screen      *ScreenOut `json:"screen,omitempty" jsonschema:"the rendered terminal: with view \"screen\", and while a full-screen program runs"`
-	InputOut
-	CommandOut
-	Error string   `json:"error,omitempty" jsonschema:"why the call failed and what to do instead"`
-	Notes []string `json:"notes,omitempty" jsonschema:"remarks about the end of the process or its terminal (replies to its queries that were dropped)"`
-	Name  string   `json:"name,omitempty" jsonschema:"the process's name"`
-	// Encoding says that stdout and stderr are base64 (read's encoding).
-	Encoding string `json:"encoding,omitempty" jsonschema:"base64 when stdout and stderr hold the base64 of the stored bytes (read with encoding \"base64\")"`
-	patternFields
-	longFields
-	manyFields
-	omitFields
-}
 
 func readTool() *mcp.Tool {
 	return &mcp.Tool{
@@ -78,39 +41,39 @@ func parseStreams(s string) (session.Stream, bool) {
 	return 0, false
 }
 
-func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, OutputOut, error) {
+func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in wire.ReadIn) (*mcp.CallToolResult, wire.OutputOut, error) {
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
-		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+		return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
 	streams, ok := parseStreams(in.Streams)
 	if !ok {
-		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
+		return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID,
 			Error: `Invalid streams: use "both", "stdout" or "stderr"`})
 	}
 	switch in.Encoding {
 	case "", "text":
 	case "base64":
 		if in.View != "" && in.View != "log" {
-			return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: "encoding \"base64\" reads the log: leave view out"})
+			return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID, Error: "encoding \"base64\" reads the log: leave view out"})
 		}
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), h.readBase64(p, in, streams), nil
 	default:
-		return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
+		return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID,
 			Error: `Invalid encoding: use "text" or "base64"`})
 	}
 	switch in.View {
 	case "", "log":
-		out, _ := h.readLog(p, in.SinceSeq, in.MaxOutputBytes, streams, false)
+		out, _ := h.ReadLog(p, in.SinceSeq, in.MaxOutputBytes, streams, false)
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	case "screen":
-		out, ok := h.readScreen(p, in.SinceSeq, streams)
+		out, ok := h.ReadScreen(p, in.SinceSeq, streams)
 		if !ok {
-			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: errNoScreen})
+			return mcptool.Error(wire.OutputOut{ProcessID: p.ID, Error: answer.ErrNoScreen})
 		}
 		return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 	}
-	return mcptool.Error(OutputOut{ProcessID: in.ProcessID,
+	return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID,
 		Error: `Invalid view: use "log" or "screen"`})
 }
 
@@ -118,18 +81,18 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 // since_seq (or the start) on, text and binary alike, so that binary
 // output can be had exactly. The cap counts encoded bytes: at most 3/4 of
 // it are read.
-func (h *handlers) readBase64(p *session.Process, in ReadIn, streams session.Stream) OutputOut {
+func (h *handlers) readBase64(p *session.Process, in wire.ReadIn, streams session.Stream) wire.OutputOut {
 	since := int64(0)
 	if in.SinceSeq != nil {
 		since = *in.SinceSeq
 	}
-	q := session.Query{Since: &since, MaxBytes: max(h.outputCap(in.MaxOutputBytes)/4*3, 3), Streams: streams, Raw: true, Input: session.InputNow}
+	q := session.Query{Since: &since, MaxBytes: max(h.Cap(in.MaxOutputBytes)/4*3, 3), Streams: streams, Raw: true, Input: session.InputNow}
 	s := p.Snapshot(q)
-	out := h.output(p, s, streams)
+	out := h.Output(p, s, streams)
 	out.Encoding = "base64"
 	out.Capped = s.Capped
-	out.omitFields = omitFields{}
-	if out.binaryParts(s.Binary); !out.Binary {
+	out.OmitFields = wire.OmitFields{}
+	if answer.BinaryParts(&out.OmitFields, s.Binary); !out.Binary {
 		out.Bytes = nil
 	}
 	if streams&session.Stdout != 0 {
@@ -137,71 +100,6 @@ func (h *handlers) readBase64(p *session.Process, in ReadIn, streams session.Str
 	}
 	if streams&session.Stderr != 0 {
 		out.Stderr = new(base64.StdEncoding.EncodeToString(s.Stderr))
-	}
-	return out
-}
-
-const errNoScreen = "view \"screen\" needs a process started with tty: true"
-
-// readLog is read's answer about p's log, and the snapshot it was made
-// from; with keepRaw, that has the stored bytes of binary output too
-// (session.Query.KeepRaw).
-func (h *handlers) readLog(p *session.Process, since *int64, maxBytes *int, streams session.Stream, keepRaw bool) (OutputOut, session.Snapshot) {
-	q := h.answerQuery(since, maxBytes, streams)
-	q.Input, q.KeepRaw = session.InputNow, keepRaw
-	s := p.Snapshot(q)
-	return h.output(p, s, streams), s
-}
-
-// readScreen is read's answer with view "screen"; false for a process
-// without a terminal. The screen instead of the log: nothing of the log is
-// consumed, so next_seq stays where the reader is.
-func (h *handlers) readScreen(p *session.Process, since *int64, streams session.Stream) (OutputOut, bool) {
-	q := session.Query{Since: since, MaxBytes: 0, Streams: streams, Screen: true, Input: session.InputNow}
-	out := h.output(p, p.Snapshot(q), streams)
-	out.Stdout, out.Stderr, out.Capped, out.Truncated = nil, nil, false, out.Evicted
-	if since != nil {
-		out.NextSeq = since
-	}
-	return out, out.Screen != nil
-}
-
-// output builds a read or wait answer from s, one snapshot of p; streams
-// are those asked for.
-// answer is output of a snapshot of p taken now for q, with the input
-// state of the same instant.
-func (h *handlers) answer(p *session.Process, q session.Query) OutputOut {
-	q.Input = session.InputNow
-	return h.output(p, p.Snapshot(q), q.Streams)
-}
-
-func (h *handlers) output(p *session.Process, s session.Snapshot, streams session.Stream) OutputOut {
-	out := OutputOut{
-		ProcessID: p.ID,
-		Status:    string(s.Status),
-		NextSeq:   new(s.NextSeq),
-		StartSeq:  new(s.StartSeq),
-		Truncated: s.Evicted || s.Capped,
-		Evicted:   s.Evicted,
-		Capped:    s.Capped && s.Omitted == nil, // a head-and-tail cut says omitted instead
-		EndedBy:   string(s.EndedBy),
-		Notes:     append(endNotes(s.Info), replyNotes(s.Info)...),
-		Screen:    screenOut(s.Output),
-		Name:      p.Name,
-	}
-	out.longFields = h.long(p, s)
-	out.ExitCode, out.Signal = exitFields(s.Info)
-	if s.Status == session.Running {
-		out.InputOut = inputOut(s.Input)
-		out.CommandOut = commandOut(s.CommandExits)
-	}
-	stdout, stderr, of := answerText(s.Output)
-	out.omitFields = of
-	if streams&session.Stdout != 0 {
-		out.Stdout = new(stdout)
-	}
-	if streams&session.Stderr != 0 {
-		out.Stderr = new(stderr)
 	}
 	return out
 }

@@ -11,24 +11,8 @@ import (
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
-
-// RestartIn is restart's input.
-type RestartIn struct {
-	ProcessID        string  `json:"process_id" jsonschema:"the process's name, or a process_id"`
-	ForceAfterMs     *int    `json:"force_after_ms,omitempty" jsonschema:"grace between SIGTERM and SIGKILL when stopping the old run, in ms (default 3000)"`
-	WaitFor          *string `json:"wait_for,omitempty" jsonschema:"regex (Go RE2) that means the new run is up: answer as soon as a line of its output matches (verified true), as exec does"`
-	WaitForTimeoutMs *int    `json:"wait_for_timeout_ms,omitempty" jsonschema:"how long to wait for wait_for (default 30000)"`
-	MaxOutputBytes   *int    `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
-}
-
-// RestartOut is restart's answer: the new run, as read reports it.
-type RestartOut struct {
-	OutputOut
-	Pid           int    `json:"pid,omitempty"`
-	RestartedFrom string `json:"restarted_from,omitempty" jsonschema:"the run that was stopped (ended_by restart) or had already ended"`
-	Rule          string `json:"rule,omitempty"`
-}
 
 func restartTool() *mcp.Tool {
 	return &mcp.Tool{
@@ -41,9 +25,9 @@ Example: {"process_id": "web", "wait_for": "Local:.*http"}`,
 	}
 }
 
-func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in RestartIn) (*mcp.CallToolResult, RestartOut, error) {
-	fail := func(msg string) (*mcp.CallToolResult, RestartOut, error) {
-		return mcptool.Error(RestartOut{OutputOut: OutputOut{ProcessID: in.ProcessID, Error: msg}})
+func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in wire.RestartIn) (*mcp.CallToolResult, wire.RestartOut, error) {
+	fail := func(msg string) (*mcp.CallToolResult, wire.RestartOut, error) {
+		return mcptool.Error(wire.RestartOut{OutputOut: wire.OutputOut{ProcessID: in.ProcessID, Error: msg}})
 	}
 	old, err := h.m.Get(in.ProcessID)
 	if err != nil {
@@ -61,26 +45,26 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in Res
 	}
 	p, err := h.m.Restart(ctx, old, grace)
 	if err != nil {
-		out := RestartOut{OutputOut: OutputOut{ProcessID: old.ID, Error: sentence(err)}, RestartedFrom: old.ID}
+		out := wire.RestartOut{OutputOut: wire.OutputOut{ProcessID: old.ID, Error: sentence(err)}, RestartedFrom: old.ID}
 		if r, ok := errors.AsType[*policy.Refusal](err); ok {
 			out.Rule = r.Rule
 		}
 		return mcptool.Error(out)
 	}
 	var reason session.Reason
-	var pf patternFields
+	var pf wire.PatternFields
 	restarts := 0
 	if waitFor != nil {
 		p, reason, pf, restarts = h.verifyStart(ctx, p, waitFor, h.waitForLimit(in.WaitForTimeoutMs))
 	}
-	s := p.Snapshot(session.Query{MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow})
-	out := RestartOut{
-		OutputOut:     h.output(p, s, session.Both),
+	s := p.Snapshot(session.Query{MaxBytes: h.Cap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow})
+	out := wire.RestartOut{
+		OutputOut:     h.Output(p, s, session.Both),
 		Pid:           p.Pid,
 		RestartedFrom: old.ID,
 	}
 	out.YieldReason = string(reason)
-	out.patternFields = pf
+	out.PatternFields = pf
 	if waitFor != nil {
 		out.Notes = append(out.Notes, h.verifyNotes(p, waitFor, reason, s.Info, restarts)...)
 	}

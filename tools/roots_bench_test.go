@@ -11,6 +11,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/roots"
+	"github.com/yieldshell/yieldshell/internal/toolhost"
 )
 
 // BenchmarkExecRoots measures what the client's roots add to an exec
@@ -47,7 +48,7 @@ func BenchmarkExecRoots(b *testing.B) {
 			b.Cleanup(rt.Close)
 			srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "0"}, &mcp.ServerOptions{
 				InitializedHandler: rt.Initialized, RootsListChangedHandler: rt.ListChanged})
-			Register(srv, m, cfg, "test", WithRoots(rt))
+			register(srv, toolhost.Host{Manager: m, Config: cfg, Version: "test", Roots: rt})
 			st, ct := mcp.NewInMemoryTransports()
 			ss, err := srv.Connect(b.Context(), st, nil)
 			if err != nil {

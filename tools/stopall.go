@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"github.com/yieldshell/yieldshell/internal/wire"
 	"syscall"
 	"time"
 
@@ -13,11 +14,11 @@ import (
 // stopAll stops every running process at once and cancels every pending
 // crash restart; the answer lists each one's outcome. stopped is true when
 // every one is gone.
-func (h *handlers) stopAll(ctx context.Context, sig syscall.Signal, grace time.Duration) (*mcp.CallToolResult, StopOut, error) {
+func (h *handlers) stopAll(ctx context.Context, sig syscall.Signal, grace time.Duration) (*mcp.CallToolResult, wire.StopOut, error) {
 	results := h.m.StopAll(ctx, sig, grace)
-	out := StopOut{Stopped: true, Signal: session.SignalName(sig), Results: []StopEntry{}}
+	out := wire.StopOut{Stopped: true, Signal: session.SignalName(sig), Results: []wire.StopEntry{}}
 	for _, r := range results {
-		e := StopEntry{ProcessID: r.Process.ID, Name: r.Process.Name, Stopped: r.Gone, Forced: r.Killed,
+		e := wire.StopEntry{ProcessID: r.Process.ID, Name: r.Process.Name, Stopped: r.Gone, Forced: r.Killed,
 			Status: string(r.Info.Status), ExitCode: r.Info.ExitCode}
 		if r.Err != nil {
 			e.Error = new(sentence(r.Err))

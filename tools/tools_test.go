@@ -13,6 +13,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/toolhost"
 )
 
 // newManager returns a Manager that runs commands on this machine.
@@ -106,7 +107,7 @@ func listTools(t *testing.T, toolset string) *mcp.ListToolsResult {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
-	Register(srv, m, cfg, "test")
+	register(srv, toolhost.Host{Manager: m, Config: cfg, Version: "test"})
 	res, err := connect(t, srv).ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)

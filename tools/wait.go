@@ -8,22 +8,12 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // maxWait caps one wait so that it answers well within the request timeouts
 // clients use (60 s in the TypeScript SDK).
 const maxWait = 55 * time.Second
-
-// WaitIn is wait's input.
-type WaitIn struct {
-	ProcessID      string           `json:"process_id,omitempty" jsonschema:"the process_id from exec, or the process's name (or process_ids instead)"`
-	ProcessIDs     []string         `json:"process_ids,omitempty" jsonschema:"wait on several processes (ids or names) instead of process_id: the answer comes when the first of them finishes, waits for input, matches until, or timeout_ms passes; process_id then names that one, yield_reason says why, and waited lists them all"`
-	SinceSeqs      map[string]int64 `json:"since_seqs,omitempty" jsonschema:"with process_ids: since_seq per process, keyed by the id or name given in process_ids"`
-	TimeoutMs      *int             `json:"timeout_ms,omitempty" jsonschema:"how long to wait (default 30000, at most 55000); the process is never killed"`
-	MaxOutputBytes *int             `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
-	SinceSeq       *int64           `json:"since_seq,omitempty" jsonschema:"return only output after this position (a previous next_seq); omitted returns the newest output"`
-	Until          string           `json:"until,omitempty" jsonschema:"regex (Go RE2): return as soon as a line of output matches it (yield_reason pattern, with matched and matched_line). It looks at output from since_seq on, or, without since_seq, at output printed after this call"`
-}
 
 func waitTool() *mcp.Tool {
 	return &mcp.Tool{
@@ -40,7 +30,7 @@ Several processes at once: {"process_ids": ["web", "tests"], "since_seqs": {"tes
 	}
 }
 
-func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn) (*mcp.CallToolResult, OutputOut, error) {
+func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in wire.WaitIn) (*mcp.CallToolResult, wire.OutputOut, error) {
 	d := 30 * time.Second
 	if in.TimeoutMs != nil {
 		d = ms(*in.TimeoutMs)
@@ -50,22 +40,22 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		return h.waitMany(ctx, req, in, d)
 	}
 	if in.ProcessID == "" {
-		return mcptool.Error(OutputOut{Error: "wait needs process_id, or process_ids to wait on several"})
+		return mcptool.Error(wire.OutputOut{Error: "wait needs process_id, or process_ids to wait on several"})
 	}
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
-		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+		return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
-	q := h.answerQuery(in.SinceSeq, in.MaxOutputBytes, session.Both)
+	q := h.Query(in.SinceSeq, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
 	var o session.Outcome
-	var pf patternFields
+	var pf wire.PatternFields
 	stopProgress := h.progress(ctx, req, p)
 	if in.Until != "" {
 		re, err := compilePattern("until", in.Until)
 		if err != nil {
 			stopProgress()
-			return mcptool.Error(OutputOut{ProcessID: p.ID, Error: err.Error()})
+			return mcptool.Error(wire.OutputOut{ProcessID: p.ID, Error: err.Error()})
 		}
 		from := p.LogEnd()
 		if in.SinceSeq != nil {
@@ -79,8 +69,8 @@ func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in WaitIn
 		o = p.AwaitPerson(ctx, time.Now().Add(d), session.Until{InputWait: true, Answer: &q})
 	}
 	stopProgress()
-	out := h.output(p, p.After(o, q), q.Streams)
+	out := h.Output(p, p.After(o, q), q.Streams)
 	out.YieldReason = string(o.Reason)
-	out.patternFields = pf
+	out.PatternFields = pf
 	return nil, out, nil
 }

@@ -11,35 +11,22 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // maxWaitMany bounds how many processes one wait watches.
 const maxWaitMany = 32
 
-// manyFields are what a wait on several processes (process_ids) adds to
-// its answer: process_id then names the one that woke the wait.
-type manyFields struct {
-	Waited []WaitedOut `json:"waited,omitempty" jsonschema:"with process_ids: every process waited on, in the order given, with its status then"`
-}
-
-// WaitedOut is one process of a wait on several.
-type WaitedOut struct {
-	ProcessID       string `json:"process_id"`
-	Name            string `json:"name,omitempty"`
-	Status          string `json:"status" jsonschema:"running, completed, stopped, timed_out or failed"`
-	WaitingForInput bool   `json:"waiting_for_input,omitempty"`
-}
-
 // waitMany waits on several processes at once: the first of them to end,
 // wait for input or match until wakes it, and the answer is about that
 // one (its output since the since_seqs entry under its id or name, if
 // any), with waited listing all of them.
-func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in WaitIn, d time.Duration) (*mcp.CallToolResult, OutputOut, error) {
+func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in wire.WaitIn, d time.Duration) (*mcp.CallToolResult, wire.OutputOut, error) {
 	if in.ProcessID != "" || in.SinceSeq != nil {
-		return mcptool.Error(OutputOut{ProcessID: in.ProcessID, Error: "pass either process_id (with since_seq) or process_ids (with since_seqs), not both"})
+		return mcptool.Error(wire.OutputOut{ProcessID: in.ProcessID, Error: "pass either process_id (with since_seq) or process_ids (with since_seqs), not both"})
 	}
 	if len(in.ProcessIDs) > maxWaitMany {
-		return mcptool.Error(OutputOut{Error: fmt.Sprintf("process_ids lists %d processes; at most %d", len(in.ProcessIDs), maxWaitMany)})
+		return mcptool.Error(wire.OutputOut{Error: fmt.Sprintf("process_ids lists %d processes; at most %d", len(in.ProcessIDs), maxWaitMany)})
 	}
 	procs := make([]*session.Process, 0, len(in.ProcessIDs))
 	since := make([]*int64, 0, len(in.ProcessIDs))
@@ -47,7 +34,7 @@ func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in Wa
 	for _, id := range in.ProcessIDs {
 		p, err := h.m.Get(id)
 		if err != nil {
-			return mcptool.Error(OutputOut{ProcessID: id, Error: unknownProcess(id)})
+			return mcptool.Error(wire.OutputOut{ProcessID: id, Error: unknownProcess(id)})
 		}
 		if seen[p] {
 			continue
@@ -58,28 +45,28 @@ func (h *handlers) waitMany(ctx context.Context, req *mcp.CallToolRequest, in Wa
 	}
 	for k := range in.SinceSeqs {
 		if p, err := h.m.Get(k); err != nil || !seen[p] {
-			return mcptool.Error(OutputOut{ProcessID: k, Error: "since_seqs names a process that is not in process_ids"})
+			return mcptool.Error(wire.OutputOut{ProcessID: k, Error: "since_seqs names a process that is not in process_ids"})
 		}
 	}
 	var re *regexp.Regexp
 	if in.Until != "" {
 		var err error
 		if re, err = compilePattern("until", in.Until); err != nil {
-			return mcptool.Error(OutputOut{Error: err.Error()})
+			return mcptool.Error(wire.OutputOut{Error: err.Error()})
 		}
 	}
 	stopProgress := h.progress(ctx, req, procs[0])
 	i, o := awaitFirst(ctx, procs, since, re, time.Now().Add(d))
 	stopProgress()
 	p := procs[i]
-	out := h.answer(p, h.answerQuery(since[i], in.MaxOutputBytes, session.Both))
+	out := h.Answer(p, h.Query(since[i], in.MaxOutputBytes, session.Both))
 	out.YieldReason = string(o.Reason)
 	if o.Reason == session.ReasonPattern {
 		out.Matched, out.MatchedLine = o.Matched, o.Line
 	}
 	for _, q := range procs {
 		info := q.Info()
-		w := WaitedOut{ProcessID: q.ID, Name: q.Name, Status: string(info.Status)}
+		w := wire.WaitedOut{ProcessID: q.ID, Name: q.Name, Status: string(info.Status)}
 		if info.Status == session.Running {
 			w.WaitingForInput = q.InputState().Waiting
 		}

@@ -8,52 +8,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // writeTimeout bounds a write to a process that does not read its input.
 const writeTimeout = 10 * time.Second
-
-// WriteIn is write's input.
-type WriteIn struct {
-	ProcessID      string   `json:"process_id" jsonschema:"the process_id from exec"`
-	Input          string   `json:"input,omitempty" jsonschema:"text to send, as typed at the keyboard (may be left out when keys, close_stdin or a resize say what to do)"`
-	Keys           []string `json:"keys,omitempty" jsonschema:"named keys sent after input, in order: Enter, Tab, Esc, Up, Down, Left, Right, Home, End, PageUp, PageDown, Backspace, Delete, F1-F12, Space, or Ctrl chords C-c, C-d, C-z, C-l, ..."`
-	Newline        bool     `json:"newline,omitempty" jsonschema:"press Enter after the input and keys (default false)"`
-	CloseStdin     bool     `json:"close_stdin,omitempty" jsonschema:"end the input after writing (EOF; Ctrl-D at the start of a line in PTY mode)"`
-	YieldMs        *int     `json:"yield_ms,omitempty" jsonschema:"wait up to this long for the reply: until the program waits for input again, exits, or the time is up; the answer then carries the output produced since the write (default 0: answer at once)"`
-	MaxOutputBytes *int     `json:"max_output_bytes,omitempty" jsonschema:"most output bytes to return with yield_ms (capped by YIELDSHELL_MAX_OUTPUT_BYTES)"`
-	Cols           *int     `json:"cols,omitempty" jsonschema:"resize the terminal to this many columns (with rows; the program gets SIGWINCH)"`
-	Rows           *int     `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
-	// WaitForPassword holds a secret back until the terminal no longer
-	// echoes: typed earlier, it would be echoed into the log.
-	WaitForPassword bool        `json:"wait_for_password,omitempty" jsonschema:"hold the input until the kernel shows the program reading its terminal with echo off at a password prompt (input_kind password, input_signal tty_read or stdin_read; tty_mode where the reader cannot be looked at but the terminal reads lines with echo off, as for sudo), at most yield_ms (10 s without it); if it asks for something else, shows only a prompt's text (a program polling several inputs, ssh relaying a remote prompt), ends or does not ask in time, nothing is written and the answer says so (ok false). The secret is then redacted from every later view of this process's output, even if the program prints it. Use it for every secret: input typed before the prompt is echoed into the output"`
-	Steps           []WriteStep `json:"steps,omitempty" jsonschema:"several inputs in one call, typed in order, each waiting for its condition (until, or the program waiting for input again) before the next; the answer has one result per step and stops at the first that failed (failed_step). Replaces input, keys, newline and yield_ms; never for secrets"`
-}
-
-// WriteOut is write's answer. Without yield_ms it is only process_id and
-// ok, as in mcp-yieldshell 0.4.0; with it, also the reply.
-type WriteOut struct {
-	ProcessID   string  `json:"process_id" jsonschema:"the process_id written to"`
-	OK          bool    `json:"ok" jsonschema:"the input was delivered"`
-	Status      string  `json:"status,omitempty" jsonschema:"with yield_ms: running, completed, stopped, timed_out or failed"`
-	ExitCode    *int    `json:"exit_code,omitempty" jsonschema:"with yield_ms: exit status once the process ended"`
-	Signal      *string `json:"signal,omitempty" jsonschema:"with yield_ms: the signal that ended the process"`
-	Stdout      *string `json:"stdout,omitempty" jsonschema:"with yield_ms: the output produced since the write (the echo of the input, then the reply)"`
-	Stderr      *string `json:"stderr,omitempty" jsonschema:"with yield_ms: standard error since the write in pipe mode"`
-	NextSeq     *int64  `json:"next_seq,omitempty" jsonschema:"with yield_ms: position after the returned output, for read's since_seq"`
-	Truncated   bool    `json:"truncated,omitempty" jsonschema:"with yield_ms: some of the reply was left out (see read)"`
-	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"with yield_ms: why the write returned: input_wait, ready (a server is up again and reads its terminal only for shortcut keys), exited, yield_elapsed or cancelled"`
-	EndedBy     string  `json:"ended_by,omitempty" jsonschema:"with yield_ms: who ended the process, once it ended"`
-	CommandOut
-	InputOut
-	Screen *ScreenOut `json:"screen,omitempty" jsonschema:"with yield_ms: the rendered terminal while a full-screen program runs"`
-	Error  string     `json:"error,omitempty" jsonschema:"why the input was not delivered and what to do instead"`
-	stepsFields
-	omitFields
-}
 
 func writeTool() *mcp.Tool {
 	return &mcp.Tool{
@@ -73,16 +36,16 @@ Several steps in one call (a debugger or database session whose next lines you k
 	}
 }
 
-func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in WriteIn) (*mcp.CallToolResult, WriteOut, error) {
+func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in wire.WriteIn) (*mcp.CallToolResult, wire.WriteOut, error) {
 	p, err := h.m.Get(in.ProcessID)
 	if err != nil {
-		return mcptool.Error(WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
+		return mcptool.Error(wire.WriteOut{ProcessID: in.ProcessID, Error: unknownProcess(in.ProcessID)})
 	}
 	if len(in.Steps) > 0 {
 		return h.writeSteps(ctx, req, p, in)
 	}
 	if msg := resize(h.cfg, p, in.Cols, in.Rows); msg != "" {
-		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: msg})
+		return mcptool.Error(wire.WriteOut{ProcessID: p.ID, Error: msg})
 	}
 	var yield time.Duration // no yield_ms: answer at once, as 0.4.0 did
 	if in.YieldMs != nil {
@@ -104,12 +67,12 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
 	if err := p.Type(wctx, in.Input, in.Keys, in.Newline, in.CloseStdin); err != nil {
-		return mcptool.Error(WriteOut{ProcessID: p.ID, Error: typingError(err)})
+		return mcptool.Error(wire.WriteOut{ProcessID: p.ID, Error: typingError(err)})
 	}
 	if yield <= 0 {
-		return nil, WriteOut{ProcessID: p.ID, OK: true}, nil
+		return nil, wire.WriteOut{ProcessID: p.ID, OK: true}, nil
 	}
-	q := h.answerQuery(&before, in.MaxOutputBytes, session.Both)
+	q := h.Query(&before, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
 	stopProgress := h.progress(ctx, req, p)
 	w := p.Await(ctx, start.Add(yield), session.Until{InputWait: true, Ready: true, Answer: &q})
@@ -119,13 +82,13 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in Write
 		reason = session.ReasonYield
 	}
 	s := p.After(w, q)
-	o := h.output(p, s, q.Streams)
-	out := WriteOut{
+	o := h.Output(p, s, q.Streams)
+	out := wire.WriteOut{
 		ProcessID: p.ID, OK: true, Status: o.Status, ExitCode: o.ExitCode, Signal: o.Signal,
 		Stdout: o.Stdout, Stderr: o.Stderr, NextSeq: o.NextSeq, Truncated: o.Truncated,
-		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen, omitFields: o.omitFields,
+		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen, OmitFields: o.OmitFields,
 	}
-	out.CommandOut = commandOut(s.CommandExits)
+	out.CommandOut = answer.Commands(s.CommandExits)
 	return nil, out, nil
 }
 
@@ -163,7 +126,7 @@ func typingError(err error) string {
 // holdForPassword waits, up to yield (writeTimeout without yield_ms), for
 // the program to wait for a password. ok is false, with the answer to
 // give, when it does not: nothing is written then.
-func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in WriteIn, start time.Time, yield time.Duration) (out WriteOut, ok bool) {
+func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in wire.WriteIn, start time.Time, yield time.Duration) (out wire.WriteOut, ok bool) {
 	hold := yield
 	if hold <= 0 {
 		hold = writeTimeout
@@ -171,7 +134,7 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	before := p.Snapshot(session.Query{Look: true}).NextSeq
 	o := p.Await(ctx, start.Add(hold), session.Until{InputWait: true})
 	if o.Reason == session.ReasonInputWait && o.Input.TakesSecret() {
-		return WriteOut{}, true
+		return wire.WriteOut{}, true
 	}
 	advice := "Read the output, answer what it asks, and write the password again with wait_for_password"
 	var why string
@@ -199,9 +162,9 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in W
 	}
 	// The answer is one snapshot, the input state evaluated in it once
 	// (the wait took none: on success nothing is answered yet).
-	q := session.Query{Since: &before, MaxBytes: h.outputCap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
-	r := h.output(p, p.Snapshot(q), q.Streams)
-	out = WriteOut{
+	q := session.Query{Since: &before, MaxBytes: h.Cap(in.MaxOutputBytes), Streams: session.Both, Input: session.InputNow}
+	r := h.Output(p, p.Snapshot(q), q.Streams)
+	out = wire.WriteOut{
 		ProcessID: p.ID, OK: false, Status: r.Status, ExitCode: r.ExitCode, Signal: r.Signal,
 		Stdout: r.Stdout, Stderr: r.Stderr, NextSeq: r.NextSeq, Truncated: r.Truncated,
 		EndedBy: r.EndedBy, InputOut: r.InputOut, Screen: r.Screen,

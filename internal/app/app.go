@@ -28,6 +28,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/resources"
 	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/toolhost"
 	"github.com/yieldshell/yieldshell/pty"
 	"github.com/yieldshell/yieldshell/tools"
 )
@@ -119,12 +120,12 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	// that follows it, as that server does; without a configured directory
 	// they go to a private one that lives as long as the server.
 	var tempLogDir string
-	if cfg.LogDir == "" && cfg.Toolset != policy.ToolsetDefault {
+	if cfg.Log.Dir == "" && cfg.Toolset != policy.ToolsetDefault {
 		d, err := session.NewTempDir("logs") // swept by the next server if this one is killed
 		if err != nil {
 			return nil, fmt.Errorf("making a directory for the shells' logs (or set YIELDSHELL_LOG_DIR): %w", err)
 		}
-		cfg.LogDir, tempLogDir = d, d
+		cfg.Log.Dir, tempLogDir = d, d
 	}
 	mgr, err := newManager(cfg, log)
 	if err != nil {
@@ -184,7 +185,11 @@ func newManager(cfg *policy.Config, log *slog.Logger) (*session.Manager, error) 
 // Shutdown joins the goroutine.
 func (a *App) registerInBackground(cfg *policy.Config, r Role, version string) {
 	a.background.Go(func() {
-		tools.Register(a.Server, a.Manager, cfg, version, tools.WithHuman(a.People.ask), tools.WithRoots(a.roots))
+		// With a Manager and a Config given, Add builds nothing and
+		// cannot fail; the Manager stays the App's to shut down.
+		if _, err := tools.Add(a.Server, toolhost.Use(a.Manager, cfg, version, a.People.ask, a.roots)); err != nil {
+			a.Log.Error("adding the tools", "error", err)
+		}
 		close(a.registered)
 		// Once start-up's garbage (the tools' schemas) is made: tuned
 		// before, the collector ran through it and slowed the answer to

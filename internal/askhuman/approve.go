@@ -58,7 +58,7 @@ func specKey(s session.Spec) string {
 // may not waive): the refusal stands then.
 func (h *Human) AskApproval(req *mcp.CallToolRequest, cfg *policy.Config, m *session.Manager, spec session.Spec, refusal error) *mcp.CallToolResult {
 	r, ok := errors.AsType[*policy.Refusal](refusal)
-	if h == nil || !cfg.Ask || !ok || !r.Askable || !formElicitation(req) || req.Params.RequestState != "" {
+	if h == nil || !cfg.Rules.Ask || !ok || !r.Askable || !formElicitation(req) || req.Params.RequestState != "" {
 		return nil
 	}
 	asking, err := m.Askable(spec)

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/yieldshell/yieldshell/internal/safetext"
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // detachKey (Ctrl-], as in telnet) leaves attach; the process keeps
@@ -89,21 +89,21 @@ func attach(ctx context.Context, cs *mcp.ClientSession, id string, mode attachMo
 
 // view is a running process as attach first shows it: where its log
 // stands, and its screen or, for a process on pipes, its newest output.
-type view struct{ pos, scr, tail tools.OutputOut }
+type view struct{ pos, scr, tail wire.OutputOut }
 
 // look reads where the log stands, then the screen: output in between
 // shows twice rather than never.
 func look(ctx context.Context, cs *mcp.ClientSession, id string) (view, error) {
 	var v view
-	if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, MaxOutputBytes: new(1)}, &v.pos); err != nil {
+	if err := callInto(ctx, cs, "read", wire.ReadIn{ProcessID: id, MaxOutputBytes: new(1)}, &v.pos); err != nil {
 		return v, err
 	}
 	id = v.pos.ProcessID
 	if v.pos.Status != "running" {
 		return v, fmt.Errorf("%s is not running (%s): yieldshell logs %s shows its output", id, v.pos.Status, id)
 	}
-	if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, View: "screen"}, &v.scr); err != nil {
-		if err := callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, SinceSeq: new(max(*v.pos.NextSeq-2000, 0))}, &v.tail); err != nil {
+	if err := callInto(ctx, cs, "read", wire.ReadIn{ProcessID: id, View: "screen"}, &v.scr); err != nil {
+		if err := callInto(ctx, cs, "read", wire.ReadIn{ProcessID: id, SinceSeq: new(max(*v.pos.NextSeq-2000, 0))}, &v.tail); err != nil {
 			return v, err
 		}
 	}
@@ -196,10 +196,10 @@ func (a *attacher) stream(ctx context.Context) error {
 		kicked := a.kicked
 		a.kicked, a.cancelWait = false, cancel
 		a.mu.Unlock()
-		var o tools.OutputOut
+		var o wire.OutputOut
 		var err error
 		if !kicked {
-			err = callInto(wctx, a.cs, "wait", tools.WaitIn{ProcessID: a.id, SinceSeq: new(a.seq), Until: "^", TimeoutMs: new(30000)}, &o)
+			err = callInto(wctx, a.cs, "wait", wire.WaitIn{ProcessID: a.id, SinceSeq: new(a.seq), Until: "^", TimeoutMs: new(30000)}, &o)
 		}
 		a.mu.Lock()
 		a.cancelWait = nil
@@ -209,7 +209,7 @@ func (a *attacher) stream(ctx context.Context) error {
 			return nil
 		}
 		if kicked || err != nil && wctx.Err() != nil {
-			err = callInto(ctx, a.cs, "read", tools.ReadIn{ProcessID: a.id, SinceSeq: new(a.seq)}, &o)
+			err = callInto(ctx, a.cs, "read", wire.ReadIn{ProcessID: a.id, SinceSeq: new(a.seq)}, &o)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -252,8 +252,8 @@ func (a *attacher) kick() {
 // program has taken them (the answer comes when it waits for input again,
 // or after a short while).
 func (a *attacher) write(ctx context.Context, s string) error {
-	var o tools.WriteOut
-	err := callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Input: s, YieldMs: new(100), MaxOutputBytes: new(1)}, &o)
+	var o wire.WriteOut
+	err := callInto(ctx, a.cs, "write", wire.WriteIn{ProcessID: a.id, Input: s, YieldMs: new(100), MaxOutputBytes: new(1)}, &o)
 	if err != nil {
 		return err
 	}
@@ -267,23 +267,23 @@ func (a *attacher) resize(ctx context.Context) {
 	if err != nil || cols < 2 || rows < 2 {
 		return
 	}
-	var o tools.WriteOut
-	_ = callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Cols: new(cols), Rows: new(rows)}, &o)
+	var o wire.WriteOut
+	_ = callInto(ctx, a.cs, "write", wire.WriteIn{ProcessID: a.id, Cols: new(cols), Rows: new(rows)}, &o)
 }
 
 // restoreSize gives the agent back the size it had.
-func (a *attacher) restoreSize(scr *tools.ScreenOut) {
+func (a *attacher) restoreSize(scr *wire.ScreenOut) {
 	if scr == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var o tools.WriteOut
-	_ = callInto(ctx, a.cs, "write", tools.WriteIn{ProcessID: a.id, Cols: new(scr.Cols), Rows: new(scr.Rows)}, &o)
+	var o wire.WriteOut
+	_ = callInto(ctx, a.cs, "write", wire.WriteIn{ProcessID: a.id, Cols: new(scr.Cols), Rows: new(scr.Rows)}, &o)
 }
 
 // drawScreen clears the terminal and draws a rendered screen with its cursor.
-func drawScreen(w io.Writer, s *tools.ScreenOut) {
+func drawScreen(w io.Writer, s *wire.ScreenOut) {
 	if s == nil {
 		return
 	}

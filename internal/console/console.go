@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/safetext"
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // Terminal is what a command gets: the person's terminal, and a way to
@@ -137,8 +137,8 @@ func callInto[In, Out any](ctx context.Context, cs *mcp.ClientSession, tool stri
 
 // printPs prints the server's processes as a table, newest first.
 func printPs(ctx context.Context, cs *mcp.ClientSession, w io.Writer) error {
-	var out tools.PsOut
-	if err := callInto(ctx, cs, "ps", tools.PsIn{IncludeCompleted: new(true), Limit: new(1000)}, &out); err != nil {
+	var out wire.PsOut
+	if err := callInto(ctx, cs, "ps", wire.PsIn{IncludeCompleted: new(true), Limit: new(1000)}, &out); err != nil {
 		return err
 	}
 	return writePs(w, out.Processes)
@@ -147,7 +147,7 @@ func printPs(ctx context.Context, cs *mcp.ClientSession, w io.Writer) error {
 // writePs writes processes as a table. Names and commands are the
 // agent's text: their control characters are shown, never sent to the
 // terminal.
-func writePs(w io.Writer, processes []tools.PsEntry) error {
+func writePs(w io.Writer, processes []wire.PsEntry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tPID\tRUNTIME\tCOMMAND")
 	for _, p := range processes {
@@ -192,12 +192,12 @@ const (
 func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, mode logsMode, stdout, stderr io.Writer) error {
 	var seq int64
 	for waiting := false; ; waiting = true {
-		var out tools.OutputOut
+		var out wire.OutputOut
 		var err error
 		if waiting {
-			err = callInto(ctx, cs, "wait", tools.WaitIn{ProcessID: id, SinceSeq: new(seq), Until: "^", TimeoutMs: new(30000)}, &out)
+			err = callInto(ctx, cs, "wait", wire.WaitIn{ProcessID: id, SinceSeq: new(seq), Until: "^", TimeoutMs: new(30000)}, &out)
 		} else {
-			err = callInto(ctx, cs, "read", tools.ReadIn{ProcessID: id, SinceSeq: new(seq)}, &out)
+			err = callInto(ctx, cs, "read", wire.ReadIn{ProcessID: id, SinceSeq: new(seq)}, &out)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -218,7 +218,7 @@ func printLogs(ctx context.Context, cs *mcp.ClientSession, id string, mode logsM
 // emit prints an answer's output and returns the position to read on from.
 // The output is the program's: its control characters are shown, never
 // sent to the person's terminal (safetext.Lines).
-func emit(out tools.OutputOut, seq int64, stdout, stderr io.Writer) int64 {
+func emit(out wire.OutputOut, seq int64, stdout, stderr io.Writer) int64 {
 	if out.Stdout != nil {
 		io.WriteString(stdout, safetext.Lines(*out.Stdout))
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // TestPsShowsEscapes: escapes in a command or a name reach the ps table
@@ -14,7 +14,7 @@ import (
 // person's terminal (issue 30 item 7).
 func TestPsShowsEscapes(t *testing.T) {
 	var b strings.Builder
-	err := writePs(&b, []tools.PsEntry{
+	err := writePs(&b, []wire.PsEntry{
 		{ProcessID: "proc_1", Name: "web\x1b[8m", Status: "running", Pid: 42,
 			Command: "printf '\x1b]0;owned\x07\x1b[2J\x1b[1A\rok'; \u009b31m sleep 9"},
 	})
@@ -44,14 +44,14 @@ func TestLogsAndAttachShowEscapes(t *testing.T) {
 		})
 	}
 	var out, errOut strings.Builder
-	emit(tools.OutputOut{Stdout: &printed, Stderr: &printed}, 0, &out, &errOut)
+	emit(wire.OutputOut{Stdout: &printed, Stderr: &printed}, 0, &out, &errOut)
 	for _, s := range []string{out.String(), errOut.String()} {
 		if i := controls(s); i >= 0 || !strings.Contains(s, "ok\tfine\n") || !strings.Contains(s, `\x1b[2J`) {
 			t.Errorf("logs wrote a control character at %d: %q", i, s)
 		}
 	}
 	var scr strings.Builder
-	drawScreen(&scr, &tools.ScreenOut{Lines: []string{"top\x1b[2J", "\u009b6n"}, Cols: 10, Rows: 2})
+	drawScreen(&scr, &wire.ScreenOut{Lines: []string{"top\x1b[2J", "\u009b6n"}, Cols: 10, Rows: 2})
 	// drawScreen's own sequences come first and last: none in between.
 	body := strings.TrimPrefix(scr.String(), "\x1b[H\x1b[2J")
 	body = body[:strings.LastIndex(body, "\x1b[")]

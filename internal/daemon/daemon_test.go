@@ -337,7 +337,7 @@ func TestBridgeRefusesOtherSettings(t *testing.T) {
 // A bridge's secret the server does not hold, by value, is named; one it
 // holds under another name is not; the prints never carry the value.
 func TestUnredactedNamesTheBridgesUnknownSecrets(t *testing.T) {
-	cfg := &policy.Config{RedactEnv: regexp.MustCompile(`TOKEN|KEY`)}
+	cfg := &policy.Config{Rules: policy.Rules{RedactEnv: regexp.MustCompile(`TOKEN|KEY`)}}
 	server := SecretPrints(cfg, []string{"API_TOKEN=server-token-1234", "PLAIN=visible-value-1234"})
 	bridge := SecretPrints(cfg, []string{"API_TOKEN=server-token-1234", "OTHER_KEY=server-token-1234x", "NEW_TOKEN=bridge-only-5678", "SHORT_KEY=abc"})
 	if got, want := unredacted(bridge, server), []string{"NEW_TOKEN", "OTHER_KEY"}; !slices.Equal(got, want) {

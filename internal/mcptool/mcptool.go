@@ -59,6 +59,9 @@ func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
+		if err == nil && (res == nil || res.InputRequests == nil) {
+			recordOutcome(ctx, out)
+		}
 		if err != nil || res != nil && (hasText(res.Content) || res.InputRequests != nil) {
 			return res, out, err
 		}

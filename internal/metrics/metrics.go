@@ -5,7 +5,6 @@ package metrics
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -61,14 +61,6 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// answer is the part of a tool's structured answer that is counted.
-type answer struct {
-	Status          string `json:"status"`
-	Rule            string `json:"rule"`
-	WaitingForInput bool   `json:"waiting_for_input"`
-	InputSignal     string `json:"input_signal"`
-}
-
 // Middleware times every tool call and counts what its answer says.
 func (m *Metrics) Middleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -77,6 +69,7 @@ func (m *Metrics) Middleware() mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			start := time.Now()
+			ctx, o := mcptool.WithOutcome(ctx)
 			res, err := next(ctx, method, req)
 			p, _ := req.GetParams().(*mcp.CallToolParamsRaw)
 			r, _ := res.(*mcp.CallToolResult)
@@ -86,24 +79,15 @@ func (m *Metrics) Middleware() mcp.Middleware {
 				return res, err
 			}
 			m.answers.WithLabelValues(p.Name).Observe(time.Since(start).Seconds())
-			m.count(p.Name, r)
+			m.count(p.Name, *o)
 			return res, err
 		}
 	}
 }
 
-func (m *Metrics) count(tool string, r *mcp.CallToolResult) {
-	raw, ok := r.StructuredContent.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(r.StructuredContent); err != nil {
-			return
-		}
-	}
-	var a answer
-	if json.Unmarshal(raw, &a) != nil {
-		return
-	}
+// count counts what a tool's answer said (its typed outcome, filled in
+// by the tool as it answered).
+func (m *Metrics) count(tool string, a mcptool.Outcome) {
 	if tool == "exec" && a.Status != "" {
 		m.execs.WithLabelValues(a.Status).Inc()
 	}

@@ -27,6 +27,25 @@ func IsBinary(b []byte) bool {
 	return MostlyInvalid(invalidBytes(b), len(b))
 }
 
+// PlainText reports whether b is text that no judgement calls binary,
+// however it is cut at ASCII bytes: it has no NUL and is valid UTF-8 but
+// for an unfinished character at its end. IsBinary is false for b and
+// for each such piece of it, and a Judge in text cuts each whole.
+func PlainText(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return false
+	}
+	if utf8.Valid(b) {
+		return true
+	}
+	for k := len(b) - 1; k >= max(0, len(b)-utf8.UTFMax+1); k-- {
+		if utf8.RuneStart(b[k]) {
+			return !utf8.FullRune(b[k:]) && utf8.Valid(b[:k])
+		}
+	}
+	return false
+}
+
 // MostlyInvalid reports whether a chunk of n bytes of which invalid are
 // not UTF-8, and no NUL, is binary (see IsBinary).
 func MostlyInvalid(invalid, n int) bool {

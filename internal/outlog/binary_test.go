@@ -294,3 +294,27 @@ func abs(n int) int {
 	}
 	return n
 }
+
+func TestPlainText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"", true},
+		{"ls -l\r\n\x1b[1mbold\x1b[0m\x1b]133;A\x07", true},
+		{"caf\xc3\xa9", true},
+		{"caf\xc3", true},     // é continues in the next read
+		{"caf\xe2\x82", true}, // so does €
+		{"caf\xc3x", false},   // not UTF-8
+		{"\xa9 rest", false},  // a character's end: not text on its own
+		{"a\x00b", false},     // NUL
+		{"\x1b]133;A\xff\x07", false},
+	} {
+		if got := PlainText([]byte(tc.in)); got != tc.want {
+			t.Errorf("PlainText(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		if PlainText([]byte(tc.in)) && IsBinary([]byte(tc.in)) {
+			t.Errorf("%q: plain text but binary", tc.in)
+		}
+	}
+}

@@ -27,11 +27,11 @@ func (c *Config) Waive(rules ...string) *Config {
 	for _, r := range rules {
 		switch r {
 		case "side_effects":
-			w.Blocked = nil
+			w.Rules.Blocked = nil
 		case "deny_command_regex":
-			w.DenyCommand = nil
+			w.Rules.DenyCommand = nil
 		case "cwd":
-			w.AllowedCwds, w.CwdsFromRoots, w.noRoots = nil, false, ""
+			w.Cwd.Allowed, w.Cwd.FromRoots, w.Cwd.noRoots = nil, false, ""
 		}
 	}
 	return &w

@@ -41,7 +41,7 @@ func TestCheckCommand(t *testing.T) {
 	secrets := []Secret{{Name: "API_TOKEN", Value: "tok-1234567890abcdef"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Config{DenyCommand: tt.deny, AllowCommand: tt.allow}
+			c := &Config{Rules: Rules{DenyCommand: tt.deny, AllowCommand: tt.allow}}
 			err := c.CheckCommand(tt.command, secrets...)
 			if tt.rule == "" {
 				if err != nil {
@@ -59,7 +59,7 @@ func TestCheckCommand(t *testing.T) {
 }
 
 func TestCheckProcessLimit(t *testing.T) {
-	c := &Config{MaxProcesses: 2}
+	c := &Config{Limits: Limits{Processes: 2}}
 	if err := c.CheckProcessLimit(1); err != nil {
 		t.Errorf("CheckProcessLimit(1) = %v", err)
 	}
@@ -102,7 +102,7 @@ func TestResolveCwd(t *testing.T) {
 		envDefaultCwd:  work,
 		envAllowedCwds: root + string(os.PathListSeparator) + rootLink,
 	}, base)
-	open := &Config{DefaultCwd: work}
+	open := &Config{Cwd: Cwds{Default: work}}
 
 	tests := []struct {
 		name string

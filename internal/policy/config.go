@@ -152,29 +152,35 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	}
 	l := &loader{getenv: getenv, base: cwd}
 	c := &Config{
-		MaxOutputBytes: l.int(envMaxOutputBytes, defaultMaxOutputBytes, 1),
-		MaxProcesses:   l.int(envMaxProcesses, defaultMaxProcesses, 1),
-		MaxYield:       l.millis(envMaxYieldMs, defaultMaxYieldMs, 0),
-		DefaultTimeout: l.millis(envDefaultTimeoutMs, defaultDefaultTimeoutMs, 0),
-		TimeoutGrace:   l.millis(envTimeoutGraceMs, defaultTimeoutGraceMs, 1),
-		DenyCommand:    l.regexp(envDenyCommand, ""),
-		AllowCommand:   l.regexp(envAllowCommand, ""),
-		RedactEnv:      l.regexp(envRedactEnv, defaultRedactEnv),
-		Blocked:        l.blocked(),
-		TTY:            l.bool(envTTY, defaultTTY),
-		LogMaxBytes:    int64(l.int(envLogMaxBytes, defaultLogMaxBytes, 4096)),
-		PurgeAfter:     l.millis(envPurgeAfterMs, defaultPurgeAfterMs, 0),
-		Toolset:        l.toolset(),
-		MaxLogLines:    l.int(envMaxLogLines, defaultMaxLogLines, 1),
-		MaxScreenCells: l.int(envMaxScreenCells, defaultMaxScreenCells, 4),
-		Ask:            l.bool(envAsk, false),
+		Limits: Limits{
+			OutputBytes: l.int(envMaxOutputBytes, defaultMaxOutputBytes, 1),
+			Processes:   l.int(envMaxProcesses, defaultMaxProcesses, 1),
+		},
+		Times: Times{
+			MaxYield:       l.millis(envMaxYieldMs, defaultMaxYieldMs, 0),
+			DefaultTimeout: l.millis(envDefaultTimeoutMs, defaultDefaultTimeoutMs, 0),
+			TimeoutGrace:   l.millis(envTimeoutGraceMs, defaultTimeoutGraceMs, 1),
+		},
+		Rules: Rules{
+			DenyCommand:  l.regexp(envDenyCommand, ""),
+			AllowCommand: l.regexp(envAllowCommand, ""),
+			RedactEnv:    l.regexp(envRedactEnv, defaultRedactEnv),
+			Blocked:      l.blocked(),
+		},
+		TTY: l.bool(envTTY, defaultTTY),
+		Log: LogFiles{MaxBytes: int64(l.int(envLogMaxBytes, defaultLogMaxBytes, 4096))},
 	}
+	c.Times.PurgeAfter = l.millis(envPurgeAfterMs, defaultPurgeAfterMs, 0)
+	c.Toolset = l.toolset()
+	c.Limits.LogLines = l.int(envMaxLogLines, defaultMaxLogLines, 1)
+	c.Limits.ScreenCells = l.int(envMaxScreenCells, defaultMaxScreenCells, 4)
+	c.Rules.Ask = l.bool(envAsk, false)
 	c.Shell = l.shell()
-	c.LogDir = l.logDir()
-	c.DefaultCwd, c.ExplicitDefaultCwd = l.defaultCwd()
-	c.AllowedCwds, c.CwdsFromRoots = l.allowedCwds()
-	c.MaxBufferBytes = l.maxBuffer(c.MaxOutputBytes)
-	c.DefaultYield = l.defaultYield(c.MaxYield)
+	c.Log.Dir = l.logDir()
+	c.Cwd.Default, c.Cwd.ExplicitDefault = l.defaultCwd()
+	c.Cwd.Allowed, c.Cwd.FromRoots = l.allowedCwds()
+	c.Limits.BufferBytes = l.maxBuffer(c.Limits.OutputBytes)
+	c.Times.DefaultYield = l.defaultYield(c.Times.MaxYield)
 	if err := l.err(); err != nil {
 		return nil, err
 	}
@@ -186,7 +192,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 // that loads nothing else.
 func LoadRedaction(getenv func(string) string) (*Config, error) {
 	l := &loader{getenv: getenv}
-	c := &Config{RedactEnv: l.regexp(envRedactEnv, defaultRedactEnv)}
+	c := &Config{Rules: Rules{RedactEnv: l.regexp(envRedactEnv, defaultRedactEnv)}}
 	if err := l.err(); err != nil {
 		return nil, err
 	}
@@ -199,13 +205,13 @@ func LoadRedaction(getenv func(string) string) (*Config, error) {
 // not an error because 0.4.0 configurations that always pass cwd are valid.
 func (c *Config) Warnings() []string {
 	var w []string
-	if len(c.AllowedCwds) > 0 && !within(c.DefaultCwd, c.AllowedCwds) {
+	if len(c.Cwd.Allowed) > 0 && !within(c.Cwd.Default, c.Cwd.Allowed) {
 		unless := ""
-		if !c.ExplicitDefaultCwd {
+		if !c.Cwd.ExplicitDefault {
 			unless = " unless the client names a root inside them"
 		}
 		w = append(w, fmt.Sprintf("%s %q is outside %s; exec calls without cwd will be refused%s",
-			envDefaultCwd, c.DefaultCwd, envAllowedCwds, unless))
+			envDefaultCwd, c.Cwd.Default, envAllowedCwds, unless))
 	}
 	return w
 }

@@ -35,27 +35,22 @@ func TestLoadDefaults(t *testing.T) {
 	dir := tempDir(t)
 	c := mustLoad(t, nil, dir)
 	want := Config{
-		DefaultCwd:     dir,
-		MaxOutputBytes: 20000,
-		MaxBufferBytes: 256 << 10,
-		MaxProcesses:   50,
-		DefaultYield:   5 * time.Second,
-		MaxYield:       300 * time.Second,
-		DefaultTimeout: 0,
-		TimeoutGrace:   2 * time.Second,
-		Blocked:        DefaultBlocked(),
-		TTY:            true,
+		Cwd:    Cwds{Default: dir},
+		Limits: Limits{OutputBytes: 20000, BufferBytes: 256 << 10, Processes: 50},
+		Times:  Times{DefaultYield: 5 * time.Second, MaxYield: 300 * time.Second, DefaultTimeout: 0, TimeoutGrace: 2 * time.Second},
+		Rules:  Rules{Blocked: DefaultBlocked()},
+		TTY:    true,
 	}
 	got := *c
-	if got.RedactEnv == nil || got.RedactEnv.String() != `TOKEN|KEY|SECRET|PASSWORD` {
-		t.Errorf("RedactEnv = %v, want the default", got.RedactEnv)
+	if got.Rules.RedactEnv == nil || got.Rules.RedactEnv.String() != `TOKEN|KEY|SECRET|PASSWORD` {
+		t.Errorf("RedactEnv = %v, want the default", got.Rules.RedactEnv)
 	}
-	got.RedactEnv = nil
-	if got.DefaultCwd != want.DefaultCwd || got.AllowedCwds != nil || got.MaxOutputBytes != want.MaxOutputBytes ||
-		got.MaxBufferBytes != want.MaxBufferBytes || got.MaxProcesses != want.MaxProcesses ||
-		got.DefaultYield != want.DefaultYield || got.MaxYield != want.MaxYield ||
-		got.DefaultTimeout != want.DefaultTimeout || got.TimeoutGrace != want.TimeoutGrace || got.DenyCommand != nil || got.AllowCommand != nil ||
-		!slices.Equal(got.Blocked, want.Blocked) || got.TTY != want.TTY {
+	got.Rules.RedactEnv = nil
+	if got.Cwd.Default != want.Cwd.Default || got.Cwd.Allowed != nil || got.Limits.OutputBytes != want.Limits.OutputBytes ||
+		got.Limits.BufferBytes != want.Limits.BufferBytes || got.Limits.Processes != want.Limits.Processes ||
+		got.Times.DefaultYield != want.Times.DefaultYield || got.Times.MaxYield != want.Times.MaxYield ||
+		got.Times.DefaultTimeout != want.Times.DefaultTimeout || got.Times.TimeoutGrace != want.Times.TimeoutGrace || got.Rules.DenyCommand != nil || got.Rules.AllowCommand != nil ||
+		!slices.Equal(got.Rules.Blocked, want.Rules.Blocked) || got.TTY != want.TTY {
 		t.Errorf("Load defaults:\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -68,9 +63,9 @@ func TestLoadBlankMeansDefault(t *testing.T) {
 		m[v.Name] = " \t "
 	}
 	c := mustLoad(t, m, dir)
-	if c.DefaultCwd != dir || c.MaxOutputBytes != 20000 || c.MaxProcesses != 50 || !c.TTY ||
-		c.DenyCommand != nil || c.RedactEnv.String() != defaultRedactEnv ||
-		!slices.Equal(c.Blocked, DefaultBlocked()) {
+	if c.Cwd.Default != dir || c.Limits.OutputBytes != 20000 || c.Limits.Processes != 50 || !c.TTY ||
+		c.Rules.DenyCommand != nil || c.Rules.RedactEnv.String() != defaultRedactEnv ||
+		!slices.Equal(c.Rules.Blocked, DefaultBlocked()) {
 		t.Errorf("blank values did not give defaults: %+v", c)
 	}
 }
@@ -85,13 +80,13 @@ func TestLoadResolvesLinks(t *testing.T) {
 	}
 	link := filepath.Join(dir, "link")
 	testdir.Symlink(t, sub, link)
-	if c := mustLoad(t, map[string]string{envDefaultCwd: link}, dir); c.DefaultCwd != sub {
-		t.Errorf("default cwd given through a link = %q, want %q", c.DefaultCwd, sub)
+	if c := mustLoad(t, map[string]string{envDefaultCwd: link}, dir); c.Cwd.Default != sub {
+		t.Errorf("default cwd given through a link = %q, want %q", c.Cwd.Default, sub)
 	}
 	sep := string(os.PathListSeparator)
 	c := mustLoad(t, map[string]string{envAllowedCwds: sep + link + sep + sep + dir + sep + " sub " + sep}, dir)
-	if want := []string{sub, dir}; !slices.Equal(c.AllowedCwds, want) {
-		t.Errorf("allowed cwds = %q, want %q", c.AllowedCwds, want)
+	if want := []string{sub, dir}; !slices.Equal(c.Cwd.Allowed, want) {
+		t.Errorf("allowed cwds = %q, want %q", c.Cwd.Allowed, want)
 	}
 }
 
@@ -107,39 +102,39 @@ func TestLoadValues(t *testing.T) {
 		check func(*Config) bool
 	}{
 		{"default cwd absolute", map[string]string{envDefaultCwd: sub},
-			func(c *Config) bool { return c.DefaultCwd == sub }},
+			func(c *Config) bool { return c.Cwd.Default == sub }},
 		{"default cwd relative to server cwd", map[string]string{envDefaultCwd: "sub"},
-			func(c *Config) bool { return c.DefaultCwd == sub }},
+			func(c *Config) bool { return c.Cwd.Default == sub }},
 		{"max output", map[string]string{envMaxOutputBytes: " 4096 "},
-			func(c *Config) bool { return c.MaxOutputBytes == 4096 && c.MaxBufferBytes == 256<<10 }},
+			func(c *Config) bool { return c.Limits.OutputBytes == 4096 && c.Limits.BufferBytes == 256<<10 }},
 		{"max output above buffer default raises buffer", map[string]string{envMaxOutputBytes: "2000000"},
-			func(c *Config) bool { return c.MaxBufferBytes == 2000000 }},
+			func(c *Config) bool { return c.Limits.BufferBytes == 2000000 }},
 		{"max buffer", map[string]string{envMaxBufferBytes: "65536"},
-			func(c *Config) bool { return c.MaxBufferBytes == 65536 }},
+			func(c *Config) bool { return c.Limits.BufferBytes == 65536 }},
 		{"max buffer equal to output", map[string]string{envMaxBufferBytes: "100", envMaxOutputBytes: "100"},
-			func(c *Config) bool { return c.MaxBufferBytes == 100 && c.MaxOutputBytes == 100 }},
+			func(c *Config) bool { return c.Limits.BufferBytes == 100 && c.Limits.OutputBytes == 100 }},
 		{"max processes", map[string]string{envMaxProcesses: "3"},
-			func(c *Config) bool { return c.MaxProcesses == 3 }},
+			func(c *Config) bool { return c.Limits.Processes == 3 }},
 		{"python-style digit separators", map[string]string{envMaxProcesses: "1_000"},
-			func(c *Config) bool { return c.MaxProcesses == 1000 }},
+			func(c *Config) bool { return c.Limits.Processes == 1000 }},
 		{"plus sign", map[string]string{envMaxProcesses: "+7"},
-			func(c *Config) bool { return c.MaxProcesses == 7 }},
+			func(c *Config) bool { return c.Limits.Processes == 7 }},
 		{"default yield", map[string]string{envDefaultYieldMs: "0"},
-			func(c *Config) bool { return c.DefaultYield == 0 }},
+			func(c *Config) bool { return c.Times.DefaultYield == 0 }},
 		{"max yield", map[string]string{envMaxYieldMs: "60000"},
-			func(c *Config) bool { return c.MaxYield == time.Minute && c.DefaultYield == 5*time.Second }},
+			func(c *Config) bool { return c.Times.MaxYield == time.Minute && c.Times.DefaultYield == 5*time.Second }},
 		{"max yield below default lowers unset default", map[string]string{envMaxYieldMs: "1000"},
-			func(c *Config) bool { return c.MaxYield == time.Second && c.DefaultYield == time.Second }},
+			func(c *Config) bool { return c.Times.MaxYield == time.Second && c.Times.DefaultYield == time.Second }},
 		{"default timeout", map[string]string{envDefaultTimeoutMs: "300000"},
-			func(c *Config) bool { return c.DefaultTimeout == 5*time.Minute }},
+			func(c *Config) bool { return c.Times.DefaultTimeout == 5*time.Minute }},
 		{"timeout grace", map[string]string{envTimeoutGraceMs: "250"},
-			func(c *Config) bool { return c.TimeoutGrace == 250*time.Millisecond }},
+			func(c *Config) bool { return c.Times.TimeoutGrace == 250*time.Millisecond }},
 		{"deny regex", map[string]string{envDenyCommand: `rm\s+-rf`},
-			func(c *Config) bool { return c.DenyCommand.MatchString("rm  -rf /") }},
+			func(c *Config) bool { return c.Rules.DenyCommand.MatchString("rm  -rf /") }},
 		{"allow regex keeps inner spaces", map[string]string{envAllowCommand: "^git "},
-			func(c *Config) bool { return c.AllowCommand.String() == "^git " }},
+			func(c *Config) bool { return c.Rules.AllowCommand.String() == "^git " }},
 		{"redact regex", map[string]string{envRedactEnv: "^MY_"},
-			func(c *Config) bool { return c.RedactEnv.String() == "^MY_" }},
+			func(c *Config) bool { return c.Rules.RedactEnv.String() == "^MY_" }},
 		{"tty off", map[string]string{envTTY: "off"}, func(c *Config) bool { return !c.TTY }},
 		{"tty 0", map[string]string{envTTY: "0"}, func(c *Config) bool { return !c.TTY }},
 		{"tty FALSE", map[string]string{envTTY: "FALSE"}, func(c *Config) bool { return !c.TTY }},
@@ -177,8 +172,8 @@ func TestLoadBlocked(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
 			c := mustLoad(t, map[string]string{envBlocked: tt.value}, dir)
-			if !slices.Equal(c.Blocked, tt.want) {
-				t.Errorf("Blocked = %v, want %v", c.Blocked, tt.want)
+			if !slices.Equal(c.Rules.Blocked, tt.want) {
+				t.Errorf("Blocked = %v, want %v", c.Rules.Blocked, tt.want)
 			}
 		})
 	}
@@ -331,11 +326,11 @@ func TestWarnings(t *testing.T) {
 func TestLoadLongRunningSettings(t *testing.T) {
 	dir := tempDir(t)
 	c := mustLoad(t, nil, dir)
-	if c.LogDir != "" || c.LogMaxBytes != defaultLogMaxBytes || c.PurgeAfter != time.Hour || c.Toolset != ToolsetDefault {
+	if c.Log.Dir != "" || c.Log.MaxBytes != defaultLogMaxBytes || c.Times.PurgeAfter != time.Hour || c.Toolset != ToolsetDefault {
 		t.Errorf("defaults: %+v", c)
 	}
 	c = mustLoad(t, map[string]string{envLogDir: "logs", envLogMaxBytes: "8192", envPurgeAfterMs: "0", envToolset: "Shell-Yeah"}, dir)
-	if c.LogDir != filepath.Join(dir, "logs") || c.LogMaxBytes != 8192 || c.PurgeAfter != 0 || c.Toolset != ToolsetShellYeah {
+	if c.Log.Dir != filepath.Join(dir, "logs") || c.Log.MaxBytes != 8192 || c.Times.PurgeAfter != 0 || c.Toolset != ToolsetShellYeah {
 		t.Errorf("values: %+v", c)
 	}
 	file := filepath.Join(dir, "file")
@@ -359,7 +354,7 @@ func TestWaive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Ask {
+	if !c.Rules.Ask {
 		t.Fatal("YIELDSHELL_ASK=1 did not set Ask")
 	}
 	for _, tc := range []struct {
@@ -380,7 +375,7 @@ func TestWaive(t *testing.T) {
 			t.Errorf("%v: askable %v rule %q, waived passes %v", tc.err, tc.askable, tc.rule, tc.waivedOK)
 		}
 	}
-	if c.Waive() != c || len(c.Blocked) == 0 || c.DenyCommand == nil || len(c.AllowedCwds) == 0 {
+	if c.Waive() != c || len(c.Rules.Blocked) == 0 || c.Rules.DenyCommand == nil || len(c.Cwd.Allowed) == 0 {
 		t.Error("Waive changed the configuration it copies")
 	}
 }

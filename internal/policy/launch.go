@@ -18,9 +18,9 @@ const shellsFile = "/etc/shells"
 // "" when neither is set.
 func (c *Config) regexRule() (rule, env string) {
 	switch {
-	case c.AllowCommand != nil:
+	case c.Rules.AllowCommand != nil:
 		return "allow_command_regex", envAllowCommand
-	case c.DenyCommand != nil:
+	case c.Rules.DenyCommand != nil:
 		return "deny_command_regex", envDenyCommand
 	}
 	return "", ""

@@ -49,7 +49,7 @@ func TestRegexesCannotBeBypassedThroughTheEnvOverlay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Config{DenyCommand: tt.deny, AllowCommand: tt.allow}
+			c := &Config{Rules: Rules{DenyCommand: tt.deny, AllowCommand: tt.allow}}
 			err := c.CheckEnv(tt.env)
 			if tt.rule == "" {
 				if err != nil {
@@ -111,7 +111,7 @@ func TestRegexesCannotBeBypassedThroughTheShell(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Config{DenyCommand: tt.deny, AllowCommand: tt.allow, Shell: tt.defShell}
+			c := &Config{Rules: Rules{DenyCommand: tt.deny, AllowCommand: tt.allow}, Shell: tt.defShell}
 			err := c.checkShell(tt.shell, tt.list)
 			if tt.rule == "" {
 				if err != nil {

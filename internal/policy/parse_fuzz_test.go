@@ -32,8 +32,8 @@ func FuzzLoad(f *testing.F) {
 				}
 				continue
 			}
-			if cfg.MaxProcesses < 1 || cfg.MaxOutputBytes < 1 || cfg.MaxBufferBytes < cfg.MaxOutputBytes ||
-				cfg.DefaultYield < 0 || cfg.DefaultYield > cfg.MaxYield || cfg.DefaultTimeout < 0 || cfg.TimeoutGrace < time.Millisecond {
+			if cfg.Limits.Processes < 1 || cfg.Limits.OutputBytes < 1 || cfg.Limits.BufferBytes < cfg.Limits.OutputBytes ||
+				cfg.Times.DefaultYield < 0 || cfg.Times.DefaultYield > cfg.Times.MaxYield || cfg.Times.DefaultTimeout < 0 || cfg.Times.TimeoutGrace < time.Millisecond {
 				t.Fatalf("%s=%q: inconsistent configuration %+v", v.Name, value, cfg)
 			}
 		}
@@ -55,7 +55,7 @@ func FuzzCheckSideEffects(f *testing.F) {
 		f.Fatal(err)
 	}
 	blocked := map[SideEffect]bool{}
-	for _, b := range cfg.Blocked {
+	for _, b := range cfg.Rules.Blocked {
 		blocked[b] = true
 	}
 	f.Fuzz(func(t *testing.T, list string) {

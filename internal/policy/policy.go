@@ -10,35 +10,64 @@ type SideEffect string
 
 // Config is the server configuration, read once at start-up.
 type Config struct {
-	DefaultCwd     string        // absolute, symlinks resolved
-	AllowedCwds    []string      // absolute, symlinks resolved; empty = any
-	MaxOutputBytes int           // per-response output cap (20000)
-	MaxBufferBytes int           // output retained per process (1 MiB)
-	MaxScreenCells int           // largest terminal, cols x rows
-	MaxProcesses   int           // running processes (50)
+	Cwd    Cwds     // where commands may start, and the client's roots
+	Limits Limits   // sizes and counts
+	Times  Times    // yields, timeouts, purge
+	Rules  Rules    // what a command may be and do
+	Log    LogFiles // where processes' logs are also written
+
+	TTY     bool   // default for exec's tty (true)
+	Toolset string // ToolsetDefault, ToolsetShellYeah or ToolsetAll
+	Shell   string // runs a command that names no shell (DefaultShell); "" = /bin/sh
+}
+
+// Cwds are the directories commands start in, and how the client's roots
+// (roots.go) change them.
+type Cwds struct {
+	Default string   // absolute, symlinks resolved
+	Allowed []string // absolute, symlinks resolved; empty = any
+	// ExplicitDefault: the operator set YIELDSHELL_DEFAULT_CWD: client
+	// roots never change it.
+	ExplicitDefault bool
+	// FromRoots: YIELDSHELL_ALLOWED_CWDS=roots: cwds confined to the
+	// client's roots.
+	FromRoots        bool
+	rootsApplied     bool // WithRoots made this copy
+	defaultFromRoots bool // Default is a client root
+	noRoots          string
+}
+
+// Limits bound what one server holds and answers.
+type Limits struct {
+	OutputBytes int // per-response output cap (20000)
+	BufferBytes int // output retained per process (1 MiB)
+	ScreenCells int // largest terminal, cols x rows
+	Processes   int // running processes (50)
+	LogLines    int // lines the mcp-shell-yeah tools show of a shell (1000)
+}
+
+// Times are the durations calls wait and processes live.
+type Times struct {
 	DefaultYield   time.Duration // 5 s
 	MaxYield       time.Duration // 300 s
 	DefaultTimeout time.Duration // 0 = none
 	TimeoutGrace   time.Duration // past timeout_ms, SIGTERM to SIGKILL (2 s)
-	DenyCommand    *regexp.Regexp
-	AllowCommand   *regexp.Regexp
-	RedactEnv      *regexp.Regexp
-	Blocked        []SideEffect  // sorted
-	TTY            bool          // default for exec's tty (true)
-	LogDir         string        // where process logs are also written; "" = nowhere
-	LogMaxBytes    int64         // a log file is rotated at this size
 	PurgeAfter     time.Duration // finished records are forgotten after this; 0 = never
-	Toolset        string        // ToolsetDefault, ToolsetShellYeah or ToolsetAll
-	MaxLogLines    int           // lines the mcp-shell-yeah tools show of a shell (1000)
-	Ask            bool          // YIELDSHELL_ASK: a person may approve an askable refusal (approve.go)
-	Shell          string        // runs a command that names no shell (DefaultShell); "" = /bin/sh
+}
 
-	// The client's roots (roots.go).
-	ExplicitDefaultCwd bool // the operator set YIELDSHELL_DEFAULT_CWD: client roots never change it
-	CwdsFromRoots      bool // YIELDSHELL_ALLOWED_CWDS=roots: cwds confined to the client's roots
-	rootsApplied       bool // WithRoots made this copy
-	defaultFromRoots   bool // DefaultCwd is a client root
-	noRoots            string
+// Rules decide what a command may be and do.
+type Rules struct {
+	DenyCommand  *regexp.Regexp
+	AllowCommand *regexp.Regexp
+	RedactEnv    *regexp.Regexp
+	Blocked      []SideEffect // sorted
+	Ask          bool         // YIELDSHELL_ASK: a person may approve an askable refusal (approve.go)
+}
+
+// LogFiles is where process logs are also written.
+type LogFiles struct {
+	Dir      string // "" = nowhere
+	MaxBytes int64  // a log file is rotated at this size
 }
 
 // Var documents one configuration variable.

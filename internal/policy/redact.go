@@ -17,21 +17,21 @@ const minSecretLen = 8
 type Secret struct{ Name, Value string }
 
 // Secrets returns the values to redact: those of env entries ("KEY=value")
-// whose names match RedactEnv. Pass the server's environment first and the
+// whose names match Rules.RedactEnv. Pass the server's environment first and the
 // command's overlay last: a later entry for the same name replaces an
 // earlier one, as it does in the command's environment. Values shorter than
 // 8 bytes are skipped; a value shared by several names is reported once,
 // under the alphabetically first name. The result is sorted longest first,
 // the order in which a Redactor prefers matches.
 func (c *Config) Secrets(env ...[]string) []Secret {
-	if c.RedactEnv == nil {
+	if c.Rules.RedactEnv == nil {
 		return nil
 	}
 	byName := map[string]string{}
 	for _, list := range env {
 		for _, kv := range list {
 			name, value, ok := strings.Cut(kv, "=")
-			if !ok || name == "" || !c.RedactEnv.MatchString(name) {
+			if !ok || name == "" || !c.Rules.RedactEnv.MatchString(name) {
 				continue
 			}
 			byName[name] = value

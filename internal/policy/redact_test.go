@@ -175,7 +175,7 @@ func TestRedactorPassThrough(t *testing.T) {
 }
 
 func TestSecrets(t *testing.T) {
-	c := &Config{RedactEnv: regexp.MustCompile(defaultRedactEnv)}
+	c := &Config{Rules: Rules{RedactEnv: regexp.MustCompile(defaultRedactEnv)}}
 	server := []string{
 		"PATH=/usr/bin",
 		"GITHUB_TOKEN=ghp_server_value_1234",

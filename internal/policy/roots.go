@@ -52,14 +52,14 @@ type Roots struct {
 // UsesRoots reports whether the client's roots change anything: when the
 // operator set neither YIELDSHELL_DEFAULT_CWD nor paths in
 // YIELDSHELL_ALLOWED_CWDS, or confined commands to the roots.
-func (c *Config) UsesRoots() bool { return c.CwdsFromRoots || !c.ExplicitDefaultCwd }
+func (c *Config) UsesRoots() bool { return c.Cwd.FromRoots || !c.Cwd.ExplicitDefault }
 
 // NeedsRoots reports whether a start with this cwd depends on the client's
 // roots: always when confined to them; otherwise only when cwd is empty or
 // relative (the default cwd, or its base, may be the first root). A call
 // that does not need them need not wait or ask for them.
 func (c *Config) NeedsRoots(cwd string) bool {
-	return c.CwdsFromRoots || !c.ExplicitDefaultCwd && !filepath.IsAbs(cwd)
+	return c.Cwd.FromRoots || !c.Cwd.ExplicitDefault && !filepath.IsAbs(cwd)
 }
 
 // WithRoots returns the configuration in force for a client whose roots are
@@ -70,26 +70,26 @@ func (c *Config) WithRoots(r *Roots) *Config {
 		return c
 	}
 	w := *c
-	w.rootsApplied = true
-	if r != nil && !c.ExplicitDefaultCwd {
+	w.Cwd.rootsApplied = true
+	if r != nil && !c.Cwd.ExplicitDefault {
 		for _, p := range r.Paths {
-			if len(c.AllowedCwds) == 0 || within(p, c.AllowedCwds) {
-				w.DefaultCwd, w.defaultFromRoots = p, true
+			if len(c.Cwd.Allowed) == 0 || within(p, c.Cwd.Allowed) {
+				w.Cwd.Default, w.Cwd.defaultFromRoots = p, true
 				break
 			}
 		}
 	}
-	if c.CwdsFromRoots {
+	if c.Cwd.FromRoots {
 		switch {
 		case r == nil:
-			w.AllowedCwds, w.noRoots = nil, "this connection cannot tell the server its roots"
+			w.Cwd.Allowed, w.Cwd.noRoots = nil, "this connection cannot tell the server its roots"
 		case len(r.Paths) == 0:
-			w.AllowedCwds, w.noRoots = nil, r.Missing
-			if w.noRoots == "" {
-				w.noRoots = "the client named no roots"
+			w.Cwd.Allowed, w.Cwd.noRoots = nil, r.Missing
+			if w.Cwd.noRoots == "" {
+				w.Cwd.noRoots = "the client named no roots"
 			}
 		default:
-			w.AllowedCwds = r.Paths
+			w.Cwd.Allowed = r.Paths
 		}
 	}
 	return &w
@@ -101,16 +101,16 @@ func (c *Config) WithRoots(r *Roots) *Config {
 func (c *Config) CwdSources() (defaultFrom, allowedFrom string) {
 	defaultFrom = FromServerCwd
 	switch {
-	case c.ExplicitDefaultCwd:
+	case c.Cwd.ExplicitDefault:
 		defaultFrom = FromOperator
-	case c.defaultFromRoots:
+	case c.Cwd.defaultFromRoots:
 		defaultFrom = FromClient
 	}
 	allowedFrom = FromNone
 	switch {
-	case c.CwdsFromRoots:
+	case c.Cwd.FromRoots:
 		allowedFrom = FromClient
-	case len(c.AllowedCwds) > 0:
+	case len(c.Cwd.Allowed) > 0:
 		allowedFrom = FromOperator
 	}
 	return defaultFrom, allowedFrom
@@ -119,11 +119,11 @@ func (c *Config) CwdSources() (defaultFrom, allowedFrom string) {
 // checkRoots refuses every cwd while commands are confined to roots the
 // client has not named.
 func (c *Config) checkRoots() error {
-	if !c.CwdsFromRoots {
+	if !c.Cwd.FromRoots {
 		return nil
 	}
-	why := c.noRoots
-	if !c.rootsApplied {
+	why := c.Cwd.noRoots
+	if !c.Cwd.rootsApplied {
 		why = "the client's roots are not known"
 	}
 	if why == "" {

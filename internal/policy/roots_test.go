@@ -16,8 +16,8 @@ func TestLoadRootsKeyword(t *testing.T) {
 	sep := string(os.PathListSeparator)
 	for _, v := range []string{"roots", " roots ", sep + "roots" + sep} {
 		c := mustLoad(t, map[string]string{envAllowedCwds: v}, dir)
-		if !c.CwdsFromRoots || c.AllowedCwds != nil || c.ExplicitDefaultCwd {
-			t.Errorf("%q: CwdsFromRoots %v, AllowedCwds %q, ExplicitDefaultCwd %v", v, c.CwdsFromRoots, c.AllowedCwds, c.ExplicitDefaultCwd)
+		if !c.Cwd.FromRoots || c.Cwd.Allowed != nil || c.Cwd.ExplicitDefault {
+			t.Errorf("%q: CwdsFromRoots %v, AllowedCwds %q, ExplicitDefaultCwd %v", v, c.Cwd.FromRoots, c.Cwd.Allowed, c.Cwd.ExplicitDefault)
 		}
 	}
 	for _, v := range []string{"roots" + sep + dir, dir + sep + "roots"} {
@@ -31,10 +31,10 @@ func TestLoadRootsKeyword(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "Roots"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if c := mustLoad(t, map[string]string{envAllowedCwds: "Roots"}, dir); c.CwdsFromRoots || len(c.AllowedCwds) != 1 {
-		t.Errorf("Roots: CwdsFromRoots %v, AllowedCwds %q; want the directory", c.CwdsFromRoots, c.AllowedCwds)
+	if c := mustLoad(t, map[string]string{envAllowedCwds: "Roots"}, dir); c.Cwd.FromRoots || len(c.Cwd.Allowed) != 1 {
+		t.Errorf("Roots: CwdsFromRoots %v, AllowedCwds %q; want the directory", c.Cwd.FromRoots, c.Cwd.Allowed)
 	}
-	if c := mustLoad(t, map[string]string{envDefaultCwd: dir}, dir); !c.ExplicitDefaultCwd {
+	if c := mustLoad(t, map[string]string{envDefaultCwd: dir}, dir); !c.Cwd.ExplicitDefault {
 		t.Error("an explicit default cwd is not marked so")
 	}
 }
@@ -142,8 +142,8 @@ func TestRootsFailClosed(t *testing.T) {
 	if explicit.WithRoots(&Roots{Paths: []string{"/"}}) != explicit {
 		t.Error("roots changed a configuration whose operator chose both")
 	}
-	if got := c.WithRoots(&Roots{Paths: []string{dir}}); !slices.Equal(got.AllowedCwds, []string{dir}) || c.AllowedCwds != nil {
-		t.Errorf("WithRoots: copy %q, original %q", got.AllowedCwds, c.AllowedCwds)
+	if got := c.WithRoots(&Roots{Paths: []string{dir}}); !slices.Equal(got.Cwd.Allowed, []string{dir}) || c.Cwd.Allowed != nil {
+		t.Errorf("WithRoots: copy %q, original %q", got.Cwd.Allowed, c.Cwd.Allowed)
 	}
 }
 
@@ -166,7 +166,7 @@ func TestNeedsRoots(t *testing.T) {
 		{explicit, "", false}, {explicit, "sub", false}, {explicit, abs, false},
 	} {
 		if got := tt.c.NeedsRoots(tt.cwd); got != tt.want {
-			t.Errorf("NeedsRoots(%q) with default %v, confined %v = %v", tt.cwd, tt.c.ExplicitDefaultCwd, tt.c.CwdsFromRoots, got)
+			t.Errorf("NeedsRoots(%q) with default %v, confined %v = %v", tt.cwd, tt.c.Cwd.ExplicitDefault, tt.c.Cwd.FromRoots, got)
 		}
 	}
 }

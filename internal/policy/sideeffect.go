@@ -171,7 +171,7 @@ func (c *Config) blockedHits(declared []string) []SideEffect {
 	var hits []SideEffect
 	for _, d := range declared {
 		e := SideEffect(d)
-		if slices.Contains(c.Blocked, e) && !slices.Contains(hits, e) {
+		if slices.Contains(c.Rules.Blocked, e) && !slices.Contains(hits, e) {
 			hits = append(hits, e)
 		}
 	}

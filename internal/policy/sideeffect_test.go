@@ -38,9 +38,9 @@ func TestSideEffectLists(t *testing.T) {
 }
 
 func TestCheckSideEffects(t *testing.T) {
-	defaults := &Config{Blocked: DefaultBlocked()}
-	nothing := &Config{Blocked: []SideEffect{}}
-	noneBlocked := &Config{Blocked: []SideEffect{None}}
+	defaults := &Config{Rules: Rules{Blocked: DefaultBlocked()}}
+	nothing := &Config{Rules: Rules{Blocked: []SideEffect{}}}
+	noneBlocked := &Config{Rules: Rules{Blocked: []SideEffect{None}}}
 	tests := []struct {
 		name     string
 		c        *Config
@@ -81,9 +81,9 @@ func TestCheckSideEffects(t *testing.T) {
 			[]string{"Next step for DELETES_FILES"}},
 		{"unblocked after comma", nothing, []string{"RUNS_INLINE_CODE", "KILLS_AGENT_PROCESS"}, nil, nil},
 		{"NONE blocked via env", noneBlocked, []string{"NONE"}, []string{"NONE is blocked by policy", "read-only"}, nil},
-		{"DELETES_FILES blocked", &Config{Blocked: []SideEffect{DeletesFiles}}, []string{"DELETES_FILES"},
+		{"DELETES_FILES blocked", &Config{Rules: Rules{Blocked: []SideEffect{DeletesFiles}}}, []string{"DELETES_FILES"},
 			[]string{"reversible", "confirm"}, nil},
-		{"generic guidance", &Config{Blocked: []SideEffect{MakesNetworkRequests}}, []string{"MAKES_NETWORK_REQUESTS"},
+		{"generic guidance", &Config{Rules: Rules{Blocked: []SideEffect{MakesNetworkRequests}}}, []string{"MAKES_NETWORK_REQUESTS"},
 			[]string{"re-declare", "operator"}, nil},
 	}
 	for _, tt := range tests {

@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
-	"github.com/yieldshell/yieldshell/tools"
 )
 
 // DefaultInterval is the least time between two updated notifications
@@ -52,7 +52,7 @@ type Hub struct {
 	// Set by Start.
 	srv    *mcp.Server
 	m      *session.Manager
-	reader *tools.Reader
+	reader *answer.Reader
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // run and every follower
@@ -88,7 +88,7 @@ func New(o Options) *Hub {
 // Start adds the resource templates to srv and starts following m's
 // processes; cfg is the tools' configuration (read's caps). Close stops.
 func (h *Hub) Start(srv *mcp.Server, m *session.Manager, cfg *policy.Config) {
-	h.srv, h.m, h.reader = srv, m, tools.NewReader(m, cfg)
+	h.srv, h.m, h.reader = srv, m, answer.New(m, cfg)
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	srv.AddResourceTemplate(logTemplate(), h.readLog)
 	srv.AddResourceTemplate(screenTemplate(), h.readScreen)

@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
-	"github.com/yieldshell/yieldshell/tools"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // MetaKey is the key under which a resource's contents carry the read
@@ -55,7 +55,7 @@ func (h *Hub) readLog(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 
 // answerMeta is the _meta of a resource's first contents: the read answer
 // but its text, which is the contents.
-func answerMeta(out tools.OutputOut) (mcp.Meta, error) {
+func answerMeta(out wire.OutputOut) (mcp.Meta, error) {
 	out.Stdout, out.Stderr = nil, nil
 	b, err := json.Marshal(out)
 	if err != nil {

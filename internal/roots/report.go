@@ -29,7 +29,7 @@ func (t *Tracker) Report(req *mcp.CallToolRequest, cfg *policy.Config) Report {
 		st = t.Known(req)
 	}
 	c := cfg.WithRoots(st.Roots)
-	r := Report{DefaultCwd: c.DefaultCwd, AllowedCwds: c.AllowedCwds, ClientRootsStatus: st.Status}
+	r := Report{DefaultCwd: c.Cwd.Default, AllowedCwds: c.Cwd.Allowed, ClientRootsStatus: st.Status}
 	r.DefaultCwdFrom, r.AllowedCwdsFrom = c.CwdSources()
 	if st.Roots != nil {
 		r.ClientRoots = st.Roots.Paths

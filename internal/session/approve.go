@@ -9,10 +9,26 @@ import (
 	"github.com/yieldshell/yieldshell/internal/policy"
 )
 
-// checkPolicy applies policy in the spec's order (side effects, command
-// regexes, cwd) without the rules a person waived for this start, and
-// returns the cwd to start in.
+// checkPolicy applies policy without the rules a person waived for this
+// start, and returns the cwd to start in.
 func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error) {
+	cwd, err := m.admit(spec, secrets)
+	if err != nil {
+		return "", err
+	}
+	if len(spec.Waived) > 0 {
+		m.log.Info("starting a command the user approved", "rules", spec.Waived,
+			"command", policy.Redact(secrets, spec.Command), "cwd", cwd)
+	}
+	return cwd, nil
+}
+
+// admit is the one sequence of policy checks a start meets, in the spec's
+// order: side effects, command regexes (less the rules spec waives), the
+// environment they cannot see, cwd (and, for an approved start, that it is
+// still the directory the person was shown). It returns the cwd to start
+// in, or the first refusal.
+func (m *Manager) admit(spec Spec, secrets []policy.Secret) (string, error) {
 	cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
 	if err := cfg.CheckSideEffects(spec.SideEffects); err != nil {
 		return "", err
@@ -29,14 +45,7 @@ func (m *Manager) checkPolicy(spec Spec, secrets []policy.Secret) (string, error
 	if err != nil {
 		return "", err
 	}
-	if err := spec.ShownCwd.check(cwd); err != nil {
-		return "", err
-	}
-	if len(spec.Waived) > 0 {
-		m.log.Info("starting a command the user approved", "rules", spec.Waived,
-			"command", policy.Redact(secrets, spec.Command), "cwd", cwd)
-	}
-	return cwd, nil
+	return cwd, spec.ShownCwd.check(cwd)
 }
 
 // Asking is what a person is asked to allow: the refusals a start meets
@@ -95,17 +104,10 @@ func (m *Manager) Askable(spec Spec) (Asking, error) {
 	a.Shell = policy.Redact(secrets, a.Shell)
 	spec.Waived = slices.Clone(spec.Waived)
 	for {
-		cfg := m.cfg.WithRoots(spec.Roots).Waive(spec.Waived...)
-		err := cfg.CheckSideEffects(spec.SideEffects)
+		cwd, err := m.admit(spec, secrets)
 		if err == nil {
-			err = cfg.CheckCommand(spec.Command, secrets...)
-		}
-		if err == nil {
-			var cwd string
-			if cwd, err = cfg.ResolveCwd(spec.Cwd); err == nil {
-				a.Cwd = policy.Redact(secrets, cwd)
-				a.Dir, err = shownDir(cwd)
-			}
+			a.Cwd = policy.Redact(secrets, cwd)
+			a.Dir, err = shownDir(cwd)
 		}
 		if err == nil {
 			return a, nil

@@ -228,7 +228,7 @@ func progressTranscripts(b *testing.B) (string, int64) {
 	var buf bytes.Buffer
 	for buf.Len() < 20<<20 {
 		for _, name := range []string{"tqdm_bars", "rich_progress", "docker_layers", "apt_region", "cargo_bar", "npm_spinner"} {
-			raw, err := os.ReadFile(filepath.Join("..", "..", "screen", "testdata", "oracle", name+".raw"))
+			raw, err := os.ReadFile(filepath.Join(oracleDir, name+".raw"))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -338,4 +339,27 @@ func TestBinaryEndsAtShellMarks(t *testing.T) {
 			t.Errorf("text %q, binary parts %v", s.Stdout, s.Binary)
 		}
 	})
+}
+
+// In PTY mode the terminal cleaner reads an integrated shell's marks
+// itself in a turn of plain text, and the reader's scanner in the others;
+// however the output is split between reads, and so between the two, the
+// log and the commands' exit codes come out the same.
+func TestTerminalMarksAnySplit(t *testing.T) {
+	const out = "\x1b]133;C\acafé\r\n\x1b]133;D;3\a\x1b]633;A\x1b\\user@host:~$ \x1b]133;B\a"
+	for split := range len(out) + 1 {
+		synctest.Test(t, func(t *testing.T) {
+			m, e, _ := fakeManager(t, nil, nil)
+			p, f := startFake(t, m, e, spec("bash", true))
+			defer f.exit(0)
+			f.print(out[:split])
+			synctest.Wait()
+			f.print(out[split:])
+			synctest.Wait()
+			s := p.Snapshot(Query{Streams: Both, MaxBytes: 1 << 20})
+			if string(s.Stdout) != "café\nuser@host:~$ " || !slices.Equal(s.CommandExits, []int{3}) {
+				t.Errorf("split at %d: log %q, exit codes %v", split, s.Stdout, s.CommandExits)
+			}
+		})
+	}
 }

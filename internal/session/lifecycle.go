@@ -198,8 +198,8 @@ type timing struct {
 // is configurable (YIELDSHELL_TIMEOUT_GRACE_MS), the rest is fixed.
 func defaultTiming(cfg *policy.Config) timing {
 	timeoutGrace := 2 * time.Second
-	if cfg.TimeoutGrace > 0 {
-		timeoutGrace = cfg.TimeoutGrace
+	if cfg.Times.TimeoutGrace > 0 {
+		timeoutGrace = cfg.Times.TimeoutGrace
 	}
 	return timing{
 		drainGrace:    250 * time.Millisecond,

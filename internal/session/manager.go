@@ -102,7 +102,7 @@ func LocalOptions(log *slog.Logger) (Options, error) {
 }
 
 // NewManager returns a Manager that starts commands under cfg through
-// o.Engine. With cfg.PurgeAfter set it starts its janitor, which forgets
+// o.Engine. With cfg.Times.PurgeAfter set it starts its janitor, which forgets
 // old records; Shutdown stops and joins it. A server then calls
 // [Manager.SweepOrphans].
 func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
@@ -130,13 +130,13 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.log.Debug("commands run under the default shell unless they name one", "shell", cfg.DefaultShell())
-	if cfg.LogDir != "" {
-		m.disk = disklog.New(cfg.LogDir, cfg.LogMaxBytes, m.log)
+	if cfg.Log.Dir != "" {
+		m.disk = disklog.New(cfg.Log.Dir, cfg.Log.MaxBytes, m.log)
 	}
 	// The janitor forgets finished processes once they ended longer ago
 	// than YIELDSHELL_PURGE_AFTER_MS, so that a long-lived server's memory
 	// stays bounded. Shutdown stops and joins it.
-	if age := cfg.PurgeAfter; age > 0 {
+	if age := cfg.Times.PurgeAfter; age > 0 {
 		m.janitor.Go(func() {
 			tick(m.life.Done(), purgeInterval(age), func() {
 				if n := m.Cleanup(age, age); n > 0 {

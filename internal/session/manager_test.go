@@ -366,3 +366,24 @@ func goroutinesFallTo(limit int) int {
 	poll.Within(5*time.Second, func() bool { return runtime.NumGoroutine() <= limit })
 	return runtime.NumGoroutine()
 }
+
+// Askable meets the refusals a start would meet, all of them: a start
+// whose askable refusal (a blocked side effect) hides one a person may
+// not waive (an environment variable a command regex cannot see) is not
+// put to a person, who would allow a start that then fails anyway.
+func TestAskableMeetsEveryCheck(t *testing.T) {
+	m := newTestManager(t, map[string]string{
+		"MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS": "MAKES_NETWORK_REQUESTS",
+		"YIELDSHELL_DENY_COMMAND_REGEX":       "^rm ",
+	})
+	spec := Spec{Command: "true", SideEffects: []string{"MAKES_NETWORK_REQUESTS"}, Env: map[string]string{"LD_PRELOAD": "/tmp/x.so"}}
+	_, startErr := m.checkPolicy(spec, nil)
+	asking, err := m.Askable(spec)
+	if err == nil || len(asking.Refusals) != 1 {
+		t.Fatalf("Askable = %+v, %v; want the side effect asked about, then the environment's refusal", asking, err)
+	}
+	spec.Waived = asking.Rules()
+	if _, err2 := m.checkPolicy(spec, nil); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("with %v waived the start meets %v; Askable said %v (first refusal %v)", spec.Waived, err2, err, startErr)
+	}
+}

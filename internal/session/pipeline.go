@@ -14,8 +14,11 @@ import (
 // pipeline is what turns a process's redacted, mark-free output into its
 // log: in PTY mode the terminal cleaner, a second redaction of the clean
 // text, and the lazily rendered screen; in pipe mode the last unfinished
-// line. The readers' own redactors and mark scanners come before it. The
-// Process guards it with its mutex.
+// line. The readers' own redactors and mark scanners come before it; in
+// PTY mode a turn of plain text skips the scanner, and the cleaner's
+// tokenizer hands its marks to the reader (screen.Cleaner.OnOSC), so each
+// byte meets one escape parser on its way to the log. The Process guards
+// it with its mutex.
 //
 // In PTY mode the cleaner also answers the program's queries to its
 // terminal; the replies go to the reply queue, and from there to the

@@ -33,7 +33,13 @@ type streamReader struct {
 
 	redacted, text, stripped []byte
 	marks                    []prompt.Mark
-	sc                       scratch
+	// tty: in PTY mode, a turn that is plain text (outlog.PlainText) in a
+	// stream in text goes to the terminal cleaner whole (direct), which
+	// reads its marks itself (Process.terminalMark): the scanner does not
+	// look at it. held is what the scanner held back before such a turn.
+	tty, direct, eof bool
+	held             []byte
+	sc               scratch
 	// judge tells the stream's binary output from its text (see
 	// appendChunk); bin is a binary piece's bytes as they go to the log.
 	judge outlog.Judge
@@ -50,14 +56,16 @@ type streamReader struct {
 
 func newStreamReader(s Stream, tty bool, secrets *secretList) *streamReader {
 	list, gen := secrets.get()
-	sr := &streamReader{s: s, red: policy.NewRedactor(list), secrets: secrets, gen: gen}
+	sr := &streamReader{s: s, tty: tty && s == Stdout, red: policy.NewRedactor(list), secrets: secrets, gen: gen}
 	if !tty {
 		sr.strip = new(screen.Stripper)
 	}
 	return sr
 }
 
-// take redacts b and splits the shell-integration marks out of it.
+// take redacts b and splits the shell-integration marks out of it; in PTY
+// mode a turn of plain text keeps them, for the terminal cleaner to read
+// (direct).
 func (sr *streamReader) take(b []byte) {
 	if sr.secrets != nil && sr.secrets.gen.Load() != sr.gen {
 		var list []policy.Secret
@@ -65,12 +73,27 @@ func (sr *streamReader) take(b []byte) {
 		sr.red.Reset(list)
 	}
 	sr.redacted = sr.red.Write(sr.redacted[:0], b)
-	sr.text, sr.marks = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
+	in := sr.redacted
+	if sr.tty {
+		// What the scanner held back (the start of a mark that the last
+		// turn ended in) comes first; from an empty scanner the same bytes
+		// come to the same end.
+		if sr.held = sr.scan.Flush(sr.held[:0]); len(sr.held) > 0 {
+			sr.held = append(sr.held, in...)
+			in = sr.held
+		}
+		if sr.direct = !sr.judge.InBinary() && outlog.PlainText(in); sr.direct {
+			sr.text, sr.marks = in, sr.marks[:0]
+			return
+		}
+	}
+	sr.text, sr.marks = sr.scan.Write(sr.text[:0], in, sr.marks[:0])
 }
 
 // flush takes what the redactor and the mark scanner held back: it is
 // output now, and a mark at the very end says nothing any more.
 func (sr *streamReader) flush() {
+	sr.direct, sr.eof = false, true
 	sr.redacted = sr.red.Flush(sr.redacted[:0])
 	sr.text, _ = sr.scan.Write(sr.text[:0], sr.redacted, sr.marks[:0])
 	sr.text = sr.scan.Flush(sr.text)
@@ -114,6 +137,11 @@ func (sr *streamReader) stripText(b []byte, last bool) (_ []byte, ok bool) {
 // so no secret is ever stored.
 func (p *Process) read(r io.Reader, sr *streamReader) {
 	defer p.streams.readers.Done()
+	if sr.tty {
+		p.mu.Lock()
+		p.out.cleaner.OnOSC(func(payload []byte) { p.terminalMark(sr, payload) })
+		p.mu.Unlock()
+	}
 	buf := make([]byte, readBatch)
 	for {
 		n, err := r.Read(buf)
@@ -173,15 +201,71 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 	prev := 0
 	for _, m := range sr.marks {
 		p.appendChunk(sr, sr.text[prev:m.Pos], false)
-		p.in.mark(m, p.out.line)
-		if m.Kind == 'A' || m.Kind == 'D' {
-			// The shell speaks again: a command's binary output has ended,
-			// and its prompt is text even without a line end.
-			sr.judge = outlog.Judge{}
-		}
+		p.applyMark(sr, m)
 		prev = m.Pos
 	}
 	p.appendChunk(sr, sr.text[prev:], last)
+}
+
+// applyMark follows a shell-integration mark where it stood in sr's
+// output.
+func (p *Process) applyMark(sr *streamReader, m prompt.Mark) {
+	p.in.mark(m, p.out.line)
+	if m.Kind == 'A' || m.Kind == 'D' {
+		// The shell speaks again: a command's binary output has ended,
+		// and its prompt is text even without a line end.
+		sr.judge = outlog.Judge{}
+	}
+}
+
+// terminalMark is the terminal cleaner's OnOSC in PTY mode: a mark in a
+// direct turn, read by the cleaner's own tokenizer where it stands, is
+// followed as appendLocked follows the scanner's. The replies to the
+// queries before it go out with the origin they had; those after it with
+// the one it leaves. Called under p.mu, inside the cleaner's Write.
+func (p *Process) terminalMark(sr *streamReader, payload []byte) {
+	m, ok := parseMark(payload)
+	if !ok || sr.eof {
+		return
+	}
+	sc := &sr.sc
+	sc.replies = p.out.cleaner.TakeReplies(sc.replies[:0])
+	p.out.replies.push(sc.replies, sc.from)
+	p.applyMark(sr, m)
+	sc.from = p.replyOrigin(sr)
+}
+
+// maxMarkPayload is the longest mark prompt.Scanner takes: 4096 bytes
+// with ESC ] and the terminator.
+const maxMarkPayload = 4094
+
+// parseMark reads an OSC payload that is a shell-integration mark,
+// "133;<kind>[;<args>]" or "633;...", as prompt.Scanner does.
+func parseMark(payload []byte) (prompt.Mark, bool) {
+	var m prompt.Mark
+	switch {
+	case len(payload) > maxMarkPayload:
+		return m, false
+	case bytes.HasPrefix(payload, []byte("133;")):
+		m.Code = 133
+	case bytes.HasPrefix(payload, []byte("633;")):
+		m.Code = 633
+	default:
+		return m, false
+	}
+	body := payload[4:]
+	if len(body) > 0 {
+		m.Kind = body[0]
+	}
+	if len(body) > 2 && body[1] == ';' {
+		m.Args = string(body[2:])
+	}
+	return m, true
+}
+
+// replyOrigin is who asks the queries in sr's output from here on.
+func (p *Process) replyOrigin(sr *streamReader) replyOrigin {
+	return replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns, idle: p.in.marks.idle()}
 }
 
 // appendChunk adds one chunk of what sr took (between two marks) to the
@@ -198,7 +282,11 @@ func (p *Process) appendLocked(sr *streamReader, last bool) {
 // processing (onlcr turns each \n into \r\n unless the program set the
 // terminal raw).
 func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
-	sr.sc.from = replyOrigin{pgrp: sr.fg, returns: p.in.marks.returns, idle: p.in.marks.idle()}
+	sr.sc.from = p.replyOrigin(sr)
+	if sr.direct {
+		p.out.append(p.log, sr.s, b, &sr.sc, last)
+		return
+	}
 	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 {
 		if text, ok := sr.stripText(b, last); ok {
 			p.out.append(p.log, sr.s, text, &sr.sc, last)

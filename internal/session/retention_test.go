@@ -130,8 +130,8 @@ func testEndedOutputBudget(t *testing.T, tty bool) {
 			t.Errorf("tty=%v: oldest run: evicted %v, %d bytes left, %d evicted", tty, first.Evicted, len(first.Stdout), procs[0].EvictedBytes())
 		}
 		last := procs[len(procs)-1].Snapshot(Query{MaxBytes: 1 << 20, Streams: Both}).Output
-		if got := len(last.Stdout); got != m.cfg.MaxBufferBytes || strings.Trim(string(last.Stdout), "x") != "" {
-			t.Errorf("tty=%v: newest run kept %d bytes, want %d", tty, got, m.cfg.MaxBufferBytes)
+		if got := len(last.Stdout); got != m.cfg.Limits.BufferBytes || strings.Trim(string(last.Stdout), "x") != "" {
+			t.Errorf("tty=%v: newest run kept %d bytes, want %d", tty, got, m.cfg.Limits.BufferBytes)
 		}
 		// An evicted run still answers, with its end.
 		if in := procs[0].Info(); in.ExitCode == nil || *in.ExitCode != 0 {

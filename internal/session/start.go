@@ -158,7 +158,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 		return nil, err
 	}
 	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)
-	return newProcess(l.id, l.ss, proc, m.cfg.MaxBufferBytes, secrets, func(p *Process, final Info) {
+	return newProcess(l.id, l.ss, proc, m.cfg.Limits.BufferBytes, secrets, func(p *Process, final Info) {
 		<-registered
 		m.ended(p, final)
 	}), nil

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 func TestGroupCPU(t *testing.T) {
@@ -30,14 +32,14 @@ func TestGroupCPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		first, _, ok := groupCPU(cmd.Process.Pid)
+		first, _, ok := proc.GroupCPU(cmd.Process.Pid)
 		if !ok {
-			t.Fatal("groupCPU: cannot read /proc")
+			t.Fatal("GroupCPU: cannot read /proc")
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			time.Sleep(100 * time.Millisecond) // sampling CPU time, the condition under test
-			now, _, _ := groupCPU(cmd.Process.Pid)
+			now, _, _ := proc.GroupCPU(cmd.Process.Pid)
 			if busy := now > first; busy == c.busy || time.Now().After(deadline) {
 				if busy != c.busy {
 					t.Errorf("%q: CPU ticks went from %d to %d", c.script, first, now)
@@ -65,9 +67,9 @@ func TestGroupCPUCountsReapedChildrenAndRunning(t *testing.T) {
 	sawRunning := false
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		ticks, running, ok := groupCPU(cmd.Process.Pid)
+		ticks, running, ok := proc.GroupCPU(cmd.Process.Pid)
 		if !ok {
-			t.Fatal("groupCPU: cannot read /proc")
+			t.Fatal("GroupCPU: cannot read /proc")
 		}
 		sawRunning = sawRunning || running
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm")

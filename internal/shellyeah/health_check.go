@@ -40,10 +40,10 @@ func (h *handlers) healthCheck(ctx context.Context, req *mcp.CallToolRequest, in
 	st := h.m.Stats()
 	return nil, HealthOut{
 		Status: "ok", ServerName: "yieldshell", ServerVersion: h.version,
-		ActiveShells: st.Running, TotalShells: st.Total, MaxShells: h.cfg.MaxProcesses,
+		ActiveShells: st.Running, TotalShells: st.Total, MaxShells: h.cfg.Limits.Processes,
 		UptimeMs:     math.Round(float64(time.Since(st.StartedAt))/float64(time.Millisecond)*10) / 10,
-		LogDir:       h.cfg.LogDir,
-		PurgeAfterMs: int(h.cfg.PurgeAfter.Milliseconds()),
+		LogDir:       h.cfg.Log.Dir,
+		PurgeAfterMs: int(h.cfg.Times.PurgeAfter.Milliseconds()),
 		Report:       h.roots.Report(req, h.cfg),
 	}, nil
 }

@@ -123,7 +123,7 @@ func (h *handlers) status(p *session.Process, in session.Info) string {
 // since on. look takes it without committing the rows on the screen (a
 // listing that shows no log text).
 func (h *handlers) snapshot(p *session.Process, since int64, look bool) session.Snapshot {
-	return p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.MaxBufferBytes, Streams: session.Both, Look: look, Input: session.InputNow})
+	return p.Snapshot(session.Query{Since: &since, MaxBytes: h.cfg.Limits.BufferBytes, Streams: session.Both, Look: look, Input: session.InputNow})
 }
 
 // shell describes p from s, one snapshot of it.
@@ -179,7 +179,7 @@ func (h *handlers) lines(s session.Snapshot) ([]string, bool) {
 		return []string{}, s.Evicted
 	}
 	lines := strings.Split(text, "\n")
-	if extra := len(lines) - h.cfg.MaxLogLines; extra > 0 {
+	if extra := len(lines) - h.cfg.Limits.LogLines; extra > 0 {
 		return lines[extra:], true
 	}
 	return lines, s.Evicted

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/proc"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -51,6 +52,10 @@ type StartOut struct {
 	Rule                  string   `json:"rule,omitempty" jsonschema:"the policy rule that refused the start, or name when the label's shell is running"`
 }
 
+// Outcome is what the answer says for counting: the rule that refused the
+// start.
+func (o StartOut) Outcome() mcptool.Outcome { return mcptool.Outcome{Rule: o.Rule} }
+
 func startShellTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  "start_shell",
@@ -87,7 +92,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 		v.pattern = re
 	}
 	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
-		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.MaxYield)
+		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.Times.MaxYield)
 	}
 	switch in.OnInput {
 	case "", "return":
@@ -134,7 +139,7 @@ func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in Start
 		Restart:     v.restart,
 	}
 	if h.cfg.NeedsRoots(spec.Cwd) {
-		r, ask := h.roots.For(ctx, req, h.cfg.CwdsFromRoots)
+		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)
 		if ask != nil {
 			return ask, StartOut{}, nil // the sessionless protocol: the retry carries the client's roots
 		}
@@ -281,7 +286,7 @@ func (s settleTiming) wait(ctx context.Context, p *session.Process) {
 		if snap.StdoutBytes+snap.StderrBytes > 0 || snap.Input.Waiting {
 			return
 		}
-		if now, running, ok := groupCPU(p.Pid); ok {
+		if now, running, ok := proc.GroupCPU(p.Pid); ok {
 			if now == used && !running {
 				return
 			}

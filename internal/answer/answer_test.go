@@ -1,4 +1,4 @@
-package tools
+package answer
 
 import (
 	"strings"
@@ -7,15 +7,16 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 func TestAnswerText(t *testing.T) {
 	o := session.Output{Stdout: []byte("\x00\x01bin"), Omitted: &outlog.Omission{From: 5, To: 9, Bytes: 4, Lines: 1}}
-	stdout, _, f := answerText(o)
-	if stdout != "" || !f.Binary || *f.Bytes != 5 || f.Omitted == nil || *f.Omitted != (Omitted{FromSeq: 5, ToSeq: 9, Bytes: 4, Lines: 1}) {
+	stdout, _, f := Text(o)
+	if stdout != "" || !f.Binary || *f.Bytes != 5 || f.Omitted == nil || *f.Omitted != (wire.Omitted{FromSeq: 5, ToSeq: 9, Bytes: 4, Lines: 1}) {
 		t.Errorf("binary answer: %q %+v", stdout, f)
 	}
-	stdout, _, f = answerText(session.Output{Stdout: []byte("ok\xff")})
+	stdout, _, f = Text(session.Output{Stdout: []byte("ok\xff")})
 	if stdout != "ok\uFFFD" || f.Binary || f.Omitted != nil {
 		t.Errorf("text answer: %q %+v", stdout, f)
 	}
@@ -27,7 +28,7 @@ func FuzzIsBinary(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		stdout, _, of := answerText(session.Output{Stdout: b})
+		stdout, _, of := Text(session.Output{Stdout: b})
 		if !utf8.ValidString(stdout) {
 			t.Fatalf("invalid UTF-8 in the answer: %q", stdout)
 		}
