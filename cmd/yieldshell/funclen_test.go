@@ -27,7 +27,6 @@ var longFuncs = map[string]bool{
 	"internal/outlog/headtail.go:Log.headTail":         true,
 	"internal/shellyeah/start_shell.go:handlers.start": true,
 	"prompt/probe_linux.go:probeAcc.addTask":           true,
-	"pty/pty.go:Reaper.start":                          true,
 }
 
 // TestFunctionLength holds every function of the module (every file, for

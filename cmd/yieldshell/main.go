@@ -17,11 +17,11 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/app"
 	"github.com/yieldshell/yieldshell/internal/console"
-	"github.com/yieldshell/yieldshell/internal/envscrub"
 	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/linerpc"
 	"github.com/yieldshell/yieldshell/internal/metrics"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 func main() {
@@ -159,7 +159,7 @@ func serveCmd(ctx context.Context, c *cli, args []string) int {
 		// start from this environment, and can read the block this process
 		// started with in /proc/PID/environ. Nor is the address theirs: a
 		// yieldshell they start serves stdio.
-		if err := envscrub.Scrub(httpserve.TokenEnv, httpserve.TokenFileEnv, httpserve.AddrEnv); err != nil {
+		if err := proc.ScrubEnv(httpserve.TokenEnv, httpserve.TokenFileEnv, httpserve.AddrEnv); err != nil {
 			fmt.Fprintf(c.stderr, "yieldshell: warning: %v; commands may read %s in /proc; prefer --token-file\n", err, httpserve.TokenEnv)
 		}
 	}

@@ -379,11 +379,11 @@ func TestAskableMeetsEveryCheck(t *testing.T) {
 	spec := Spec{Command: "true", SideEffects: []string{"MAKES_NETWORK_REQUESTS"}, Env: map[string]string{"LD_PRELOAD": "/tmp/x.so"}}
 	_, startErr := m.checkPolicy(spec, nil)
 	asking, err := m.Askable(spec)
-	if err == nil || len(asking.Refusals) != 1 {
-		t.Fatalf("Askable = %+v, %v; want the side effect asked about, then the environment's refusal", asking, err)
+	if err == nil || !strings.Contains(err.Error(), "LD_PRELOAD") {
+		t.Fatalf("Askable = %+v, %v; want the environment's refusal, so nobody is asked", asking, err)
 	}
 	spec.Waived = asking.Rules()
-	if _, err2 := m.checkPolicy(spec, nil); err2 == nil || err2.Error() != err.Error() {
-		t.Errorf("with %v waived the start meets %v; Askable said %v (first refusal %v)", spec.Waived, err2, err, startErr)
+	if _, err2 := m.checkPolicy(spec, nil); err2 == nil {
+		t.Errorf("with %v waived the start is allowed; Askable said %v (first refusal %v)", spec.Waived, err, startErr)
 	}
 }

@@ -87,17 +87,9 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The server's shell (bash where installed: policy.DefaultShell),
-	// unless the spec names another.
-	shell, isDefault := m.cfg.DefaultShell(), true
-	if s := strings.TrimSpace(spec.Shell); s != "" {
-		isDefault = false
-		if shell, err = exec.LookPath(s); err != nil {
-			return nil, fmt.Errorf("finding shell %q: %w", s, err)
-		}
-		if err := m.cfg.CheckShell(shell); err != nil {
-			return nil, err
-		}
+	shell, isDefault, err := m.shellFor(spec)
+	if err != nil {
+		return nil, err
 	}
 	if spec.Cols == 0 {
 		spec.Cols = DefaultCols
@@ -144,6 +136,20 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	l.ss.Command = policy.Redact(l.secrets, spec.Command)
 	l.ss.Name = policy.Redact(l.secrets, spec.Name)
 	return l, nil
+}
+
+// shellFor returns the program that runs spec's command line: the
+// server's shell (bash where installed: policy.DefaultShell) unless the
+// spec names another, and whether it is the server's.
+func (m *Manager) shellFor(spec Spec) (shell string, isDefault bool, err error) {
+	s := strings.TrimSpace(spec.Shell)
+	if s == "" {
+		return m.cfg.DefaultShell(), true, nil
+	}
+	if shell, err = exec.LookPath(s); err != nil {
+		return "", false, fmt.Errorf("finding shell %q: %w", s, err)
+	}
+	return shell, false, m.cfg.CheckShell(shell)
 }
 
 // spawn starts the prepared command and the Process that follows it; the

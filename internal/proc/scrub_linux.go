@@ -1,4 +1,4 @@
-package envscrub
+package proc
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package envscrub
+package proc
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ const childEnv = "ENVSCRUB_TEST_CHILD"
 func TestScrubHidesFromProcEnviron(t *testing.T) {
 	const secret = "s3cret-token-value-0123456789"
 	if os.Getenv(childEnv) != "" {
-		if err := Scrub("SCRUB_ME"); err != nil {
+		if err := ScrubEnv("SCRUB_ME"); err != nil {
 			t.Fatal(err)
 		}
 		if v, ok := os.LookupEnv("SCRUB_ME"); ok {

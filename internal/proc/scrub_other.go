@@ -1,5 +1,5 @@
 //go:build !linux
 
-package envscrub
+package proc
 
 func scrubInitial([]string) error { return nil }
