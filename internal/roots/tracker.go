@@ -2,12 +2,14 @@ package roots
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"runtime"
 	"sync"
 	"time"
 	"weak"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
@@ -109,7 +111,7 @@ func (t *Tracker) refresh(ss *mcp.ServerSession) {
 	default: // calls already waiting get the next answer
 	}
 	if canAsk(ss) {
-		t.fetchLocked(ss, e)
+		t.fetchLocked(nil, ss, e)
 	}
 }
 
@@ -141,18 +143,30 @@ func (t *Tracker) forget(k weak.Pointer[mcp.ServerSession]) {
 }
 
 // fetchLocked starts the session's one asking goroutine unless it runs:
-// it asks until the answer it got is for the latest generation.
-func (t *Tracker) fetchLocked(ss *mcp.ServerSession, e *entry) {
+// it asks until the answer it got is for the latest generation. A failed
+// answer is forgotten: callers wait for the new one.
+//
+// call, when not nil, is the context of the tool call that needs the
+// roots: the request is sent in its name (over HTTP, on that call's
+// response stream, which the client is reading, where a request of the
+// server's own would need the client's GET stream, which many clients
+// open late or never). Only its values are used: the request outlives
+// neither the Tracker nor fetchTimeout, but may outlive the call.
+func (t *Tracker) fetchLocked(call context.Context, ss *mcp.ServerSession, e *entry) {
 	e.status = StatusPending
 	if e.fetching || t.closed {
 		return
+	}
+	if e.roots != nil { // a failed answer: ask anew
+		e.roots = nil
+		e.known = make(chan struct{})
 	}
 	e.fetching = true
 	e.askedAt = time.Now()
 	gen := e.gen
 	t.wg.Go(func() {
 		for {
-			r, ok := t.ask(ss)
+			r, ok := t.ask(call, ss)
 			t.mu.Lock()
 			if e.gen != gen && !t.closed {
 				gen = e.gen // changed again while asking: ask again
@@ -170,18 +184,39 @@ func (t *Tracker) fetchLocked(ss *mcp.ServerSession, e *entry) {
 	})
 }
 
-// ask sends one roots/list and resolves the answer.
-func (t *Tracker) ask(ss *mcp.ServerSession) (policy.Roots, bool) {
-	ctx, cancel := context.WithTimeout(t.ctx, fetchTimeout)
+// ask sends one roots/list (in call's name when not nil: see
+// fetchLocked) and resolves the answer.
+func (t *Tracker) ask(call context.Context, ss *mcp.ServerSession) (policy.Roots, bool) {
+	ctx := t.ctx
+	if call != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(context.WithoutCancel(call))
+		defer cancel()
+		defer context.AfterFunc(t.ctx, cancel)()
+	}
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	res, err := ss.ListRoots(ctx, nil)
 	if err != nil {
 		// The client's error text is not repeated to the agent: the
 		// client controls it.
-		t.log.Warn("the client's roots/list failed", "error", err)
-		return policy.Roots{Missing: "the client's answer to roots/list was an error, or did not come"}, false
+		t.log.Info("the client's roots/list failed; the next call that needs them asks again", "error", err)
+		return policy.Roots{Missing: failure(err)}, false
 	}
 	return t.resolve(res)
+}
+
+// failure says, for the agent, why a roots/list got no list.
+func failure(err error) string {
+	var werr *jsonrpc.Error
+	switch {
+	case errors.As(err, &werr):
+		return "the client answered roots/list with an error (the client's log may say why)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the client did not answer roots/list in time"
+	default:
+		return "the server could not send roots/list to the client"
+	}
 }
 
 // resolve resolves an answer and logs what it refused.
@@ -238,9 +273,7 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 	}
 	t.mu.Lock()
 	e := t.entryLocked(ss)
-	if e.roots != nil {
-		// Known, or failed: a client that did not answer is asked again
-		// on its next list_changed, not by every call.
+	if e.status == StatusKnown || e.status == StatusFailed && !canAsk(ss) {
 		r := e.roots
 		t.mu.Unlock()
 		return r, nil
@@ -252,8 +285,12 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 		}
 		return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: &mcp.ListRootsParams{}}}
 	}
-	if !e.fetching {
-		t.fetchLocked(ss, e) // a call before initialized was handled
+	ours := !e.fetching
+	if ours {
+		// Not asked yet (a call before initialized was handled), or the
+		// last answer failed (over HTTP, often because the server asked
+		// before the client could receive it): ask in this call's name.
+		t.fetchLocked(ctx, ss, e)
 	}
 	known := e.known
 	t.mu.Unlock()
@@ -266,7 +303,14 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 			return &policy.Roots{Missing: "the client has not answered roots/list yet"}, nil
 		}
 		t.mu.Lock()
-		r := e.roots
+		r, status := e.roots, e.status
+		if status == StatusFailed && !ours && !e.fetching {
+			// The answer waited for was to a request not sent in this
+			// call's name: ask once more in it.
+			ours = true
+			t.fetchLocked(ctx, ss, e)
+			r = nil
+		}
 		known = e.known // list_changed (or initialized) came after that answer: wait for the next
 		t.mu.Unlock()
 		if r != nil {
