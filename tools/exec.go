@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -220,6 +222,11 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in ExecIn
 	out := h.execAnswer(p, p.After(o, q), start, waitFor, y)
 	if len(approved) > 0 {
 		out.Notes = append(out.Notes, "the user allowed this command once, which policy refused ("+strings.Join(approved, ", ")+")")
+	}
+	if spec.Roots != nil && !h.cfg.ExplicitDefaultCwd && !filepath.IsAbs(in.Cwd) {
+		if n := roots.Unknown(spec.Roots, h.cfg.DefaultCwd); n != "" {
+			out.Notes = append(out.Notes, n)
+		}
 	}
 	return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
 }

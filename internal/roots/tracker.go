@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 	"weak"
@@ -30,6 +31,10 @@ const (
 	// send requests of its own (roots are asked through input requests).
 	sessionless = "2026-07-28"
 )
+
+// NoCapability is the Missing of a client that declared no roots: it
+// chose not to say, which is no failure to report.
+const NoCapability = "the client declared no roots capability"
 
 // Status says where a session's roots stand, for ps.
 const (
@@ -245,6 +250,18 @@ func (e *entry) setLocked(r policy.Roots, ok bool) {
 	}
 }
 
+// Unknown returns, for a call that ran in the server's own directory
+// because the client's roots were wanted and not had (r from For), a note
+// that says so and why; "" when there is nothing to say.
+func Unknown(r *policy.Roots, cwd string) string {
+	if r == nil || len(r.Paths) > 0 || r.Missing == "" || r.Missing == NoCapability {
+		return ""
+	}
+	return "the client's roots were not used: " + strings.TrimSuffix(r.Missing, ".") +
+		"; the command ran in the server's own directory (" + cwd + "). Pass cwd, open the client on a project folder, " +
+		"or ask the operator to set YIELDSHELL_DEFAULT_CWD"
+}
+
 // For returns the roots in force for a tool call, or, on the sessionless
 // protocol before they are known, the answer to give instead: an input
 // request for roots/list, which the call's retry answers. A call waits
@@ -269,7 +286,7 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 		return &r, nil
 	}
 	if c := req.ClientCapabilities(); c == nil || c.RootsV2 == nil {
-		return &policy.Roots{Missing: "the client declared no roots capability"}, nil
+		return &policy.Roots{Missing: NoCapability}, nil
 	}
 	t.mu.Lock()
 	e := t.entryLocked(ss)
