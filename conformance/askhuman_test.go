@@ -539,3 +539,84 @@ func TestAskHumanShellYeah(t *testing.T) {
 		t.Errorf("send_input after Done: %s", r.text)
 	}
 }
+
+// Elicitation outcomes told apart (issue 41 item 2): a client that cancels
+// (as claude -p does: nobody to ask) or whose elicitation fails did not
+// reach a person, so ask_human falls back to the link and says so, as a
+// tool result, never a JSON-RPC error; the page still works and a wait
+// reports the person's answer. An approval put to such a client is
+// refused saying nobody could be asked, not that the user refused.
+func TestAskHumanUnasked(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func() (*mcp.ElicitResult, error)
+		why    string
+	}{
+		{"cancel", func() (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "cancel"}, nil }, "with cancel"},
+		{"error", func() (*mcp.ElicitResult, error) { return nil, fmt.Errorf("no terminal to ask on") }, "request failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked atomic.Int32
+			client := askClient([]string{"url", "form"}, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked.Add(1)
+				return tc.answer()
+			})
+			s := startWith(t, client, "2025-06-18", "YIELDSHELL_ASK=1", "YIELDSHELL_DENY_COMMAND_REGEX=forbidden")
+			id := waiting(t, s.exec("cat", map[string]any{"yield_ms": longYield}), "line").str("process_id")
+			a := s.call("ask_human", map[string]any{"process_id": id, "message": "Type something."})
+			u := a.str("url")
+			if a.isError || u == "" || a.has("yield_reason") || !strings.Contains(a.str("message"), "did not show the page") ||
+				!strings.Contains(a.str("message"), tc.why) || asked.Load() != 1 {
+				t.Fatalf("ask_human (asked %d): %s", asked.Load(), a.text)
+			}
+			p := newPerson(t)
+			p.open(u)
+			p.keys(u, "typed by a person\r")
+			p.press(u, "done")
+			if w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000}); w.str("yield_reason") != "human_done" {
+				t.Errorf("wait after the fallback link: %s", w.text)
+			}
+			r := s.exec("echo forbidden", nil)
+			if !r.isError || !strings.Contains(r.str("error"), "Nobody could be asked") || strings.Contains(r.str("error"), "did not.") {
+				t.Errorf("an approval nobody could answer: %s", r.text)
+			}
+		})
+	}
+}
+
+// A handover that ends because the program ended while the person held
+// the terminal is done, not withdrawn: ask_human (URL elicitation) and a
+// wait (the link) both say human_done, and the page says so in green.
+func TestAskHumanHandoverProgramEnds(t *testing.T) {
+	need(t, "bash")
+	const program = `read -r -p "name? " n; echo "bye $n"`
+	t.Run("elicitation", func(t *testing.T) {
+		p := newPerson(t)
+		client := askClient([]string{"url"}, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			p.open(req.Params.URL)
+			p.keys(req.Params.URL, "Ada\r") // the program ends; the person never presses Done
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		})
+		s := startWith(t, client, "2025-06-18")
+		id := waiting(t, s.exec(program, map[string]any{"shell": "bash", "yield_ms": longYield}), "line").str("process_id")
+		a := s.call("ask_human", map[string]any{"process_id": id, "message": "Your name, please."})
+		if a.isError || a.str("yield_reason") != "human_done" || !strings.Contains(a.str("stdout"), "bye Ada") {
+			t.Errorf("ask_human: %s", a.text)
+		}
+	})
+	t.Run("link", func(t *testing.T) {
+		s := start(t, "")
+		id := waiting(t, s.exec(program, map[string]any{"shell": "bash", "yield_ms": longYield}), "line").str("process_id")
+		u := s.call("ask_human", map[string]any{"process_id": id, "message": "Your name, please."}).str("url")
+		p := newPerson(t)
+		p.open(u)
+		p.keys(u, "Ada\r")
+		w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000})
+		if w.str("yield_reason") != "human_done" || w.str("status") != "completed" {
+			t.Errorf("wait: %s", w.text)
+		}
+		if code, body := p.do(http.MethodGet, u, "", ""); code != http.StatusGone || !strings.Contains(body, `class="ok">Done`) {
+			t.Errorf("the page after the program ended: %d\n%s", code, body)
+		}
+	})
+}

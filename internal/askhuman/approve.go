@@ -101,8 +101,14 @@ func (h *Human) Approved(req *mcp.CallToolRequest, spec session.Spec) (rules []s
 		return nil, false, nil
 	}
 	er, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
-	if er != nil && er.Action == "accept" && er.Content[decisionField] == allowOnce {
+	switch {
+	case er != nil && er.Action == "accept" && er.Content[decisionField] == allowOnce:
 		return slices.Clone(ap.rules), true, nil
+	case er == nil || er.Action == "cancel":
+		// A headless client cancels; a failed request has no answer.
+		return nil, true, &policy.Refusal{Rule: ap.rules[0], Message: "Nobody could be asked to allow this command: the client " +
+			"did not put the question to a person (it failed or cancelled). Ask the user in the chat whether to run it, " +
+			"and have them change the setting if they agree. " + ap.why}
 	}
 	return nil, true, &policy.Refusal{Rule: ap.rules[0], Message: "The user was asked to allow this command once and did not. " + ap.why}
 }

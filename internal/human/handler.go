@@ -372,6 +372,13 @@ func (p *Pages) result(w http.ResponseWriter, pg *Page) {
 
 // gone answers for a page that has ended: 410.
 func (p *Pages) gone(w http.ResponseWriter, pg *Page, outcome Outcome) {
+	if outcome == Done {
+		// Finished, not failed: a reload after Done, or after the
+		// program ended while the person held its terminal.
+		p.log.Info("human page viewed after it ended", "page", pg.id, "outcome", string(outcome))
+		p.render(w, http.StatusGone, "message", view{Title: "Done", Text: "This page has been used: the terminal is the agent's again, and nothing more is needed here.", Class: "ok"})
+		return
+	}
 	text := "This page has been used and is gone."
 	switch outcome {
 	case Left:

@@ -72,7 +72,9 @@ scr.addEventListener("keydown",function(e){
 var es=new EventSource(base+"/events");
 es.onopen=function(){if(!ended)say("Live. Type into the terminal, then press Done.","ok");};
 es.onmessage=function(e){var m=JSON.parse(e.data);scr.textContent=m.screen;
- if(m.ended){ended=true;es.close();say("This page has ended ("+m.ended+"). You can close it.");}};
+ if(m.ended){ended=true;es.close();
+  if(m.ended==="done")say("Done: the terminal is the agent's again. You can close this page.","ok");
+  else say("This page has ended ("+m.ended+"). You can close it.");}};
 es.onerror=function(){if(!ended)say("Connection lost; reconnecting…","bad");};
 })();`
 

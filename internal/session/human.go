@@ -160,8 +160,37 @@ func (p *Process) AwaitPerson(ctx context.Context, deadline time.Time, u Until) 
 		if o.Reason == ReasonCancelled && ctx.Err() == nil && time.Now().Before(deadline) {
 			continue // the note: look again
 		}
+		if o.Reason == ReasonExited && (p.asking() || closed(note)) && p.awaitNote(ctx, deadline, note) {
+			// The program ended while a page was open: the page's end
+			// follows at once (a person who held the terminal is done);
+			// report that rather than the exit alone.
+			continue
+		}
 		return o
 	}
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// awaitNote waits for note until ctx or deadline: false if they came
+// first.
+func (p *Process) awaitNote(ctx context.Context, deadline time.Time, note <-chan struct{}) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-note:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
 }
 
 // awaitOrNote is Await that also ends, cancelled, when note is closed.
