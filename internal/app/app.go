@@ -71,7 +71,7 @@ func NewLoggers(w io.Writer, getenv func(string) string, r Role) Loggers {
 	return Loggers{
 		Stderr: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}),
 		// The SDK reports every connection at INFO; keep that for debugging.
-		SDK: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
+		SDK: slog.New(quietUndelivered{slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})}),
 	}
 }
 
