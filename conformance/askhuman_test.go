@@ -502,7 +502,7 @@ func TestAskHumanPersist(t *testing.T) {
 	if a.str("yield_reason") != "human_done" || !strings.Contains(a.str("stdout"), sha(askSecret)) {
 		t.Errorf("URL elicitation through the bridge: %s", a.text)
 	}
-	serverLog, _ := os.ReadFile(filepath.Join(strings.TrimPrefix(env[0], "XDG_RUNTIME_DIR="), "yieldshell", "server.log"))
+	serverLog, _ := os.ReadFile(filepath.Join(strings.TrimPrefix(env[0], "YIELDSHELL_RUNTIME_DIR="), "yieldshell", "server.log"))
 	if len(serverLog) == 0 {
 		t.Error("the persistent server's log is empty or missing")
 	}
