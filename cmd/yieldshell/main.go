@@ -43,6 +43,7 @@ type cli struct {
 	stdin          *os.File
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	environ        []string // KEY=VALUE, as os.Environ
 
 	httpAddr  string // --http
 	tokenFile string // --token-file
@@ -81,7 +82,7 @@ func inProcess(fn func(*console.InProcess, context.Context, []string) int) func(
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, environ: os.Environ()}
 	fs := flag.NewFlagSet("yieldshell", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	showVersion := fs.Bool("version", false, "print the version and exit")
@@ -107,6 +108,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if code := c.checkFlags(name); code != 0 {
+		return code
+	}
+	// A command that serves (or starts the server) must not run without a
+	// security setting the operator misspelled; one that looks is warned.
+	if code := c.checkEnv(name == "" || name == "call" || name == "tools" || name == "server"); code != 0 {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -252,6 +258,41 @@ func httpServer(a *app.App, hc *httpserve.Config) *httpserve.Server {
 		Public: map[string]http.Handler{app.HumanPath: a.People.Handler()}, OnListen: a.People.Mount}
 }
 
+// allVars are the documented variables, for --help.
+func allVars() []policy.Var {
+	logLevel := policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
+		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."}
+	return slices.Concat(policy.Vars(), []policy.Var{logLevel}, httpserve.Vars(), persistVars())
+}
+
+// internalVars are YIELDSHELL_ variables the server sets for its own
+// commands (a yieldshell started inside one sees them): not settings, and
+// not unknown.
+var internalVars = []string{"YIELDSHELL_TAG", "YIELDSHELL_ZDOTDIR", "YIELDSHELL_LOGIN_SHELL"}
+
+// checkEnv warns about YIELDSHELL_ variables that are no setting, naming
+// the nearest one; one that looks like a security setting stops a command
+// that serves (strict): non-zero is the exit code then.
+func (c *cli) checkEnv(strict bool) int {
+	known := slices.Clone(internalVars)
+	for _, v := range allVars() {
+		known = append(known, v.Name)
+	}
+	warnings, err := policy.UnknownVars(c.environ, known)
+	for _, w := range warnings {
+		fmt.Fprintln(c.stderr, "yieldshell: warning:", w)
+	}
+	if err != nil {
+		if !strict {
+			fmt.Fprintln(c.stderr, "yieldshell: warning:", err)
+			return 0
+		}
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return 2
+	}
+	return 0
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `yieldshell %s: an MCP server that runs shell commands for agents, each under its own pseudo-terminal.
 
@@ -281,9 +322,7 @@ Usage:
 
 Environment variables:
 `, buildVersion())
-	vars := append(policy.Vars(), policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
-		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."})
-	for _, v := range slices.Concat(vars, httpserve.Vars(), persistVars()) {
+	for _, v := range allVars() {
 		def := v.Default
 		if def == "" {
 			def = "(none)"
