@@ -255,6 +255,9 @@ func jsonEqual(a, b any) bool {
 	return string(ja) == string(jb)
 }
 
+// codeNotFound is resource-not-found as docs/tools.md documents it.
+const codeNotFound = -32002
+
 // Every URI is the client's input: those that name nothing are refused
 // with an error that says why, never served from somewhere else.
 func TestResourceURIsAreInput(t *testing.T) {
@@ -264,9 +267,9 @@ func TestResourceURIsAreInput(t *testing.T) {
 			uri  string
 			code int64
 		}{
-			{"yieldshell://process/proc_000000000000/log", mcp.CodeResourceNotFound},
-			{"yieldshell://process/../log", mcp.CodeResourceNotFound},
-			{"yieldshell://process/..%2F..%2Fetc%2Fpasswd/log", mcp.CodeResourceNotFound},
+			{"yieldshell://process/proc_000000000000/log", codeNotFound},
+			{"yieldshell://process/../log", codeNotFound},
+			{"yieldshell://process/..%2F..%2Fetc%2Fpasswd/log", codeNotFound},
 			{"yieldshell://process/" + strings.Repeat("a", 300) + "/log", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process//log", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/%zz/log", jsonrpc.CodeInvalidParams},
@@ -274,11 +277,11 @@ func TestResourceURIsAreInput(t *testing.T) {
 			{"yieldshell://process/" + id + "/log?since_seq=abc", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/" + id + "/log?since_seq=1&since_seq=2", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/" + id + "/log?file=/etc/passwd", jsonrpc.CodeInvalidParams},
-			{"yieldshell://process/" + id + "/log#x", mcp.CodeResourceNotFound}, // matches no template
-			{"yieldshell://process/" + id + "/stdin", mcp.CodeResourceNotFound},
-			{"yieldshell://process/" + id + "/log/x", mcp.CodeResourceNotFound},
+			{"yieldshell://process/" + id + "/log#x", jsonrpc.CodeInvalidParams}, // matches no template
+			{"yieldshell://process/" + id + "/stdin", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log/x", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/" + id + "/screen", jsonrpc.CodeInvalidParams}, // no terminal
-			{"file:///etc/passwd", mcp.CodeResourceNotFound},
+			{"file:///etc/passwd", jsonrpc.CodeInvalidParams},
 		} {
 			_, err := s.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: c.uri})
 			if err == nil {
@@ -290,6 +293,11 @@ func TestResourceURIsAreInput(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "root:") {
 				t.Errorf("%s: %v", c.uri, err)
+			}
+			// Each says why, as docs/tools.md promises (issue 41 item 6).
+			if msg := err.Error(); strings.Contains(msg, "Resource not found") ||
+				c.code == codeNotFound && !strings.Contains(msg, "no process by that id or name") {
+				t.Errorf("%s: %v says not why", c.uri, err)
 			}
 		}
 	})

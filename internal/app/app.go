@@ -142,7 +142,8 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	res.Start(srv, mgr, cfg)
 	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, roots: rt, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
-	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools())
+	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools(),
+		mcptool.PlainArguments(), resources.NoTemplate())
 	a.registerInBackground(cfg, r, version)
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)

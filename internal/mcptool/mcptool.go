@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -62,6 +63,16 @@ func Error[Out any](out Out) (*mcp.CallToolResult, Out, error) {
 func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.Icons == nil {
 		t.Icons = Icons()
+	}
+	if t.InputSchema == nil {
+		in, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcptool: input schema of %s: %v", t.Name, err))
+		}
+		t.InputSchema = in
+	}
+	if in, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		OneType(in)
 	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)

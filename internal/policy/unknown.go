@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/yieldshell/yieldshell/internal/spell"
 )
 
 // securityWords mark a variable name as a security setting: a misspelled
@@ -24,7 +26,7 @@ func UnknownVars(environ, known []string) (warnings []string, err error) {
 			continue
 		}
 		msg := fmt.Sprintf("%s is not a yieldshell setting and is ignored", name)
-		if near := nearest(name, known); near != "" {
+		if near := spell.Nearest(name, known); near != "" {
 			msg += fmt.Sprintf("; did you mean %s?", near)
 		} else {
 			msg += " (yieldshell --help lists the settings)"
@@ -50,37 +52,4 @@ func security(name string) bool {
 		}
 	}
 	return false
-}
-
-// nearest is the known name closest to name by edit distance, if it is
-// close enough to be a slip (a third of the name's length at most).
-func nearest(name string, known []string) string {
-	best, bestD := "", len(name)/3+1
-	for _, k := range known {
-		if d := distance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
