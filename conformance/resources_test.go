@@ -402,9 +402,9 @@ func TestResourceCompletion(t *testing.T) {
 }
 
 // exec, read and ps answers link to the log of the process they are
-// about, beside their text.
+// about, beside their text, where the operator turned links on.
 func TestResourceLinks(t *testing.T) {
-	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+	forEachProtocol(t, []string{"YIELDSHELL_RESOURCE_LINKS=1"}, func(t *testing.T, s *server) {
 		links := func(tool string, args map[string]any) (map[string]any, []*mcp.ResourceLink) {
 			t.Helper()
 			res, err := s.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -439,6 +439,37 @@ func TestResourceLinks(t *testing.T) {
 		if _, l := links("ps", nil); len(l) != 2 || l[0].URI != logURI(id2) || l[1].URI != logURI(id) {
 			t.Errorf("ps links: %+v", l)
 		}
+	})
+}
+
+// TestResourceLinksOptIn: by default an answer is one text item, as
+// mcp-yieldshell 0.4.0's suite expects (test_stdio_server_lists_and_
+// executes_tools) and as clients that render links as text want; a
+// client that reads a resource shows it uses them and gets them from
+// then on (issue 41 item 7). It logs the bytes of an exec answer both ways.
+func TestResourceLinksOptIn(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		call := func() (*mcp.CallToolResult, int) {
+			t.Helper()
+			res, err := s.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "exec",
+				Arguments: map[string]any{"command": "echo hi", "side_effects": []string{"NONE"}}})
+			if err != nil || res.IsError {
+				t.Fatalf("exec: %v %v", err, res)
+			}
+			b, _ := json.Marshal(res)
+			return res, len(b)
+		}
+		res, without := call()
+		if len(res.Content) != 1 {
+			t.Fatalf("exec answered %d content items before the client used resources, want 1", len(res.Content))
+		}
+		id := res.StructuredContent.(map[string]any)["process_id"].(string)
+		s.readResource(t, logURI(id))
+		res, with := call()
+		if len(res.Content) != 2 {
+			t.Fatalf("exec answered %d content items after the client read a resource, want the text and a link", len(res.Content))
+		}
+		t.Logf("exec answer: %d bytes without the link, %d with it (+%d)", without, with, with-without)
 	})
 }
 

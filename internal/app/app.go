@@ -143,7 +143,7 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, roots: rt, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
 	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), m.Middleware(), a.endWithServer(), a.awaitTools(),
-		mcptool.PlainArguments(), resources.NoTemplate())
+		mcptool.PlainArguments(), resources.NoTemplate(), newResourceLinks(cfg.ResourceLinks).Middleware())
 	a.registerInBackground(cfg, r, version)
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)

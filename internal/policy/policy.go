@@ -31,6 +31,7 @@ type Config struct {
 	Toolset        string        // ToolsetDefault, ToolsetShellYeah or ToolsetAll
 	MaxLogLines    int           // lines the mcp-shell-yeah tools show of a shell (1000)
 	Ask            bool          // YIELDSHELL_ASK: a person may approve an askable refusal (approve.go)
+	ResourceLinks  bool          // YIELDSHELL_RESOURCE_LINKS: answers link to logs for every client
 	Shell          string        // runs a command that names no shell (DefaultShell); "" = /bin/sh
 
 	// The client's roots (roots.go).
