@@ -84,23 +84,30 @@ func inProcess(fn func(*console.InProcess, context.Context, []string) int) func(
 func run(args []string, stdout, stderr io.Writer) int {
 	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, environ: os.Environ()}
 	fs := flag.NewFlagSet("yieldshell", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are said below, naming the flag as typed
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.StringVar(&c.httpAddr, "http", "", "serve MCP over streamable HTTP on this address instead of stdio")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token for --http")
 	fs.BoolVar(&c.persist, "persist", false, "bridge stdio to the persistent per-user server (as "+persistEnv+"=1)")
-	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
 			return 0
 		}
+		fmt.Fprintf(stderr, "yieldshell: %s (yieldshell help lists the commands and flags)\n", asTyped(err, args))
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintln(stderr, versionLine())
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	name := fs.Arg(0)
+	if name == "help" {
+		return help(stdout, stderr, fs.Arg(1))
+	}
+	if rest := fs.Args()[min(1, fs.NArg()):]; name != "" && len(rest) == 1 && (rest[0] == "--help" || rest[0] == "-h") {
+		return help(stdout, stderr, name)
+	}
 	cmd, ok := commands[name]
 	if !ok || name == "" && fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", name)
@@ -258,6 +265,59 @@ func httpServer(a *app.App, hc *httpserve.Config) *httpserve.Server {
 		Public: map[string]http.Handler{app.HumanPath: a.People.Handler()}, OnListen: a.People.Mount}
 }
 
+// asTyped is a flag parsing error with the flag named as it was typed:
+// the flag package says "-bogus" for "--bogus".
+func asTyped(err error, args []string) string {
+	msg := err.Error()
+	i := strings.LastIndex(msg, " -")
+	if i < 0 {
+		return msg
+	}
+	name := msg[i+2:]
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		typed, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(typed, "-") == name && strings.HasPrefix(typed, "-") {
+			if strings.HasPrefix(msg, "flag provided but not defined:") {
+				return "unknown flag " + typed
+			}
+			return msg[:i+1] + typed
+		}
+	}
+	return msg
+}
+
+// help prints the help of command (all of it for ""), from usage's text,
+// on stdout.
+func help(stdout, stderr io.Writer, command string) int {
+	var all strings.Builder
+	usage(&all)
+	if command == "" {
+		fmt.Fprint(stdout, all.String())
+		return 0
+	}
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(all.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "yieldshell" {
+			in = len(f) > 1 && f[1] == command
+		} else if strings.TrimSpace(line) == "" || !strings.HasPrefix(line, "     ") {
+			in = false
+		}
+		if in {
+			b.WriteString(line + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		fmt.Fprintf(stderr, "yieldshell: no command %q; yieldshell help lists them\n", command)
+		return 2
+	}
+	fmt.Fprintf(stdout, "Usage:\n%s", b.String())
+	return 0
+}
+
 // allVars are the documented variables, for --help.
 func allVars() []policy.Var {
 	logLevel := policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
@@ -317,6 +377,7 @@ Usage:
   yieldshell attach ID|NAME [--watch]
                                    show a process's terminal and type into it; Ctrl-] detaches and
                                    leaves it running; --watch only watches (Ctrl-C leaves too)
+  yieldshell help [COMMAND]        print this help, or a command's (as yieldshell COMMAND --help)
   yieldshell --version             print the version
   yieldshell --help                print this help
 

@@ -58,7 +58,7 @@ const (
 
 // Toolsets: which tool names the server exposes.
 const (
-	ToolsetDefault   = "default"    // the seven tools of mcp-yieldshell plus restart
+	ToolsetDefault   = "default"    // the seven tools of mcp-yieldshell plus restart and ask_human
 	ToolsetShellYeah = "shell-yeah" // the eleven tools of mcp-shell-yeah
 	ToolsetAll       = "all"        // both
 )
@@ -109,7 +109,7 @@ func Vars() []Var {
 		{envPurgeAfterMs, strconv.Itoa(defaultPurgeAfterMs),
 			"yieldshell extension: records of finished processes are forgotten this long after they ended, as cleanup would; 0 keeps them until cleanup."},
 		{envToolset, ToolsetDefault,
-			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
+			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart, ask_human), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
 		{envAsk, "false",
 			"yieldshell extension: with a client that declared form elicitation, a command refused for a blocked side-effect category, a cwd outside " + envAllowedCwds + " or " + envDenyCommand + " asks the user once (allow once / deny) instead of failing; never for " + envAllowCommand + ", the process limit or a malformed call."},
 		{envResourceLinks, "false",
