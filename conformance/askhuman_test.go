@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -619,4 +621,62 @@ func TestAskHumanHandoverProgramEnds(t *testing.T) {
 			t.Errorf("the page after the program ended: %d\n%s", code, body)
 		}
 	})
+}
+
+// TestAskHumanHandoverChromium: the handover page is the program's
+// terminal in a real browser (issue 41 item 10): its colours show, the
+// terminal takes the browser window's size (the program sees it: stty),
+// what the person types reaches the program, and the program ending ends
+// the handover as done, in green. It runs at a phone's size; screenshots
+// go to $YIELDSHELL_SCREENSHOTS when set.
+func TestAskHumanHandoverChromium(t *testing.T) {
+	need(t, "bash", "stty")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c := cdptest.Start(t, ctx)
+	s := start(t, "")
+	program := `printf '\033[1;32mgreen light\033[0m\n'; read -r -p "name? " n; echo "hello $n"; stty size; read -r -p "bye? " x`
+	id := waiting(t, s.exec(program, map[string]any{"shell": "bash", "yield_ms": longYield}), "line").str("process_id")
+	u := s.call("ask_human", map[string]any{"process_id": id, "message": "Type your name."}).str("url")
+	if u == "" {
+		t.Fatal("no page")
+	}
+	if _, err := c.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(ctx, "Page.navigate", map[string]any{"url": u}); err != nil {
+		t.Fatal(err)
+	}
+	rows := `document.querySelector(".xterm-rows").textContent`
+	must(t, c.WaitFor(ctx, rows+`.includes("name?") && document.getElementById("status").textContent.startsWith("Live")`))
+	must(t, c.WaitFor(ctx, `[...document.querySelectorAll(".xterm-rows span.xterm-bold")].some(e => e.textContent.includes("green light"))`))
+	size, err := c.Text(ctx, `(function(){var r=document.querySelector(".xterm-rows").children.length;
+		var m=document.querySelector(".xterm-rows>div");return r+" "+m.parentElement.parentElement.clientWidth})()`)
+	must(t, err)
+	_, err = c.Eval(ctx, `document.querySelector(".xterm-helper-textarea").focus()`)
+	must(t, err)
+	_, err = c.Call(ctx, "Input.insertText", map[string]any{"text": "Ada"})
+	must(t, err)
+	must(t, c.Key(ctx, "Enter", "Enter", 13, "\r"))
+	out := s.readUntil(id, "bye?")
+	stty := regexp.MustCompile(`(?m)^(\d+) (\d+)\s*$`).FindStringSubmatch(out)
+	if !strings.Contains(out, "hello Ada") || stty == nil {
+		t.Fatalf("the program's output after the person typed: %q", out)
+	}
+	cols, _ := strconv.Atoi(stty[2])
+	if cols < 20 || cols > 60 {
+		t.Errorf("the program's terminal is %s columns on a phone (the page measured %s)", stty[2], size)
+	}
+	if d := os.Getenv("YIELDSHELL_SCREENSHOTS"); d != "" {
+		png, err := c.Screenshot(ctx)
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(d, "handover-real-phone.png"), png, 0o644))
+	}
+	_, err = c.Eval(ctx, `document.querySelector(".xterm-helper-textarea").focus()`)
+	must(t, err)
+	must(t, c.Key(ctx, "Enter", "Enter", 13, "\r")) // the program ends
+	if w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000}); w.str("yield_reason") != "human_done" {
+		t.Errorf("wait: %s", w.text)
+	}
+	must(t, c.WaitFor(ctx, `document.getElementById("status").className==="ok" && document.getElementById("status").textContent.startsWith("Done")`))
 }
