@@ -114,6 +114,37 @@ func OneType(s *jsonschema.Schema) {
 	OneType(s.AdditionalProperties)
 }
 
+// NullAsBranch rewrites, in an output schema, each nullable type array
+// (["null", "integer"] for a pointer the answer sends as null) as anyOf
+// branches of one type each, keeping what the property says at the top:
+// the same values validate, and clients that read one type per schema
+// (Inspector --strict warns about each array) read every branch.
+func NullAsBranch(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for _, p := range s.Properties {
+		NullAsBranch(p)
+	}
+	for _, d := range s.Defs {
+		NullAsBranch(d)
+	}
+	NullAsBranch(s.Items)
+	NullAsBranch(s.AdditionalProperties)
+	if len(s.Types) != 2 || !slices.Contains(s.Types, "null") {
+		return
+	}
+	branch := *s
+	branch.Types, branch.Title, branch.Description, branch.Default = nil, "", "", nil
+	for _, t := range s.Types {
+		if t != "null" {
+			branch.Type = t
+		}
+	}
+	*s = jsonschema.Schema{Title: s.Title, Description: s.Description, Default: s.Default,
+		AnyOf: []*jsonschema.Schema{{Type: "null"}, &branch}}
+}
+
 // inputSchema finds the called tool's input schema in the server's own
 // tools/list (only on this error path).
 func inputSchema(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest) *jsonschema.Schema {

@@ -74,6 +74,16 @@ func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 	if in, ok := t.InputSchema.(*jsonschema.Schema); ok {
 		OneType(in)
 	}
+	if t.OutputSchema == nil {
+		out, err := jsonschema.For[Out](nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcptool: output schema of %s: %v", t.Name, err))
+		}
+		t.OutputSchema = out
+	}
+	if out, ok := t.OutputSchema.(*jsonschema.Schema); ok {
+		NullAsBranch(out)
+	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
 		if err == nil && res != nil && res.InputRequests != nil && !retries(req.Session) {
