@@ -26,11 +26,12 @@ type modelCall func(prev string) (tool string, args map[string]any)
 // starts it) gets the next call; when the script is done it answers with
 // text. It keeps every tool result the client sent back.
 type standIn struct {
-	mu      sync.Mutex
-	script  []modelCall
-	next    int
-	results []string
-	prefix  string // how the client names the server's tools, e.g. "mcp__yieldshell__"
+	mu        sync.Mutex
+	script    []modelCall
+	next      int
+	results   []string
+	prefix    string // how the client names the server's tools, e.g. "mcp__yieldshell__"
+	namespace string // the namespace the client offers them in (Codex)
 }
 
 func (s *standIn) toolResults() []string {
