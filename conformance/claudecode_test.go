@@ -16,6 +16,21 @@ import (
 	"time"
 )
 
+// askAboutLast is a call of ask_human on the process the previous
+// answer names (clients may put text before the answer's JSON).
+func askAboutLast(prev string) (string, map[string]any) {
+	var out struct {
+		ProcessID string `json:"process_id"`
+	}
+	_ = json.NewDecoder(strings.NewReader(prev[max(0, strings.Index(prev, "{")):])).Decode(&out)
+	return "ask_human", map[string]any{"process_id": out.ProcessID, "message": "Type a line for cat."}
+}
+
+// execCat starts cat, which waits for input, for askAboutLast.
+func execCat(string) (string, map[string]any) {
+	return "exec", map[string]any{"command": "cat", "side_effects": []string{"NONE"}, "yield_ms": 2000}
+}
+
 // modelCall is one tool call a stand-in model makes: the tool (the server's
 // name for it) and its arguments, given the text of the previous tool
 // result ("" before the first).
@@ -97,7 +112,7 @@ func (s *standIn) anthropic(t *testing.T) *httptest.Server {
 				for _, b := range blocks {
 					if b.Type == "tool_result" {
 						has = true
-						prev = toolResultText(b.Content)
+						prev = contentText(b.Content)
 					}
 				}
 			}
@@ -109,9 +124,9 @@ func (s *standIn) anthropic(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// toolResultText is the text of a tool_result's content (a string or
-// text blocks).
-func toolResultText(raw json.RawMessage) string {
+// contentText is the text of a tool result as a model API carries it: a
+// string, or blocks (items) with text.
+func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -208,16 +223,8 @@ func TestClaudeCode(t *testing.T) {
 			func(string) (string, map[string]any) {
 				return "exec", map[string]any{"command": "pwd", "side_effects": []string{"NONE"}}
 			},
-			func(string) (string, map[string]any) {
-				return "exec", map[string]any{"command": "cat", "side_effects": []string{"NONE"}, "yield_ms": 2000}
-			},
-			func(prev string) (string, map[string]any) {
-				var out struct {
-					ProcessID string `json:"process_id"`
-				}
-				_ = json.Unmarshal([]byte(prev), &out)
-				return "ask_human", map[string]any{"process_id": out.ProcessID, "message": "Type a line for cat."}
-			},
+			execCat,
+			askAboutLast,
 		}
 	}
 	check := func(t *testing.T, project string, results []string) {

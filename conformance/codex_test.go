@@ -55,7 +55,7 @@ func (s *standIn) openai(t *testing.T) *httptest.Server {
 		prev, has := "", false
 		if n := len(req.Input); n > 0 && req.Input[n-1].Type == "function_call_output" {
 			has = true
-			prev = outputText(req.Input[n-1].Output)
+			prev = contentText(req.Input[n-1].Output)
 		}
 		tool, args := s.turn(prev, has, offers)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -83,24 +83,6 @@ func (s *standIn) openai(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// outputText is a function_call_output's text (a string, or content
-// items with text).
-func outputText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var items []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &items)
-	var b strings.Builder
-	for _, it := range items {
-		b.WriteString(it.Text)
-	}
-	return b.String()
-}
-
 // TestCodex: Codex, headless (codex exec) against a stand-in model that
 // plays a script of tool calls, drives the built binary over stdio: exec
 // runs, and ask_human on a process comes back as a tool result (codex
@@ -115,17 +97,8 @@ func TestCodex(t *testing.T) {
 		func(string) (string, map[string]any) {
 			return "exec", map[string]any{"command": "echo from codex", "side_effects": []string{"NONE"}}
 		},
-		func(string) (string, map[string]any) {
-			return "exec", map[string]any{"command": "cat", "side_effects": []string{"NONE"}, "yield_ms": 2000}
-		},
-		func(prev string) (string, map[string]any) {
-			var out struct {
-				ProcessID string `json:"process_id"`
-			}
-			// Codex puts "Wall time: ...\nOutput:\n" before the answer.
-			_ = json.NewDecoder(strings.NewReader(prev[max(0, strings.Index(prev, "{")):])).Decode(&out)
-			return "ask_human", map[string]any{"process_id": out.ProcessID, "message": "Type a line for cat."}
-		},
+		execCat,
+		askAboutLast,
 	}}
 	api := s.openai(t)
 	home := t.TempDir()
