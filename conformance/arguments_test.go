@@ -18,9 +18,9 @@ func TestArgumentErrorsPlain(t *testing.T) {
 			want []string
 		}{
 			{"exec", map[string]any{"command": "ls"}, []string{"exec needs side_effects", `"side_effects":["NONE"]`}},
-			{"exec", map[string]any{"command": "ls", "side_effects": []string{"none"}}, []string{`"none" is not a valid value; did you mean "NONE"?`}},
+			{"exec", map[string]any{"command": "ls", "side_effects": []string{"none"}}, []string{`side_effects: not one of its values; did you mean "NONE"?`}},
 			{"exec", map[string]any{"command": "ls", "side_effects": "NONE"}, []string{"side_effects must be an array (a list), not a string, such as [\"NONE\"]"}},
-			{"read", map[string]any{"process_id": "proc_1", "since_sq": 1}, []string{`read takes no argument "since_sq" (did you mean "since_seq"?)`}},
+			{"read", map[string]any{"process_id": "proc_1", "since_sq": 1}, []string{`read takes no argument by that name (did you mean "since_seq"?)`}},
 		} {
 			r := s.call(tc.tool, tc.args)
 			if !r.isError {
@@ -32,7 +32,7 @@ func TestArgumentErrorsPlain(t *testing.T) {
 					t.Errorf("%s %v: %q lacks %q", tc.tool, tc.args, r.text, w)
 				}
 			}
-			for _, jargon := range []string{"validating", "root", "/properties/", "does not equal any of", "MODIFIES_OS_SETTINGS"} {
+			for _, jargon := range []string{"validating", "root", "/properties/", "does not equal any of", "MODIFIES_OS_SETTINGS", `"none"`, "since_sq"} {
 				if strings.Contains(r.text, jargon) {
 					t.Errorf("%s %v: %q says %q", tc.tool, tc.args, r.text, jargon)
 				}

@@ -33,7 +33,9 @@ var (
 // argument). It also rewrites the SDK's answer
 // to tool arguments that do not fit the input schema into plain words
 // for the model: which argument, what is wrong with it, the nearest valid
-// name for a misspelled one, and a valid call to copy. It stays a tool
+// name for a misspelled one, and a valid call to copy. Nothing the agent
+// sent is repeated (a value may hold anything): names come from the
+// schema. It stays a tool
 // error (the agent can fix it), never a protocol error.
 func PlainArguments() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -194,25 +196,30 @@ func explainArguments(tool string, schema *jsonschema.Schema, why string) string
 	case reAdditional.MatchString(why):
 		var names []string
 		_ = json.Unmarshal([]byte(reAdditional.FindStringSubmatch(why)[1]), &names)
-		var parts []string
-		for _, n := range names {
-			p := fmt.Sprintf("%s takes no argument %q", tool, n)
-			if near := spell.Nearest(n, propertyNames(schema)); near != "" {
-				p += fmt.Sprintf(" (did you mean %q?)", near)
-			}
-			parts = append(parts, p)
+		msg = fmt.Sprintf("%s takes no argument by that name", tool)
+		if len(names) > 1 {
+			msg = fmt.Sprintf("%s takes no arguments by %d of those names", tool, len(names))
 		}
-		msg = strings.Join(parts, "; ") + "; its arguments are " + strings.Join(propertyNames(schema), ", ")
+		var near []string
+		for _, n := range names {
+			if m := spell.Nearest(n, propertyNames(schema)); m != "" {
+				near = append(near, fmt.Sprintf("%q", m))
+			}
+		}
+		if len(near) > 0 {
+			msg += " (did you mean " + strings.Join(near, ", ") + "?)"
+		}
+		msg += "; its arguments are " + strings.Join(propertyNames(schema), ", ")
 	case reEnum.MatchString(why):
 		m := reEnum.FindStringSubmatch(why)
 		valid := strings.Fields(m[2])
-		msg = fmt.Sprintf("%s: %q is not a valid value", prop, m[1])
+		msg = fmt.Sprintf("%s: not one of its values", prop)
 		if near := spell.Nearest(m[1], valid); near != "" {
 			msg += fmt.Sprintf("; did you mean %q?", near)
 		} else if len(valid) <= 8 {
 			msg += "; use one of " + strings.Join(valid, ", ")
 		} else {
-			msg += " (the tool's input schema lists the values)"
+			msg += " (the tool's input schema lists them)"
 		}
 	case reType.MatchString(why):
 		m := reType.FindStringSubmatch(why)
@@ -223,7 +230,10 @@ func explainArguments(tool string, schema *jsonschema.Schema, why string) string
 			msg += ", such as " + string(b)
 		}
 	default:
-		msg = fmt.Sprintf("the arguments do not fit %s's input schema: %s", tool, strings.TrimPrefix(why, "validating root: "))
+		msg = fmt.Sprintf("the arguments do not fit %s's input schema", tool)
+		if prop != "" {
+			msg += " (argument " + prop + ")"
+		}
 	}
 	b, _ := json.Marshal(exampleCall(schema))
 	if !strings.HasSuffix(msg, "?") {
