@@ -17,8 +17,8 @@ import (
 )
 
 // openai serves the Responses API (POST /v1/responses, streamed) as Codex
-// calls it. Codex names a server's tools with a prefix of its own; the
-// first request's tools tell it.
+// calls it. Codex offers a server's tools in a namespace of its own; the
+// requests' tools name it.
 func (s *standIn) openai(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/responses") || r.Method != http.MethodPost {
