@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -502,7 +504,7 @@ func TestAskHumanPersist(t *testing.T) {
 	if a.str("yield_reason") != "human_done" || !strings.Contains(a.str("stdout"), sha(askSecret)) {
 		t.Errorf("URL elicitation through the bridge: %s", a.text)
 	}
-	serverLog, _ := os.ReadFile(filepath.Join(strings.TrimPrefix(env[0], "XDG_RUNTIME_DIR="), "yieldshell", "server.log"))
+	serverLog, _ := os.ReadFile(filepath.Join(strings.TrimPrefix(env[0], "YIELDSHELL_RUNTIME_DIR="), "yieldshell", "server.log"))
 	if len(serverLog) == 0 {
 		t.Error("the persistent server's log is empty or missing")
 	}
@@ -538,4 +540,143 @@ func TestAskHumanShellYeah(t *testing.T) {
 	if r := s.call("send_input", map[string]any{"label": "kitty", "input": "agent again"}); r.isError {
 		t.Errorf("send_input after Done: %s", r.text)
 	}
+}
+
+// Elicitation outcomes told apart (issue 41 item 2): a client that cancels
+// (as claude -p does: nobody to ask) or whose elicitation fails did not
+// reach a person, so ask_human falls back to the link and says so, as a
+// tool result, never a JSON-RPC error; the page still works and a wait
+// reports the person's answer. An approval put to such a client is
+// refused saying nobody could be asked, not that the user refused.
+func TestAskHumanUnasked(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func() (*mcp.ElicitResult, error)
+		why    string
+	}{
+		{"cancel", func() (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "cancel"}, nil }, "with cancel"},
+		{"error", func() (*mcp.ElicitResult, error) { return nil, fmt.Errorf("no terminal to ask on") }, "request failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked atomic.Int32
+			client := askClient([]string{"url", "form"}, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked.Add(1)
+				return tc.answer()
+			})
+			s := startWith(t, client, "2025-06-18", "YIELDSHELL_ASK=1", "YIELDSHELL_DENY_COMMAND_REGEX=forbidden")
+			id := waiting(t, s.exec("cat", map[string]any{"yield_ms": longYield}), "line").str("process_id")
+			a := s.call("ask_human", map[string]any{"process_id": id, "message": "Type something."})
+			u := a.str("url")
+			if a.isError || u == "" || a.has("yield_reason") || !strings.Contains(a.str("message"), "did not show the page") ||
+				!strings.Contains(a.str("message"), tc.why) || asked.Load() != 1 {
+				t.Fatalf("ask_human (asked %d): %s", asked.Load(), a.text)
+			}
+			p := newPerson(t)
+			p.open(u)
+			p.keys(u, "typed by a person\r")
+			p.press(u, "done")
+			if w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000}); w.str("yield_reason") != "human_done" {
+				t.Errorf("wait after the fallback link: %s", w.text)
+			}
+			r := s.exec("echo forbidden", nil)
+			if !r.isError || !strings.Contains(r.str("error"), "Nobody could be asked") || strings.Contains(r.str("error"), "did not.") {
+				t.Errorf("an approval nobody could answer: %s", r.text)
+			}
+		})
+	}
+}
+
+// A handover that ends because the program ended while the person held
+// the terminal is done, not withdrawn: ask_human (URL elicitation) and a
+// wait (the link) both say human_done, and the page says so in green.
+func TestAskHumanHandoverProgramEnds(t *testing.T) {
+	need(t, "bash")
+	const program = `read -r -p "name? " n; echo "bye $n"`
+	t.Run("elicitation", func(t *testing.T) {
+		p := newPerson(t)
+		client := askClient([]string{"url"}, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			p.open(req.Params.URL)
+			p.keys(req.Params.URL, "Ada\r") // the program ends; the person never presses Done
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		})
+		s := startWith(t, client, "2025-06-18")
+		id := waiting(t, s.exec(program, map[string]any{"shell": "bash", "yield_ms": longYield}), "line").str("process_id")
+		a := s.call("ask_human", map[string]any{"process_id": id, "message": "Your name, please."})
+		if a.isError || a.str("yield_reason") != "human_done" || !strings.Contains(a.str("stdout"), "bye Ada") {
+			t.Errorf("ask_human: %s", a.text)
+		}
+	})
+	t.Run("link", func(t *testing.T) {
+		s := start(t, "")
+		id := waiting(t, s.exec(program, map[string]any{"shell": "bash", "yield_ms": longYield}), "line").str("process_id")
+		u := s.call("ask_human", map[string]any{"process_id": id, "message": "Your name, please."}).str("url")
+		p := newPerson(t)
+		p.open(u)
+		p.keys(u, "Ada\r")
+		w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000})
+		if w.str("yield_reason") != "human_done" || w.str("status") != "completed" {
+			t.Errorf("wait: %s", w.text)
+		}
+		if code, body := p.do(http.MethodGet, u, "", ""); code != http.StatusGone || !strings.Contains(body, `class="ok">Done`) {
+			t.Errorf("the page after the program ended: %d\n%s", code, body)
+		}
+	})
+}
+
+// TestAskHumanHandoverChromium: the handover page is the program's
+// terminal in a real browser (issue 41 item 10): its colours show, the
+// terminal takes the browser window's size (the program sees it: stty),
+// what the person types reaches the program, and the program ending ends
+// the handover as done, in green. It runs at a phone's size; screenshots
+// go to $YIELDSHELL_SCREENSHOTS when set.
+func TestAskHumanHandoverChromium(t *testing.T) {
+	need(t, "bash", "stty")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c := cdptest.Start(t, ctx)
+	s := start(t, "")
+	program := `printf '\033[1;32mgreen light\033[0m\n'; read -r -p "name? " n; echo "hello $n"; stty size; read -r -p "bye? " x`
+	id := waiting(t, s.exec(program, map[string]any{"shell": "bash", "yield_ms": longYield}), "line").str("process_id")
+	u := s.call("ask_human", map[string]any{"process_id": id, "message": "Type your name."}).str("url")
+	if u == "" {
+		t.Fatal("no page")
+	}
+	if _, err := c.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(ctx, "Page.navigate", map[string]any{"url": u}); err != nil {
+		t.Fatal(err)
+	}
+	rows := `document.querySelector(".xterm-rows").textContent`
+	must(t, c.WaitFor(ctx, rows+`.includes("name?") && document.getElementById("status").textContent.startsWith("Live")`))
+	must(t, c.WaitFor(ctx, `[...document.querySelectorAll(".xterm-rows span.xterm-bold")].some(e => e.textContent.includes("green light"))`))
+	size, err := c.Text(ctx, `(function(){var r=document.querySelector(".xterm-rows").children.length;
+		var m=document.querySelector(".xterm-rows>div");return r+" "+m.parentElement.parentElement.clientWidth})()`)
+	must(t, err)
+	_, err = c.Eval(ctx, `document.querySelector(".xterm-helper-textarea").focus()`)
+	must(t, err)
+	_, err = c.Call(ctx, "Input.insertText", map[string]any{"text": "Ada"})
+	must(t, err)
+	must(t, c.Key(ctx, "Enter", "Enter", 13, "\r"))
+	out := s.readUntil(id, "bye?")
+	stty := regexp.MustCompile(`(?m)^(\d+) (\d+)\s*$`).FindStringSubmatch(out)
+	if !strings.Contains(out, "hello Ada") || stty == nil {
+		t.Fatalf("the program's output after the person typed: %q", out)
+	}
+	cols, _ := strconv.Atoi(stty[2])
+	if cols < 20 || cols > 60 {
+		t.Errorf("the program's terminal is %s columns on a phone (the page measured %s)", stty[2], size)
+	}
+	if d := os.Getenv("YIELDSHELL_SCREENSHOTS"); d != "" {
+		png, err := c.Screenshot(ctx)
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(d, "handover-real-phone.png"), png, 0o644))
+	}
+	_, err = c.Eval(ctx, `document.querySelector(".xterm-helper-textarea").focus()`)
+	must(t, err)
+	must(t, c.Key(ctx, "Enter", "Enter", 13, "\r")) // the program ends
+	if w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000}); w.str("yield_reason") != "human_done" {
+		t.Errorf("wait: %s", w.text)
+	}
+	must(t, c.WaitFor(ctx, `document.getElementById("status").className==="ok" && document.getElementById("status").textContent.startsWith("Done")`))
 }

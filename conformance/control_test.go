@@ -216,7 +216,12 @@ func TestShutdownOnEOF(t *testing.T) {
 
 // Spec: DESIGN Errors: "Bad configuration fails at start-up with a message naming the variable, the bad value and the valid ones."
 func TestStartup(t *testing.T) {
-	out, err := runBin(t, nil, "--help")
+	// Help and version go to stdout (issue 41 item 8).
+	stdout := func(arg string) (string, error) {
+		b, err := newCmd(t, arg).Output()
+		return string(b), err
+	}
+	out, err := stdout("--help")
 	if err != nil {
 		t.Fatalf("--help: %v\n%s", err, out)
 	}
@@ -228,7 +233,7 @@ func TestStartup(t *testing.T) {
 			t.Errorf("--help does not list %s", v)
 		}
 	}
-	if out, err := runBin(t, nil, "--version"); err != nil || !strings.HasPrefix(out, "yieldshell ") {
+	if out, err := stdout("--version"); err != nil || !strings.HasPrefix(out, "yieldshell ") {
 		t.Errorf("--version: %v %q", err, out)
 	}
 	out, err = runBin(t, []string{"MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=TELEPORT_COWS"})

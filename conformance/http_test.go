@@ -19,6 +19,7 @@ import (
 type httpServer struct {
 	cmd *exec.Cmd
 	url string
+	log *syncBuffer // the server's stderr so far
 }
 
 const httpToken = "conformance-token-0123456789"
@@ -51,11 +52,13 @@ func startHTTPUnder(tb testing.TB, ctx context.Context, wrap []string, env ...st
 	}
 	urls := make(chan string, 1)
 	logged := make(chan struct{})
+	log := &syncBuffer{}
 	go func() {
 		defer close(logged)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
+			log.Write([]byte(line + "\n"))
 			if _, u, ok := strings.Cut(line, "url="); ok && len(urls) == 0 {
 				urls <- strings.Fields(u)[0]
 			}
@@ -73,7 +76,7 @@ func startHTTPUnder(tb testing.TB, ctx context.Context, wrap []string, env ...st
 	})
 	select {
 	case u := <-urls:
-		return &httpServer{cmd: cmd, url: u}
+		return &httpServer{cmd: cmd, url: u, log: log}
 	case <-logged:
 		tb.Fatal("the server exited before it listened")
 	case <-time.After(20 * time.Second):
@@ -99,4 +102,55 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHTTPNoGETStreamQuiet: a session whose client keeps no GET stream
+// open cannot receive the notifications each process start and end sends;
+// that is no news for the operator, so it is not a WARN per process
+// (issue 41 item 3). The roots/list a call sends on its own stream still
+// reaches such a client.
+func TestHTTPNoGETStreamQuiet(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	h := startHTTP(t, ctx)
+	tr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(httpToken)}, DisableStandaloneSSE: true}
+	cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+	cs, err := rootsClient(t.TempDir()).Connect(cctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	ccancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	s := &server{t: t, cs: cs}
+	// A session with a GET stream sees each list_changed; by the second,
+	// the first session was notified (and failed) too.
+	changed := make(chan struct{}, 10)
+	listener := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} }})
+	ltr := &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: bearer(httpToken)}}
+	cctx, ccancel = context.WithTimeout(ctx, 10*time.Second)
+	other, err := listener.Connect(cctx, ltr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	ccancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	seen := 0
+	for range 20 {
+		s.exec("true", nil).mustStatus(t, "completed")
+		select {
+		case <-changed:
+			seen++
+		case <-time.After(2 * time.Second): // the listener's stream may not be open yet
+		}
+		if seen == 2 {
+			break
+		}
+	}
+	if seen < 2 {
+		t.Fatalf("the listening session saw %d resources/list_changed", seen)
+	}
+	if l := h.log.String(); strings.Contains(l, "level=WARN") {
+		t.Errorf("warnings for a session without a GET stream:\n%s", l)
+	}
 }

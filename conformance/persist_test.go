@@ -33,7 +33,7 @@ func persistRuntime(t testing.TB, env ...string) []string {
 	// The idle exit is short, so that even a test binary killed before its
 	// cleanup (go test's timeout) leaves no server behind for long; a
 	// test's own setting comes later and wins.
-	env = append([]string{"XDG_RUNTIME_DIR=" + dir, "YIELDSHELL_PERSIST=1", "YIELDSHELL_SERVER_IDLE_MS=60000"}, env...)
+	env = append([]string{"YIELDSHELL_RUNTIME_DIR=" + dir, "YIELDSHELL_PERSIST=1", "YIELDSHELL_SERVER_IDLE_MS=60000"}, env...)
 	t.Cleanup(func() {
 		// t.Context() is already done here.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -181,7 +181,7 @@ func TestPersistIdleExit(t *testing.T) {
 	s.call("stop", map[string]any{"process_id": id})
 	s.cs.Close()
 	eventually(t, 10*time.Second, "the idle server to exit", func() bool { return !alive(pid) })
-	if _, err := os.Stat(filepath.Join(strings.TrimPrefix(env[0], "XDG_RUNTIME_DIR="), "yieldshell", "server.sock")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(strings.TrimPrefix(env[0], "YIELDSHELL_RUNTIME_DIR="), "yieldshell", "server.sock")); !os.IsNotExist(err) {
 		t.Errorf("the socket is still there after the idle exit: %v", err)
 	}
 }
@@ -308,24 +308,6 @@ func TestPeopleViews(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while a command writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A secret in a later bridge's environment, which the persistent server
 // was started without, never reaches that bridge's client unredacted: the
 // bridge is refused, naming the variable and not its value, while the
@@ -378,5 +360,26 @@ func TestPersistLaterBridgesSecretIsNeverShown(t *testing.T) {
 	r := s.exec("cat "+file, nil).mustStatus(t, "completed")
 	if strings.Contains(r.text, secret) || !strings.Contains(r.str("stdout"), "[REDACTED:MY_API_TOKEN]") {
 		t.Errorf("the replacing server does not redact the secret: %s", r.text)
+	}
+}
+
+// TestPersistOneServerWhateverTheEnvironment: the runtime directory does
+// not follow XDG_RUNTIME_DIR or TMPDIR, which a client strips and a
+// desktop terminal sets: a client started without them and one started
+// with them share one server, and the CLI in a terminal with other values
+// finds it (issue 41 item 4).
+func TestPersistOneServerWhateverTheEnvironment(t *testing.T) {
+	env := persistRuntime(t)
+	elsewhere := t.TempDir()
+	first := start(t, "2025-06-18", append([]string{"XDG_RUNTIME_DIR=", "TMPDIR="}, env...)...)
+	id := first.call("exec", map[string]any{"command": "sleep 60", "side_effects": []string{"NONE"}, "yield_ms": 0}).str("process_id")
+	second := start(t, "2025-06-18", append([]string{"XDG_RUNTIME_DIR=" + elsewhere, "TMPDIR=" + elsewhere}, env...)...)
+	if ps := second.call("ps", nil); !strings.Contains(ps.text, id) {
+		t.Errorf("the second client does not see the first one's process %s: %s", id, ps.text)
+	}
+	cmd := newCmd(t, "ps")
+	cmd.Env = append(os.Environ(), append([]string{"XDG_RUNTIME_DIR=" + t.TempDir(), "TMPDIR=" + t.TempDir()}, env...)...)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), id) {
+		t.Errorf("yieldshell ps from a terminal with other XDG_RUNTIME_DIR and TMPDIR: %v\n%s", err, out)
 	}
 }

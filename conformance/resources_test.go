@@ -255,6 +255,9 @@ func jsonEqual(a, b any) bool {
 	return string(ja) == string(jb)
 }
 
+// codeNotFound is resource-not-found as docs/tools.md documents it.
+const codeNotFound = -32002
+
 // Every URI is the client's input: those that name nothing are refused
 // with an error that says why, never served from somewhere else.
 func TestResourceURIsAreInput(t *testing.T) {
@@ -264,9 +267,9 @@ func TestResourceURIsAreInput(t *testing.T) {
 			uri  string
 			code int64
 		}{
-			{"yieldshell://process/proc_000000000000/log", mcp.CodeResourceNotFound},
-			{"yieldshell://process/../log", mcp.CodeResourceNotFound},
-			{"yieldshell://process/..%2F..%2Fetc%2Fpasswd/log", mcp.CodeResourceNotFound},
+			{"yieldshell://process/proc_000000000000/log", codeNotFound},
+			{"yieldshell://process/../log", codeNotFound},
+			{"yieldshell://process/..%2F..%2Fetc%2Fpasswd/log", codeNotFound},
 			{"yieldshell://process/" + strings.Repeat("a", 300) + "/log", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process//log", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/%zz/log", jsonrpc.CodeInvalidParams},
@@ -274,11 +277,11 @@ func TestResourceURIsAreInput(t *testing.T) {
 			{"yieldshell://process/" + id + "/log?since_seq=abc", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/" + id + "/log?since_seq=1&since_seq=2", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/" + id + "/log?file=/etc/passwd", jsonrpc.CodeInvalidParams},
-			{"yieldshell://process/" + id + "/log#x", mcp.CodeResourceNotFound}, // matches no template
-			{"yieldshell://process/" + id + "/stdin", mcp.CodeResourceNotFound},
-			{"yieldshell://process/" + id + "/log/x", mcp.CodeResourceNotFound},
+			{"yieldshell://process/" + id + "/log#x", jsonrpc.CodeInvalidParams}, // matches no template
+			{"yieldshell://process/" + id + "/stdin", jsonrpc.CodeInvalidParams},
+			{"yieldshell://process/" + id + "/log/x", jsonrpc.CodeInvalidParams},
 			{"yieldshell://process/" + id + "/screen", jsonrpc.CodeInvalidParams}, // no terminal
-			{"file:///etc/passwd", mcp.CodeResourceNotFound},
+			{"file:///etc/passwd", jsonrpc.CodeInvalidParams},
 		} {
 			_, err := s.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: c.uri})
 			if err == nil {
@@ -290,6 +293,11 @@ func TestResourceURIsAreInput(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "root:") {
 				t.Errorf("%s: %v", c.uri, err)
+			}
+			// Each says why, as docs/tools.md promises (issue 41 item 6).
+			if msg := err.Error(); strings.Contains(msg, "Resource not found") ||
+				c.code == codeNotFound && !strings.Contains(msg, "no process by that id or name") {
+				t.Errorf("%s: %v says not why", c.uri, err)
 			}
 		}
 	})
@@ -395,9 +403,9 @@ func TestResourceCompletion(t *testing.T) {
 }
 
 // exec, read and ps answers link to the log of the process they are
-// about, beside their text.
+// about, beside their text, where the operator turned links on.
 func TestResourceLinks(t *testing.T) {
-	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+	forEachProtocol(t, []string{"YIELDSHELL_RESOURCE_LINKS=1"}, func(t *testing.T, s *server) {
 		links := func(tool string, args map[string]any) (map[string]any, []*mcp.ResourceLink) {
 			t.Helper()
 			res, err := s.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -432,6 +440,37 @@ func TestResourceLinks(t *testing.T) {
 		if _, l := links("ps", nil); len(l) != 2 || l[0].URI != logURI(id2) || l[1].URI != logURI(id) {
 			t.Errorf("ps links: %+v", l)
 		}
+	})
+}
+
+// TestResourceLinksOptIn: by default an answer is one text item, as
+// mcp-yieldshell 0.4.0's suite expects (test_stdio_server_lists_and_
+// executes_tools) and as clients that render links as text want; a
+// client that reads a resource shows it uses them and gets them from
+// then on (issue 41 item 7). It logs the bytes of an exec answer both ways.
+func TestResourceLinksOptIn(t *testing.T) {
+	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+		call := func() (*mcp.CallToolResult, int) {
+			t.Helper()
+			res, err := s.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "exec",
+				Arguments: map[string]any{"command": "echo hi", "side_effects": []string{"NONE"}}})
+			if err != nil || res.IsError {
+				t.Fatalf("exec: %v %v", err, res)
+			}
+			b, _ := json.Marshal(res)
+			return res, len(b)
+		}
+		res, without := call()
+		if len(res.Content) != 1 {
+			t.Fatalf("exec answered %d content items before the client used resources, want 1", len(res.Content))
+		}
+		id := res.StructuredContent.(map[string]any)["process_id"].(string)
+		s.readResource(t, logURI(id))
+		res, with := call()
+		if len(res.Content) != 2 {
+			t.Fatalf("exec answered %d content items after the client read a resource, want the text and a link", len(res.Content))
+		}
+		t.Logf("exec answer: %d bytes without the link, %d with it (+%d)", without, with, with-without)
 	})
 }
 

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -210,6 +212,45 @@ func TestRootsFailClosed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRootsUnknownNoted: a client whose roots/list fails, or names no
+// roots, gets its commands run in the server's directory (nothing
+// confines them to roots), and the answer says so and why, rather than
+// letting the server's cwd stand in silently (issue 41 item 1).
+func TestRootsUnknownNoted(t *testing.T) {
+	failing := rootsClient(t.TempDir())
+	failing.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				return nil, errors.New("no roots today")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		client *mcp.Client
+		why    string
+	}{
+		{"failed", failing, "answered roots/list with an error"},
+		{"empty", rootsClient(), "answered roots/list with no roots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startWith(t, tc.client, "2025-06-18")
+			r := s.exec("pwd", nil).mustStatus(t, "completed")
+			notes := fmt.Sprint(r.m["notes"])
+			if !strings.Contains(notes, "roots were not used: the client "+tc.why) || !strings.Contains(notes, "Pass cwd") {
+				t.Errorf("notes: %s", notes)
+			}
+		})
+	}
+	// A client with no roots capability chose not to say: nothing to note.
+	s := startWith(t, mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "0"},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}), "2025-06-18")
+	if r := s.exec("pwd", nil).mustStatus(t, "completed"); r.m["notes"] != nil {
+		t.Errorf("notes without the roots capability: %v", r.m["notes"])
 	}
 }
 

@@ -24,6 +24,29 @@ import (
 //
 // Spec: DESIGN go-sdk facts: "today's clients (TypeScript SDK, Cursor, Claude) use initialize (2025-06-18)".
 func TestTypeScriptClient(t *testing.T) {
+	start := time.Now()
+	out := runTSClient(t, "client.mjs", binPath)
+	t.Logf("TypeScript client passed in %v: %s", time.Since(start).Round(time.Millisecond), out)
+}
+
+// TestTypeScriptClientRootsHTTP: the TypeScript SDK client over --http, at
+// each protocol version it speaks, has its roots asked for and honoured
+// (the server used to ask before the client's GET stream was open, fail,
+// and never ask again), again after roots/list_changed; a failed and an
+// empty answer are refused with words that say which (issue 41 item 1).
+func TestTypeScriptClientRootsHTTP(t *testing.T) {
+	a, b, _, _ := rootDirs(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	h := startHTTP(t, ctx, "YIELDSHELL_ALLOWED_CWDS=roots")
+	t.Logf("TypeScript client: %s", runTSClient(t, "roots.mjs", h.url, httpToken, a, b))
+}
+
+// runTSClient runs testdata/tsclient/<script> under node with args, beside
+// the pinned SDK, and returns what it printed. It skips without node and
+// npm, or when the SDK cannot be installed.
+func runTSClient(t *testing.T, script string, args ...string) string {
+	t.Helper()
 	statSources()
 	need(t, "npm")
 	node, err := exec.LookPath("node")
@@ -34,28 +57,26 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Skip("npm is not installed")
 	}
 	dir := tsClientDir(t)
-	script, err := os.ReadFile(filepath.Join("testdata", "tsclient", "client.mjs"))
+	src, err := os.ReadFile(filepath.Join("testdata", "tsclient", script))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The script sits next to node_modules so that its imports resolve.
-	scriptPath := filepath.Join(dir, "client-"+hash(script)+".mjs")
-	if err := os.WriteFile(scriptPath, script, 0o644); err != nil {
+	scriptPath := filepath.Join(dir, strings.TrimSuffix(script, ".mjs")+"-"+hash(src)+".mjs")
+	if err := os.WriteFile(scriptPath, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, scriptPath, binPath)
+	cmd := exec.CommandContext(ctx, node, append([]string{scriptPath}, args...)...)
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	cmd.WaitDelay = 5 * time.Second
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, testWriter{t}
-	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("the TypeScript client failed: %v\n%s", err, stdout.String())
+		t.Fatalf("the TypeScript client (%s) failed: %v\n%s", script, err, stdout.String())
 	}
-	t.Logf("TypeScript client passed in %v: %s", time.Since(start).Round(time.Millisecond), strings.TrimSpace(stdout.String()))
+	return strings.TrimSpace(stdout.String())
 }
 
 // tsClientDir returns a directory holding node_modules for the pinned

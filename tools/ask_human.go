@@ -20,7 +20,7 @@ Prefer ask_human for any secret the user has not given you: a sudo, ssh, gpg or 
 
 With secret: false the user gets the whole terminal, its live screen and keyboard, until they press Done: for a login, a 2FA code, an interactive installer, anything only they can answer. Meanwhile your write to the process is refused.
 
-If your client supports URL elicitation it shows the page to the user itself, and the call answers when they are done (yield_reason human_done, human_declined or human_left) with the program's reply, as write with yield_ms would. Otherwise it answers at once with url: show that link to the user, do not open it yourself, and call wait on the process: wait answers with yield_reason human_done (or human_declined, human_left) once they are done.
+If your client supports URL elicitation it shows the page to the user itself, and the call answers when they are done (yield_reason human_done, human_declined or human_left) with the program's reply, as write with yield_ms would. Otherwise, or when the client could not put the page to a person (it cancelled or failed; message says which), it answers at once with url: show that link to the user, do not open it yourself, and call wait on the process: wait answers with yield_reason human_done (or human_declined, human_left) once they are done.
 
 Example: {"process_id": "proc_1a2b3c4d5e6f", "message": "sudo asks for your password to install the build dependencies", "secret": true}`
 
@@ -66,7 +66,10 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in wi
 		return mcptool.Error(out)
 	case a.URL != "":
 		out.URL = a.URL
-		out.Message = "Show this link to the user and tell them what it is for; do not open it yourself. It works once and expires. Then call wait on " + out.ProcessID + ": it answers with yield_reason human_done (or human_declined, human_left) when they are done."
+		if a.Unasked != "" {
+			out.Message = a.Unasked + ". "
+		}
+		out.Message += "Show this link to the user and tell them what it is for; do not open it yourself. It works once and expires. Then call wait on " + out.ProcessID + ": it answers with yield_reason human_done (or human_declined, human_left) when they are done."
 		return nil, out, nil
 	}
 	p := a.Process

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/wire"
 	"github.com/yieldshell/yieldshell/prompt"
@@ -147,7 +149,6 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
-	approved := spec.Waived
 	p, err := h.m.Start(ctx, spec)
 	if err != nil {
 		if ask := h.human.AskApproval(req, h.cfg, h.m, spec, err); ask != nil && !retried {
@@ -175,10 +176,24 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	}
 	stopProgress()
 	out := h.execAnswer(p, p.After(o, q), start, waitFor, y)
-	if len(approved) > 0 {
-		out.Notes = append(out.Notes, "the user allowed this command once, which policy refused ("+strings.Join(approved, ", ")+")")
-	}
+	out.Notes = append(out.Notes, h.startNotes(spec, in.Cwd)...)
 	return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
+}
+
+// startNotes are what an answer says of how its command was let start: a
+// person's approval of what policy refused, and a cwd chosen without the
+// client's roots.
+func (h *handlers) startNotes(spec session.Spec, cwd string) []string {
+	var notes []string
+	if len(spec.Waived) > 0 {
+		notes = append(notes, "the user allowed this command once, which policy refused ("+strings.Join(spec.Waived, ", ")+")")
+	}
+	if spec.Roots != nil && !h.cfg.Cwd.ExplicitDefault && !filepath.IsAbs(cwd) {
+		if n := roots.Unknown(spec.Roots, h.cfg.Cwd.Default); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }
 
 // The statuses exec answers besides a process's own ([session.Status]).

@@ -48,3 +48,39 @@ func TestCLI(t *testing.T) {
 		t.Errorf("answer %s: %v", out.String(), err)
 	}
 }
+
+// TestCLIHelp: help and version go to stdout with exit 0, as for any
+// command-line tool; yieldshell help [COMMAND] and COMMAND --help print a
+// command's help; a bad flag is named as it was typed (issue 41 item 8).
+func TestCLIHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		wantCode int
+		stdout   string
+		stderr   string
+	}{
+		{[]string{"--help"}, 0, "Environment variables:", ""},
+		{[]string{"-h"}, 0, "Usage:", ""},
+		{[]string{"help"}, 0, "yieldshell help [COMMAND]", ""},
+		{[]string{"--version"}, 0, "yieldshell ", ""},
+		{[]string{"help", "logs"}, 0, "yieldshell logs ID|NAME [-f]", ""},
+		{[]string{"logs", "--help"}, 0, "yieldshell logs ID|NAME [-f]", ""},
+		{[]string{"server", "-h"}, 0, "yieldshell server start|stop|status|run", ""},
+		{[]string{"help", "nope"}, 2, "", `no command "nope"`},
+		{[]string{"--bogus"}, 2, "", "unknown flag --bogus"},
+		{[]string{"-bogus"}, 2, "", "unknown flag -bogus"},
+		{[]string{"--http"}, 2, "", "flag needs an argument: --http"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(tc.args, &out, &errOut)
+		if code != tc.wantCode || !strings.Contains(out.String(), tc.stdout) || !strings.Contains(errOut.String(), tc.stderr) ||
+			tc.wantCode == 0 && errOut.Len() > 0 {
+			t.Errorf("yieldshell %q: exit %d (want %d)\nstdout: %.300s\nstderr: %s", tc.args, code, tc.wantCode, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	run([]string{"--help"}, &out, &errOut)
+	if !strings.Contains(out.String(), "ask_human") {
+		t.Error("--help does not name ask_human among the default tools")
+	}
+}

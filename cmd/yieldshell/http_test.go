@@ -42,6 +42,11 @@ func TestHTTPAuth(t *testing.T) {
 		if res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: status %d, want 401", auth, res.StatusCode)
 		}
+		// The challenge names the scheme, and no OAuth metadata: there is
+		// none to discover (issue 41 item 3).
+		if ch := res.Header.Values("WWW-Authenticate"); len(ch) != 1 || !strings.HasPrefix(ch[0], "Bearer") || strings.Contains(ch[0], "resource_metadata") {
+			t.Errorf("Authorization %q: WWW-Authenticate %q, want one Bearer challenge", auth, ch)
+		}
 	}
 	if n := len(a.Manager.List()); n != 0 {
 		t.Errorf("%d processes started by unauthorised requests", n)

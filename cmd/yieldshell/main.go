@@ -44,6 +44,7 @@ type cli struct {
 	stdin          *os.File
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	environ        []string // KEY=VALUE, as os.Environ
 
 	httpAddr  string // --http
 	tokenFile string // --token-file
@@ -82,25 +83,32 @@ func inProcess(fn func(*console.InProcess, context.Context, []string) int) func(
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, environ: os.Environ()}
 	fs := flag.NewFlagSet("yieldshell", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are said below, naming the flag as typed
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.StringVar(&c.httpAddr, "http", "", "serve MCP over streamable HTTP on this address instead of stdio")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token for --http")
 	fs.BoolVar(&c.persist, "persist", false, "bridge stdio to the persistent per-user server (as "+persistEnv+"=1)")
-	fs.Usage = func() { usage(stderr) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
 			return 0
 		}
+		fmt.Fprintf(stderr, "yieldshell: %s (yieldshell help lists the commands and flags)\n", asTyped(err, args))
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintln(stderr, versionLine())
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	name := fs.Arg(0)
+	if name == "help" {
+		return help(stdout, stderr, fs.Arg(1))
+	}
+	if rest := fs.Args()[min(1, fs.NArg()):]; name != "" && len(rest) == 1 && (rest[0] == "--help" || rest[0] == "-h") {
+		return help(stdout, stderr, name)
+	}
 	cmd, ok := commands[name]
 	if !ok || name == "" && fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "yieldshell: unexpected argument %q\n", name)
@@ -108,6 +116,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if code := c.checkFlags(name); code != 0 {
+		return code
+	}
+	// A command that serves (or starts the server) must not run without a
+	// security setting the operator misspelled; one that looks is warned.
+	if code := c.checkEnv(name == "" || name == "call" || name == "tools" || name == "server"); code != 0 {
 		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -254,6 +267,94 @@ func httpServer(a *app.App, hc *httpserve.Config) *httpserve.Server {
 		Public: map[string]http.Handler{app.HumanPath: a.People.Handler()}, OnListen: a.People.Mount}
 }
 
+// asTyped is a flag parsing error with the flag named as it was typed:
+// the flag package says "-bogus" for "--bogus".
+func asTyped(err error, args []string) string {
+	msg := err.Error()
+	i := strings.LastIndex(msg, " -")
+	if i < 0 {
+		return msg
+	}
+	name := msg[i+2:]
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		typed, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(typed, "-") == name && strings.HasPrefix(typed, "-") {
+			if strings.HasPrefix(msg, "flag provided but not defined:") {
+				return "unknown flag " + typed
+			}
+			return msg[:i+1] + typed
+		}
+	}
+	return msg
+}
+
+// help prints the help of command (all of it for ""), from usage's text,
+// on stdout.
+func help(stdout, stderr io.Writer, command string) int {
+	var all strings.Builder
+	usage(&all)
+	if command == "" {
+		fmt.Fprint(stdout, all.String())
+		return 0
+	}
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(all.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "yieldshell" {
+			in = len(f) > 1 && f[1] == command
+		} else if strings.TrimSpace(line) == "" || !strings.HasPrefix(line, "     ") {
+			in = false
+		}
+		if in {
+			b.WriteString(line + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		fmt.Fprintf(stderr, "yieldshell: no command %q; yieldshell help lists them\n", command)
+		return 2
+	}
+	fmt.Fprintf(stdout, "Usage:\n%s", b.String())
+	return 0
+}
+
+// allVars are the documented variables, for --help.
+func allVars() []policy.Var {
+	logLevel := policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
+		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."}
+	return slices.Concat(policy.Vars(), []policy.Var{logLevel}, httpserve.Vars(), persistVars())
+}
+
+// internalVars are YIELDSHELL_ variables the server sets for its own
+// commands (a yieldshell started inside one sees them): not settings, and
+// not unknown.
+var internalVars = []string{"YIELDSHELL_TAG", "YIELDSHELL_ZDOTDIR", "YIELDSHELL_LOGIN_SHELL"}
+
+// checkEnv warns about YIELDSHELL_ variables that are no setting, naming
+// the nearest one; one that looks like a security setting stops a command
+// that serves (strict): non-zero is the exit code then.
+func (c *cli) checkEnv(strict bool) int {
+	known := slices.Clone(internalVars)
+	for _, v := range allVars() {
+		known = append(known, v.Name)
+	}
+	warnings, err := policy.UnknownVars(c.environ, known)
+	for _, w := range warnings {
+		fmt.Fprintln(c.stderr, "yieldshell: warning:", w)
+	}
+	if err != nil {
+		if !strict {
+			fmt.Fprintln(c.stderr, "yieldshell: warning:", err)
+			return 0
+		}
+		fmt.Fprintln(c.stderr, "yieldshell:", err)
+		return 2
+	}
+	return 0
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `yieldshell %s: an MCP server that runs shell commands for agents, each under its own pseudo-terminal.
 
@@ -278,14 +379,13 @@ Usage:
   yieldshell attach ID|NAME [--watch]
                                    show a process's terminal and type into it; Ctrl-] detaches and
                                    leaves it running; --watch only watches (Ctrl-C leaves too)
+  yieldshell help [COMMAND]        print this help, or a command's (as yieldshell COMMAND --help)
   yieldshell --version             print the version
   yieldshell --help                print this help
 
 Environment variables:
 `, buildVersion())
-	vars := append(policy.Vars(), policy.Var{Name: "YIELDSHELL_LOG_LEVEL", Default: "INFO",
-		Help: "Server log level on stderr: DEBUG, INFO, WARN or ERROR (WARN by default for call and tools)."})
-	for _, v := range slices.Concat(vars, httpserve.Vars(), persistVars()) {
+	for _, v := range allVars() {
 		def := v.Default
 		if def == "" {
 			def = "(none)"

@@ -137,6 +137,8 @@ func persistVars() []policy.Var {
 			Help: "1 (true, yes, on): stdio yieldshell bridges to the persistent per-user server, as --persist does."},
 		{Name: daemon.IdleEnv, Default: strconv.Itoa(int(daemon.DefaultIdle.Milliseconds())),
 			Help: "The persistent server exits after this long with no running process and no client; 0: never. Read when it starts."},
+		{Name: daemon.RuntimeDirEnv, Default: "/run/user/UID, else /tmp",
+			Help: "The directory under which the persistent server keeps its socket and log (in yieldshell/, private). Every client and terminal must agree: set it for all or none."},
 	}
 }
 

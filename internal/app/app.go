@@ -71,7 +71,7 @@ func NewLoggers(w io.Writer, getenv func(string) string, r Role) Loggers {
 	return Loggers{
 		Stderr: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}),
 		// The SDK reports every connection at INFO; keep that for debugging.
-		SDK: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})),
+		SDK: slog.New(quietUndelivered{slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})}),
 	}
 }
 
@@ -143,7 +143,8 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	res.Start(srv, mgr, cfg)
 	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, roots: rt, tempLogDir: tempLogDir, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
-	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), mcptool.KindOnlyErrors(), m.Middleware(), a.endWithServer(), a.awaitTools())
+	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), mcptool.KindOnlyErrors(), m.Middleware(), a.endWithServer(), a.awaitTools(),
+		mcptool.PlainArguments(), resources.NoTemplate(), newResourceLinks(cfg.ResourceLinks).Middleware())
 	a.registerInBackground(cfg, r, version)
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)

@@ -117,9 +117,15 @@ func (h *Human) Approved(req *mcp.CallToolRequest, spec *session.Spec) (ok bool,
 			"nothing was started. Call again exactly as you mean to run it, and the user is asked about that. " + ap.why}
 	}
 	er, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
-	if er != nil && er.Action == "accept" && er.Content[decisionField] == allowOnce {
+	switch {
+	case er != nil && er.Action == "accept" && er.Content[decisionField] == allowOnce:
 		spec.Waived, spec.ShownCwd = slices.Clone(ap.rules), ap.dir
 		return true, nil
+	case er == nil || er.Action == "cancel":
+		// A headless client cancels; a failed request has no answer.
+		return true, &policy.Refusal{Rule: ap.rules[0], Message: "Nobody could be asked to allow this command: the client " +
+			"did not put the question to a person (it failed or cancelled). Ask the user in the chat whether to run it, " +
+			"and have them change the setting if they agree. " + ap.why}
 	}
 	return true, &policy.Refusal{Rule: ap.rules[0], Message: "The user was asked to allow this command once and did not. " + ap.why}
 }

@@ -100,6 +100,9 @@ type Answer struct {
 	// URL is the page, when the client cannot show it: for the agent to
 	// show its user. A wait reports the outcome.
 	URL string
+	// Unasked says, with URL, why the client's elicitation did not reach
+	// a person (it answered cancel, or failed): the link is the fallback.
+	Unasked string
 	// Outcome is how the person finished (human_done, human_declined,
 	// human_left), with the program's reply: output from Before on, and
 	// Reply's input state.
@@ -172,7 +175,7 @@ func (h *Human) Ask(ctx context.Context, req *mcp.CallToolRequest, p *session.Pr
 		return Answer{Refused: "the server is shutting down"}
 	}
 	if !elicit {
-		return Answer{URL: page.URL(), Process: p}
+		return Answer{URL: page.URL(), Process: p, Unasked: "your client cannot show the page to the user itself (it declared no URL elicitation)"}
 	}
 	state := randomKey()
 	h.mu.Lock()
@@ -212,7 +215,18 @@ func (h *Human) Resume(ctx context.Context, req *mcp.CallToolRequest) Answer {
 		return Answer{Refused: "this request state is unknown or used up; call ask_human again"}
 	}
 	er, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
-	if er == nil || er.Action != "accept" {
+	switch {
+	case er == nil || er.Action == "cancel":
+		// Nobody was asked: a headless client cancels, a failed request
+		// has no answer. The page stays up for the link, and its outcome
+		// goes to the next wait.
+		a.post.Store(true)
+		why := "its elicitation request failed"
+		if er != nil {
+			why = "it answered the elicitation with cancel, as a client with nobody to ask does"
+		}
+		return Answer{Process: a.p, URL: a.page.URL(), Unasked: "your client did not show the page to the user: " + why}
+	case er.Action != "accept":
 		a.page.Withdraw()
 		<-a.ended
 		return Answer{Process: a.p, Outcome: session.ReasonHumanDeclined, Before: a.before}
@@ -267,7 +281,7 @@ func (h *Human) watch(a *ask) {
 		case <-opened:
 			release, opened = a.p.Hold(), nil
 		case <-gone:
-			a.page.Withdraw()
+			a.page.Finish() // done if a person held the terminal, else withdrawn
 			gone = nil
 		case <-closing:
 			a.page.Withdraw()

@@ -68,7 +68,7 @@ func TestAdmitPeer(t *testing.T) {
 func TestRuntimeDir(t *testing.T) {
 	base := t.TempDir()
 	env := func(k string) string {
-		if k == "XDG_RUNTIME_DIR" {
+		if k == RuntimeDirEnv {
 			return base
 		}
 		return ""
@@ -354,5 +354,28 @@ func TestUnredactedNamesTheBridgesUnknownSecrets(t *testing.T) {
 		if strings.Contains(p, "bridge-only") || strings.Contains(p, "server-token") {
 			t.Errorf("a print carries the value: %q", p)
 		}
+	}
+}
+
+// TestRuntimeDirIgnoresEnvironment: without RuntimeDirEnv, the directory
+// is the same whatever XDG_RUNTIME_DIR and TMPDIR say (issue 41 item 4).
+func TestRuntimeDirIgnoresEnvironment(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	base := t.TempDir()
+	with, err := RuntimeDir(func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return base
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := RuntimeDir(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with != without || strings.HasPrefix(with, base) {
+		t.Errorf("XDG_RUNTIME_DIR=%s: %s; without it: %s", base, with, without)
 	}
 }

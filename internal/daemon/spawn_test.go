@@ -61,7 +61,7 @@ func TestStartReapsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	t.Setenv("XDG_RUNTIME_DIR", base)
+	t.Setenv(RuntimeDirEnv, base)
 	dir, err := RuntimeDir(os.Getenv)
 	if err != nil {
 		t.Fatal(err)

@@ -306,7 +306,11 @@ func isLoopbackAddr(addr string) bool {
 }
 
 // closeDenied closes the connection after a 401 or 403: a client that is
-// refused gets no kept-alive connection to hold.
+// refused gets no kept-alive connection to hold. A 401 says which scheme
+// it wants (RFC 9110 requires the challenge): Bearer, with no
+// resource_metadata, since no OAuth is offered; without the header
+// clients take a 401 for the start of OAuth discovery and report a
+// failed dynamic client registration instead of a missing token.
 func closeDenied(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(deniedCloser{w}, r)
@@ -318,6 +322,9 @@ type deniedCloser struct{ http.ResponseWriter }
 func (w deniedCloser) WriteHeader(code int) {
 	if code == http.StatusUnauthorized || code == http.StatusForbidden {
 		w.Header().Set("Connection", "close")
+	}
+	if code == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="yieldshell"`)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }

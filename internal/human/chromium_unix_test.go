@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/cdptest"
+	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
@@ -121,8 +122,11 @@ func TestChromiumSecretPage(t *testing.T) {
 	}
 }
 
-// TestChromiumHandoverPage: the screen shows and follows changes, keys
-// typed in the page reach the terminal, Done hands it back.
+// TestChromiumHandoverPage: the page is a terminal (xterm.js): the screen
+// shows with its colours and cursor and follows changes; keys typed into
+// it, a paste and the key buttons reach the program; the terminal takes
+// the window's size, at desktop and phone sizes; Done hands it back and
+// says so in green.
 func TestChromiumHandoverPage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -132,29 +136,40 @@ func TestChromiumHandoverPage(t *testing.T) {
 	p, err := New(Config{})
 	must(t, err)
 	t.Cleanup(func() { closePages(t, p) })
-	tm := newTerm("dev@box:~/src$ git rebase -i main\nhint: Waiting for your editor to close the file...")
+	tm := newTerm("dev@box:~/src$ git rebase -i main\nhint: \x1b[1;31mWaiting\x1b[0m for your editor to close the file...")
 	pg, err := p.Open(ctx, Request{
 		Terminal: tm,
 		Program:  Program{Command: "git rebase -i main", PID: 31337, Name: "git"},
 		Message:  "The rebase stopped in an editor; please pick the commits and save.",
 	})
 	must(t, err)
+	rows := `document.querySelector(".xterm-rows").textContent`
+	metrics := func(w, h int, mobile bool) {
+		t.Helper()
+		_, err := c.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{
+			"width": w, "height": h, "deviceScaleFactor": 1, "mobile": mobile})
+		must(t, err)
+	}
 
+	metrics(1280, 800, false)
 	navigate(t, ctx, c, pg.URL())
 	must(t, c.WaitFor(ctx, `document.getElementById("status").textContent.startsWith("Live")`))
-	must(t, c.WaitFor(ctx, `document.getElementById("screen").textContent.includes("git rebase -i main")`))
+	must(t, c.WaitFor(ctx, rows+`.includes("git rebase -i main")`))
+	// Colour: the escape sequences reach the terminal, not the text.
+	must(t, c.WaitFor(ctx, `document.querySelector(".xterm-rows span.xterm-bold") && !`+rows+`.includes("[1;31m")`))
 	select {
 	case <-pg.Opened():
 	case <-ctx.Done():
 		t.Fatal("Opened not closed")
 	}
-	shoot(t, ctx, c, shots, "handover-page.png")
+	desktop := waitSize(t, ctx, tm)
+	shoot(t, ctx, c, shots, "handover-desktop.png")
 
 	tm.set("pick 1a2b3c first\npick 4d5e6f second\n~\n-- INSERT --")
-	must(t, c.WaitFor(ctx, `document.getElementById("screen").textContent.includes("-- INSERT --")`))
+	must(t, c.WaitFor(ctx, rows+`.includes("-- INSERT --")`))
 
-	// Text and Enter from the field, a button, a key on the focused screen.
-	_, err = c.Eval(ctx, `document.getElementById("text").focus()`)
+	// Typed into the terminal, pasted, a key button, arrow keys.
+	_, err = c.Eval(ctx, `document.querySelector(".xterm-helper-textarea").focus()`)
 	must(t, err)
 	_, err = c.Call(ctx, "Input.insertText", map[string]any{"text": ":wq"})
 	must(t, err)
@@ -163,14 +178,19 @@ func TestChromiumHandoverPage(t *testing.T) {
 	_, err = c.Eval(ctx, `document.querySelector("button[data-k=ctrlc]").click()`)
 	must(t, err)
 	tm.waitKeys(t, ":wq\r\x03")
-	_, err = c.Eval(ctx, `document.getElementById("screen").focus()`)
+	_, err = c.Eval(ctx, `document.querySelector(".xterm-helper-textarea").focus()`)
 	must(t, err)
 	must(t, c.Key(ctx, "ArrowUp", "ArrowUp", 38, ""))
 	must(t, c.Key(ctx, "q", "KeyQ", 81, "q"))
 	tm.waitKeys(t, ":wq\r\x03\x1b[Aq")
+
+	// A phone: the terminal takes the smaller window.
+	metrics(390, 844, true)
+	phone := waitSizeNot(t, ctx, tm, desktop)
 	tm.set("Successfully rebased and updated refs/heads/topic.\ndev@box:~/src$ ")
-	must(t, c.WaitFor(ctx, `document.getElementById("screen").textContent.includes("Successfully rebased")`))
-	shoot(t, ctx, c, shots, "handover-live.png")
+	must(t, c.WaitFor(ctx, rows+`.includes("Successfully rebased")`))
+	shoot(t, ctx, c, shots, "handover-phone.png")
+	t.Logf("terminal size: desktop %s, phone %s", desktop, phone)
 
 	_, err = c.Eval(ctx, `document.querySelector("input[value=done]").form.querySelector("button").click()`)
 	must(t, err)
@@ -178,4 +198,21 @@ func TestChromiumHandoverPage(t *testing.T) {
 		t.Fatalf("outcome %q, %v; want done", o, err)
 	}
 	must(t, c.WaitFor(ctx, `location.pathname.endsWith("/result") && document.body.innerText.includes("Handed back")`))
+}
+
+// waitSize waits for the page to size the terminal, and returns the size.
+func waitSize(t *testing.T, ctx context.Context, tm *term) string {
+	t.Helper()
+	return waitSizeNot(t, ctx, tm, "")
+}
+
+// waitSizeNot waits for a size other than not.
+func waitSizeNot(t *testing.T, ctx context.Context, tm *term, not string) string {
+	t.Helper()
+	var s string
+	poll.Until(t, 20*time.Second, "the page to size the terminal", func() bool {
+		s = tm.gotSize()
+		return s != "" && s != not
+	})
+	return s
 }

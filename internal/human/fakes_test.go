@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,6 +61,7 @@ type term struct {
 	changed chan struct{}
 	keys    bytes.Buffer
 	keyed   chan struct{} // closed and replaced at each Keys
+	size    string        // the last Resize, COLSxROWS
 }
 
 func newTerm(text string) *term {
@@ -70,6 +72,25 @@ func (t *term) Screen() (string, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.text, t.changed
+}
+
+func (t *term) ANSI() (string, int, int, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return "\x1b[H\x1b[2J" + strings.ReplaceAll(t.text, "\n", "\r\n"), 0, 0, t.changed
+}
+
+func (t *term) Resize(cols, rows int) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.size = fmt.Sprintf("%dx%d", cols, rows)
+	return nil
+}
+
+func (t *term) gotSize() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.size
 }
 
 func (t *term) set(text string) {

@@ -3,9 +3,11 @@ package human
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"mime"
 	"net"
@@ -26,7 +28,7 @@ const (
 )
 
 // serveHTTP routes a request: BaseURL path + token, then "" (the page:
-// GET views it, POST acts on it), "result", "events" or "keys".
+// GET views it, POST acts on it), "result", "events", "keys" or "resize".
 func (p *Pages) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	setHeaders(w.Header(), cspPlain)
 	if !p.enter() {
@@ -69,7 +71,7 @@ func (p *Pages) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	route := r.Method + " " + sub
-	if pg.req.Terminal == nil && (sub == "events" || sub == "keys") {
+	if pg.req.Terminal == nil && (sub == "events" || sub == "keys" || sub == "resize") {
 		route = "none"
 	}
 	switch route {
@@ -91,9 +93,13 @@ func (p *Pages) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if p.checkOrigin(w, r, pg, origin) {
 			p.keys(w, r, pg)
 		}
+	case "POST resize":
+		if p.checkOrigin(w, r, pg, origin) {
+			p.resize(w, r, pg)
+		}
 	default:
 		switch sub {
-		case "", "result", "events", "keys":
+		case "", "result", "events", "keys", "resize":
 			p.refuse(w, pg, http.StatusMethodNotAllowed, "method "+r.Method+" on "+sub, "Method not allowed.")
 		default:
 			p.refuse(w, pg, http.StatusNotFound, "unknown path", "This link is not valid.")
@@ -206,8 +212,8 @@ func (p *Pages) view(w http.ResponseWriter, pg *Page) {
 	if pg.req.Terminal != nil {
 		v.Title = "A terminal is handed to you"
 		v.Screen, _ = pg.req.Terminal.Screen()
-		v.Script = script
-		setHeaders(w.Header(), cspHandover)
+		v.Script, v.Lib, v.CSS, v.Nonce = script, template.JS(xtermLib), template.CSS(handoverCSS), rand.Text()
+		setHeaders(w.Header(), cspHandover(v.Nonce))
 		p.render(w, http.StatusOK, "handover", v)
 		return
 	}
@@ -372,6 +378,13 @@ func (p *Pages) result(w http.ResponseWriter, pg *Page) {
 
 // gone answers for a page that has ended: 410.
 func (p *Pages) gone(w http.ResponseWriter, pg *Page, outcome Outcome) {
+	if outcome == Done {
+		// Finished, not failed: a reload after Done, or after the
+		// program ended while the person held its terminal.
+		p.log.Info("human page viewed after it ended", "page", pg.id, "outcome", string(outcome))
+		p.render(w, http.StatusGone, "message", view{Title: "Done", Text: "This page has been used: the terminal is the agent's again, and nothing more is needed here.", Class: "ok"})
+		return
+	}
 	text := "This page has been used and is gone."
 	switch outcome {
 	case Left:
@@ -398,7 +411,9 @@ func (p *Pages) refuse(w http.ResponseWriter, pg *Page, code int, why, text stri
 
 // render writes a page from the templates.
 func (p *Pages) render(w http.ResponseWriter, code int, name string, v view) {
-	v.CSS = css
+	if v.CSS == "" {
+		v.CSS = css
+	}
 	var b bytes.Buffer
 	if err := pageTemplates.ExecuteTemplate(&b, name, v); err != nil {
 		p.log.Error("human page: rendering", "template", name, "err", err)
@@ -412,7 +427,10 @@ func (p *Pages) render(w http.ResponseWriter, code int, name string, v view) {
 
 // frame is one event of a handover page's stream.
 type frame struct {
-	Screen string  `json:"screen"`
+	Screen string  `json:"screen"` // the text, for readers without the terminal
+	ANSI   string  `json:"ansi"`   // the screen as a terminal redraws it
+	Cols   int     `json:"cols,omitempty"`
+	Rows   int     `json:"rows,omitempty"`
 	Ended  Outcome `json:"ended,omitempty"`
 }
 
@@ -459,13 +477,18 @@ func (p *Pages) events(w http.ResponseWriter, r *http.Request, pg *Page) {
 	last := "\x00" // differs from every screen: the first is always sent
 	pause := time.NewTimer(minFrame)
 	defer pause.Stop()
+	current := func() (frame, <-chan struct{}) {
+		text, _ := pg.req.Terminal.Screen()
+		ansi, cols, rows, changed := pg.req.Terminal.ANSI()
+		return frame{Screen: text, ANSI: ansi, Cols: cols, Rows: rows}, changed
+	}
 	for {
-		text, changed := pg.req.Terminal.Screen()
-		if text != last {
-			if !send(frame{Screen: text}) {
+		f, changed := current()
+		if f.ANSI != last {
+			if !send(f) {
 				return
 			}
-			last = text
+			last = f.ANSI
 			// Changes during the pause are folded into the next frame.
 			pause.Reset(minFrame)
 			select {
@@ -480,7 +503,8 @@ func (p *Pages) events(w http.ResponseWriter, r *http.Request, pg *Page) {
 		select {
 		case <-changed:
 		case <-pg.done:
-			send(frame{Screen: text, Ended: pg.Outcome()})
+			f.Ended = pg.Outcome()
+			send(f)
 			return
 		case <-r.Context().Done():
 			return
@@ -488,6 +512,33 @@ func (p *Pages) events(w http.ResponseWriter, r *http.Request, pg *Page) {
 			return
 		}
 	}
+}
+
+// resize sets a handover page's terminal to the person's window: the body
+// is COLSxROWS, as the page's terminal measured it. 204 when done.
+func (p *Pages) resize(w http.ResponseWriter, r *http.Request, pg *Page) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32))
+	var cols, rows int
+	if err == nil {
+		_, err = fmt.Sscanf(string(body), "%dx%d", &cols, &rows)
+	}
+	if err != nil {
+		p.refuse(w, pg, http.StatusBadRequest, "bad size", "The size did not arrive.")
+		return
+	}
+	p.mu.Lock()
+	st, outcome := pg.st, pg.outcome
+	p.mu.Unlock()
+	if st == ended {
+		p.gone(w, pg, outcome)
+		return
+	}
+	if err := pg.req.Terminal.Resize(cols, rows); err != nil {
+		p.log.Info("human page: size not taken", "page", pg.id, "cols", cols, "rows", rows)
+		w.WriteHeader(http.StatusConflict)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // keys sends a handover page's keystrokes to the terminal, one request at

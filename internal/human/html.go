@@ -35,45 +35,60 @@ form{margin:0}
 .ok{color:#1a7f37}.bad{color:#c62828}
 `
 
-// script drives a handover page: the live screen from the event stream,
-// keys to the key endpoint, one request at a time in order.
+// script drives a handover page: a browser terminal (xterm.js) shows the
+// program's screen from the event stream, with its colours and cursor,
+// sends what is typed or pasted to the key endpoint, one request at a
+// time in order, and asks the terminal to take the window's size.
+// xterm.js adds style elements of its own; they carry the response's
+// nonce, which the policy allows (no 'unsafe-inline').
 const script = `(function(){
 "use strict";
-var base=document.body.getAttribute("data-base");
-var scr=document.getElementById("screen"),st=document.getElementById("status");
+var body=document.body,base=body.getAttribute("data-base"),nonce=body.getAttribute("data-nonce");
+var ce=Document.prototype.createElement;
+Document.prototype.createElement=function(n,o){var e=ce.call(this,n,o);
+ if(String(n).toLowerCase()==="style")e.nonce=nonce;return e;};
+var scr=document.getElementById("screen"),box=document.getElementById("term"),st=document.getElementById("status");
 var K={enter:"\r",tab:"\t",esc:"\x1b",up:"\x1b[A",down:"\x1b[B",right:"\x1b[C",left:"\x1b[D",
  ctrlc:"\x03",ctrld:"\x04",bs:"\x7f"};
 var q=Promise.resolve(),ended=false;
 function say(t,c){st.textContent=t;st.className=c||"";}
-function send(s){
- if(ended||!s)return;
+function post(path,s){
  q=q.then(function(){
-  return fetch(base+"/keys",{method:"POST",body:s,cache:"no-store",credentials:"omit",
+  return fetch(base+path,{method:"POST",body:s,cache:"no-store",credentials:"omit",
    headers:{"Content-Type":"application/octet-stream"}}).then(function(r){
-   if(!r.ok){return r.text().then(function(t){say("Not sent ("+r.status+"): "+t.trim(),"bad");});}
+   if(!r.ok&&path==="/keys"){return r.text().then(function(t){say("Not sent ("+r.status+"): "+t.trim(),"bad");});}
   });
  }).catch(function(e){say("Not sent: "+e,"bad");});
 }
-document.getElementById("line").addEventListener("submit",function(e){
- e.preventDefault();var t=document.getElementById("text");send(t.value+"\r");t.value="";});
-document.getElementById("type").addEventListener("click",function(){
- var t=document.getElementById("text");send(t.value);t.value="";t.focus();});
+function send(s){if(!ended&&s)post("/keys",s);}
+var term=new Terminal({cursorBlink:true,scrollback:0,fontSize:14,
+ fontFamily:'ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace'});
+var fit=new FitAddon.FitAddon();
+term.loadAddon(fit);
+term.open(box);
+scr.hidden=true;
+box.hidden=false;
+var sent="";
+function size(){
+ if(ended)return;
+ try{fit.fit();}catch(e){return;}
+ var s=term.cols+"x"+term.rows;
+ if(s!==sent){sent=s;post("/resize",s);}
+}
+size();
+window.addEventListener("resize",size);
+term.onData(send);
+term.focus();
 Array.prototype.forEach.call(document.querySelectorAll("button[data-k]"),function(b){
- b.addEventListener("click",function(){send(K[b.getAttribute("data-k")]);});});
-var M={Enter:"\r",Tab:"\t",Escape:"\x1b",ArrowUp:"\x1b[A",ArrowDown:"\x1b[B",ArrowRight:"\x1b[C",
- ArrowLeft:"\x1b[D",Backspace:"\x7f",Delete:"\x1b[3~",Home:"\x1b[H",End:"\x1b[F",PageUp:"\x1b[5~",PageDown:"\x1b[6~"};
-scr.addEventListener("keydown",function(e){
- var s=null;
- if(e.ctrlKey&&!e.altKey&&!e.metaKey&&e.key.length===1){var c=e.key.toUpperCase().charCodeAt(0);
-  if(c>=64&&c<96)s=String.fromCharCode(c-64);}
- else if(!e.ctrlKey&&!e.metaKey&&e.key.length===1)s=(e.altKey?"\x1b":"")+e.key;
- else if(M[e.key])s=M[e.key];
- if(s!==null){e.preventDefault();send(s);}
-});
+ b.addEventListener("click",function(){send(K[b.getAttribute("data-k")]);term.focus();});});
 var es=new EventSource(base+"/events");
 es.onopen=function(){if(!ended)say("Live. Type into the terminal, then press Done.","ok");};
-es.onmessage=function(e){var m=JSON.parse(e.data);scr.textContent=m.screen;
- if(m.ended){ended=true;es.close();say("This page has ended ("+m.ended+"). You can close it.");}};
+es.onmessage=function(e){var m=JSON.parse(e.data);
+ if(m.cols&&(m.cols!==term.cols||m.rows!==term.rows))term.resize(m.cols,m.rows);
+ term.write(m.ansi);
+ if(m.ended){ended=true;es.close();term.options.cursorBlink=false;
+  if(m.ended==="done")say("Done: the terminal is the agent's again. You can close this page.","ok");
+  else say("This page has ended ("+m.ended+"). You can close it.");}};
 es.onerror=function(){if(!ended)say("Connection lost; reconnecting…","bad");};
 })();`
 
@@ -83,19 +98,32 @@ func hashSource(s string) string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
 }
 
+// handoverCSS is a handover page's style: the pages' own and xterm.js's.
+var handoverCSS = css + xtermCSS + `
+body.wide{max-width:72rem}
+#term{height:min(55vh,40rem);min-height:12rem;background:#000;padding:4px;border-radius:6px;margin:0 0 .6rem}
+`
+
 // The policies: nothing from anywhere but the inline style (and, on a
-// handover page, the inline script and its own event stream and key
-// endpoint); forms post only to the page itself; no framing.
-var (
-	cspPlain    = "default-src 'none'; style-src " + hashSource(css) + "; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-	cspHandover = "default-src 'none'; style-src " + hashSource(css) + "; script-src " + hashSource(script) +
-		"; connect-src 'self'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
+// handover page, the inline scripts, the browser terminal's own style
+// elements by the response's nonce, and the page's event stream, key and
+// resize endpoints); forms post only to the page itself; no framing.
+var cspPlain = "default-src 'none'; style-src " + hashSource(css) + "; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// cspHandover is a handover page's policy for a response whose nonce is
+// nonce.
+func cspHandover(nonce string) string {
+	return "default-src 'none'; style-src " + hashSource(handoverCSS) + " 'nonce-" + nonce + "'; script-src " +
+		hashSource(xtermLib) + " " + hashSource(script) +
+		"; connect-src 'self'; img-src 'none'; font-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+}
 
 // view is what the page templates show.
 type view struct {
 	CSS      template.CSS
 	Script   template.JS
+	Lib      template.JS // the browser terminal, before Script
+	Nonce    string      // allows the browser terminal's style elements
 	Title    string
 	Program  Program
 	Message  string
@@ -138,28 +166,25 @@ var pageTemplates = template.Must(template.New("").Parse(`
 <p class="note">What you type is typed once into this terminal, and only while the process named above still reads it with echo off. From then on this server hides it in everything the agent can read through it: the output of every command it runs, its screens, logs and answers. It does not stop the process that reads it from keeping, sending or using it as it likes. This page works once and expires {{.Expires}}.</p>
 </main></body></html>{{end}}
 
-{{define "handover"}}{{template "head" .}}<body data-base="{{.Action}}"><main>
+{{define "handover"}}{{template "head" .}}<body class="wide" data-base="{{.Action}}" data-nonce="{{.Nonce}}"><main>
 <h1>{{.Title}}</h1>
 {{template "program" .}}
-<pre id="screen" tabindex="0" aria-label="terminal screen; focus it to type">{{.Screen}}</pre>
+<div id="term" hidden></div>
+<pre id="screen" tabindex="0" aria-label="terminal screen">{{.Screen}}</pre>
 <p id="status">Connecting…</p>
-<form id="line" class="row" autocomplete="off">
-<input id="text" type="text" autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false" aria-label="text to type" placeholder="text to type">
-<button class="go" type="submit">Send ⏎</button><button id="type" type="button">Type</button>
-</form>
 <div class="row gap">
-<button type="button" data-k="enter">Enter</button><button type="button" data-k="tab">Tab</button>
-<button type="button" data-k="esc">Esc</button><button type="button" data-k="ctrlc">Ctrl-C</button>
-<button type="button" data-k="ctrld">Ctrl-D</button><button type="button" data-k="bs">⌫</button>
+<button type="button" data-k="esc">Esc</button><button type="button" data-k="tab">Tab</button>
+<button type="button" data-k="ctrlc">Ctrl-C</button><button type="button" data-k="ctrld">Ctrl-D</button>
 <button type="button" data-k="left">←</button><button type="button" data-k="up">↑</button>
 <button type="button" data-k="down">↓</button><button type="button" data-k="right">→</button>
+<button type="button" data-k="enter">Enter</button>
 </div>
 <div class="row gap2">
 <form method="post" action="{{.Action}}"><input type="hidden" name="action" value="done"><button class="go" type="submit">Done: give it back</button></form>
 <form method="post" action="{{.Action}}"><input type="hidden" name="action" value="decline"><button type="submit">Decline</button></form>
 </div>
 <p class="note">The agent waits while you hold this terminal; it gets it back when you press Done (or close this page). This page expires {{.Expires}}.</p>
-</main><script>{{.Script}}</script></body></html>{{end}}
+</main><script>{{.Lib}}</script><script>{{.Script}}</script></body></html>{{end}}
 
 {{define "message"}}{{template "head" .}}<body><main>
 <h1 class="{{.Class}}">{{.Title}}</h1>

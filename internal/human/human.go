@@ -28,8 +28,14 @@ type Terminal interface {
 	// Screen returns the rendered screen text and a channel that is closed
 	// at its next change.
 	Screen() (text string, changed <-chan struct{})
+	// ANSI returns the screen as a terminal redraws it (colours, cursor),
+	// the terminal's size (0, 0 when it has none, as in pipe mode), and a
+	// channel that is closed at its next change.
+	ANSI() (ansi string, cols, rows int, changed <-chan struct{})
 	// Keys sends keystrokes, as bytes, to the program's input.
 	Keys(ctx context.Context, keys []byte) error
+	// Resize sets the terminal's size to the person's window.
+	Resize(cols, rows int) error
 }
 
 // Program describes who asks, for the person reading the page.

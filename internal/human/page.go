@@ -120,6 +120,18 @@ func (pg *Page) Withdraw() {
 	}
 }
 
+// Finish ends a page because its program ended: a handover page a person
+// has opened ends Done (what they did with the terminal is finished), any
+// other is withdrawn.
+func (pg *Page) Finish() {
+	pg.p.mu.Lock()
+	if pg.st == open && pg.viewed && pg.req.Terminal != nil {
+		pg.endLocked(Done)
+	}
+	pg.p.mu.Unlock()
+	pg.Withdraw()
+}
+
 func (pg *Page) kind() string {
 	if pg.req.Secret != nil {
 		return "secret"

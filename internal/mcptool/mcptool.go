@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,12 +54,43 @@ func Error[Out any](out Out) (*mcp.CallToolResult, Out, error) {
 // own text content, or answers with input requests (elicitation), keeps
 // it; other content it sets (a resource_link) follows the text. An error
 // returned as error is the SDK's. A tool without icons gets the server's.
+//
+// Input requests to a client that cannot retry a call (one that
+// initialized at a protocol before 2026-07-28) are fulfilled here, as the
+// SDK would, but a request that fails is left out of the responses rather
+// than made the call's JSON-RPC error (-32603): the handler, called again
+// with what came back, answers "could not ask" as a tool result.
 func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.Icons == nil {
 		t.Icons = Icons()
 	}
+	if t.InputSchema == nil {
+		in, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcptool: input schema of %s: %v", t.Name, err))
+		}
+		t.InputSchema = in
+	}
+	if in, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		OneType(in)
+	}
+	if t.OutputSchema == nil {
+		out, err := jsonschema.For[Out](nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcptool: output schema of %s: %v", t.Name, err))
+		}
+		t.OutputSchema = out
+	}
+	if out, ok := t.OutputSchema.(*jsonschema.Schema); ok {
+		NullAsBranch(out)
+	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
+		if err == nil && res != nil && res.InputRequests != nil && !retries(req.Session) {
+			req.Params.InputResponses = fulfil(ctx, req.Session, res.InputRequests)
+			req.Params.RequestState = res.RequestState
+			res, out, err = h(ctx, req, in)
+		}
 		if err == nil && (res == nil || res.InputRequests == nil) {
 			recordOutcome(ctx, out)
 		}
@@ -75,6 +107,40 @@ func Add[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 		res.Content = append([]mcp.Content{&mcp.TextContent{Text: text}}, res.Content...)
 		return res, out, nil
 	})
+}
+
+// retries reports whether ss's client retries calls with input responses
+// itself (the 2026-07-28 protocol, where a client need not initialize).
+func retries(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return true
+	}
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= "2026-07-28"
+}
+
+// fulfil sends each input request to the client and gathers the answers;
+// a request that fails has none.
+func fulfil(ctx context.Context, ss *mcp.ServerSession, reqs mcp.InputRequestMap) mcp.InputResponseMap {
+	out := mcp.InputResponseMap{}
+	for k, r := range reqs {
+		var (
+			res mcp.InputResponse
+			err error
+		)
+		switch p := r.(type) {
+		case *mcp.ElicitParams:
+			res, err = ss.Elicit(ctx, p)
+		case *mcp.ListRootsParams:
+			res, err = ss.ListRoots(ctx, p)
+		default:
+			continue
+		}
+		if err == nil {
+			out[k] = res
+		}
+	}
+	return out
 }
 
 // hasText reports whether content holds text.

@@ -37,6 +37,7 @@ const (
 	envToolset          = "YIELDSHELL_TOOLSET"          // extension
 	envMaxLogLines      = "MCP_MAX_LOG_LINES"           // mcp-shell-yeah's
 	envAsk              = "YIELDSHELL_ASK"              // extension
+	envResourceLinks    = "YIELDSHELL_RESOURCE_LINKS"   // extension
 )
 
 // Defaults. The numeric ones match 0.4.0.
@@ -57,7 +58,7 @@ const (
 
 // Toolsets: which tool names the server exposes.
 const (
-	ToolsetDefault   = "default"    // the seven tools of mcp-yieldshell plus restart
+	ToolsetDefault   = "default"    // the seven tools of mcp-yieldshell plus restart and ask_human
 	ToolsetShellYeah = "shell-yeah" // the eleven tools of mcp-shell-yeah
 	ToolsetAll       = "all"        // both
 )
@@ -108,9 +109,11 @@ func Vars() []Var {
 		{envPurgeAfterMs, strconv.Itoa(defaultPurgeAfterMs),
 			"yieldshell extension: records of finished processes are forgotten this long after they ended, as cleanup would; 0 keeps them until cleanup."},
 		{envToolset, ToolsetDefault,
-			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
+			"yieldshell extension: tools to expose: default (exec, read, write, wait, stop, ps, cleanup, restart, ask_human), shell-yeah (the mcp-shell-yeah tools: start_shell, check_shell, ...) or all."},
 		{envAsk, "false",
 			"yieldshell extension: with a client that declared form elicitation, a command refused for a blocked side-effect category, a cwd outside " + envAllowedCwds + " or " + envDenyCommand + " asks the user once (allow once / deny) instead of failing; never for " + envAllowCommand + ", the process limit or a malformed call."},
+		{envResourceLinks, "false",
+			"yieldshell extension: exec, read and ps answers also carry a resource_link to each process's log (yieldshell://process/ID/log) for every client; by default only for a client that has read or subscribed to a resource in that session (other clients show links as text, or drop them)."},
 		{envShell, "bash if installed, else /bin/sh (cmd.exe on Windows)",
 			"yieldshell extension: program that runs a command with -c when exec names no shell: an absolute path or a name on PATH. bash runs it as its terminal would (a lone command gets bash's own process; a Ctrl-C reports the program's exit code), with --norc --noprofile."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
@@ -175,6 +178,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	c.Limits.LogLines = l.int(envMaxLogLines, defaultMaxLogLines, 1)
 	c.Limits.ScreenCells = l.int(envMaxScreenCells, defaultMaxScreenCells, 4)
 	c.Rules.Ask = l.bool(envAsk, false)
+	c.ResourceLinks = l.bool(envResourceLinks, false)
 	c.Shell = l.shell()
 	c.Log.Dir = l.logDir()
 	c.Cwd.Default, c.Cwd.ExplicitDefault = l.defaultCwd()

@@ -19,6 +19,9 @@ type Config struct {
 	TTY     bool   // default for exec's tty (true)
 	Toolset string // ToolsetDefault, ToolsetShellYeah or ToolsetAll
 	Shell   string // runs a command that names no shell (DefaultShell); "" = /bin/sh
+	// ResourceLinks: YIELDSHELL_RESOURCE_LINKS: answers link to logs for
+	// every client, not only those that read resources.
+	ResourceLinks bool
 }
 
 // Cwds are the directories commands start in, and how the client's roots

@@ -120,7 +120,7 @@ func (h *Hub) resolve(uri, view string) (target, *session.Process, error) {
 	}
 	p, err := h.m.Get(t.ref)
 	if err != nil {
-		return t, nil, mcp.ResourceNotFoundError(uri)
+		return t, nil, notFound(uri)
 	}
 	return t, p, nil
 }

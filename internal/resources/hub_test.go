@@ -211,8 +211,8 @@ func TestSubscribeRefuses(t *testing.T) {
 	f := newFixture(t, DefaultInterval)
 	p := f.start(t, "sleep 60", "", false)
 	for uri, code := range map[string]int64{
-		mcptool.ProcessURI("proc_000000000000", mcptool.ViewLog): mcp.CodeResourceNotFound,
-		mcptool.ProcessURI("..", mcptool.ViewLog):                mcp.CodeResourceNotFound,
+		mcptool.ProcessURI("proc_000000000000", mcptool.ViewLog): CodeNotFound,
+		mcptool.ProcessURI("..", mcptool.ViewLog):                CodeNotFound,
 		"yieldshell://process/" + p.ID + "/log?x=1":              jsonrpc.CodeInvalidParams,
 		"yieldshell://process/" + p.ID:                           jsonrpc.CodeInvalidParams,
 	} {

@@ -1,12 +1,16 @@
 package resources
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 )
@@ -71,6 +75,40 @@ func parse(uri string) (target, error) {
 
 // invalid is the error for a URI that names nothing we serve. The URI is
 // quoted, and cut short when long: it is the client's input.
+// CodeNotFound is resource-not-found as docs/tools.md promises and
+// clients written before SEP-2164 expect: -32002 (the SDK now answers
+// -32602 with "Resource not found", which says neither what was missing
+// nor what to do).
+const CodeNotFound = -32002
+
+// NoTemplate is a receiving middleware that gives the SDK's answer to a
+// resources/read URI matching none of this server's templates
+// (-32602 "Resource not found") the reason docs/tools.md promises: which
+// URIs the server serves.
+func NoTemplate() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			var je *jsonrpc.Error
+			if method == "resources/read" && errors.As(err, &je) && je.Code == jsonrpc.CodeInvalidParams && je.Message == "Resource not found" {
+				uri := ""
+				if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+					uri = r.Params.URI
+				}
+				return res, invalid(uri, "this server serves only yieldshell://process/{process_id}/log and yieldshell://process/{process_id}/screen (resources/list and resources/templates/list name them)")
+			}
+			return res, err
+		}
+	}
+}
+
+// notFound answers a URI that parses but names no process.
+func notFound(uri string) error {
+	b, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: CodeNotFound, Data: b,
+		Message: "resource not found: this server has no process by that id or name (it ended and was cleaned up, or never ran); ps and resources/list name the ones it has"}
+}
+
 func invalid(uri, why string) error {
 	if len(uri) > 120 {
 		uri = uri[:120] + "..."

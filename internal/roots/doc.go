@@ -9,7 +9,12 @@
 // sends notifications/roots/list_changed (Tracker.Initialized,
 // Tracker.ListChanged). A tool call that needs them (exec, start_shell)
 // while the first answer is still on its way waits for it, bounded by
-// firstAnswerWait and the call's context. On the sessionless protocol
+// firstAnswerWait and the call's context. A call that finds the last
+// answer failed asks again, in its own name: over HTTP that request
+// travels on the call's response stream, which the client reads, where
+// the server's own request at initialized needs the client's GET stream,
+// which clients open after initialized (the TypeScript SDK, Inspector)
+// or never. On the sessionless protocol
 // (2026-07-28), where a server may not send requests of its own, a call
 // that cannot be decided without roots (commands confined to them)
 // answers with an input request for roots/list instead, and its retry

@@ -2,12 +2,15 @@ package roots
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 	"weak"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
@@ -28,6 +31,10 @@ const (
 	// send requests of its own (roots are asked through input requests).
 	sessionless = "2026-07-28"
 )
+
+// NoCapability is the Missing of a client that declared no roots: it
+// chose not to say, which is no failure to report.
+const NoCapability = "the client declared no roots capability"
 
 // Status says where a session's roots stand, for ps.
 const (
@@ -109,7 +116,7 @@ func (t *Tracker) refresh(ss *mcp.ServerSession) {
 	default: // calls already waiting get the next answer
 	}
 	if canAsk(ss) {
-		t.fetchLocked(ss, e)
+		t.fetchLocked(nil, ss, e)
 	}
 }
 
@@ -141,18 +148,30 @@ func (t *Tracker) forget(k weak.Pointer[mcp.ServerSession]) {
 }
 
 // fetchLocked starts the session's one asking goroutine unless it runs:
-// it asks until the answer it got is for the latest generation.
-func (t *Tracker) fetchLocked(ss *mcp.ServerSession, e *entry) {
+// it asks until the answer it got is for the latest generation. A failed
+// answer is forgotten: callers wait for the new one.
+//
+// call, when not nil, is the context of the tool call that needs the
+// roots: the request is sent in its name (over HTTP, on that call's
+// response stream, which the client is reading, where a request of the
+// server's own would need the client's GET stream, which many clients
+// open late or never). Only its values are used: the request outlives
+// neither the Tracker nor fetchTimeout, but may outlive the call.
+func (t *Tracker) fetchLocked(call context.Context, ss *mcp.ServerSession, e *entry) {
 	e.status = StatusPending
 	if e.fetching || t.closed {
 		return
+	}
+	if e.roots != nil { // a failed answer: ask anew
+		e.roots = nil
+		e.known = make(chan struct{})
 	}
 	e.fetching = true
 	e.askedAt = time.Now()
 	gen := e.gen
 	t.wg.Go(func() {
 		for {
-			r, ok := t.ask(ss)
+			r, ok := t.ask(call, ss)
 			t.mu.Lock()
 			if e.gen != gen && !t.closed {
 				gen = e.gen // changed again while asking: ask again
@@ -170,18 +189,39 @@ func (t *Tracker) fetchLocked(ss *mcp.ServerSession, e *entry) {
 	})
 }
 
-// ask sends one roots/list and resolves the answer.
-func (t *Tracker) ask(ss *mcp.ServerSession) (policy.Roots, bool) {
-	ctx, cancel := context.WithTimeout(t.ctx, fetchTimeout)
+// ask sends one roots/list (in call's name when not nil: see
+// fetchLocked) and resolves the answer.
+func (t *Tracker) ask(call context.Context, ss *mcp.ServerSession) (policy.Roots, bool) {
+	ctx := t.ctx
+	if call != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(context.WithoutCancel(call))
+		defer cancel()
+		defer context.AfterFunc(t.ctx, cancel)()
+	}
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	res, err := ss.ListRoots(ctx, nil)
 	if err != nil {
 		// The client's error text is not repeated to the agent: the
 		// client controls it.
-		t.log.Warn("the client's roots/list failed", "error", err)
-		return policy.Roots{Missing: "the client's answer to roots/list was an error, or did not come"}, false
+		t.log.Info("the client's roots/list failed; the next call that needs them asks again", "error", err)
+		return policy.Roots{Missing: failure(err)}, false
 	}
 	return t.resolve(res)
+}
+
+// failure says, for the agent, why a roots/list got no list.
+func failure(err error) string {
+	var werr *jsonrpc.Error
+	switch {
+	case errors.As(err, &werr):
+		return "the client answered roots/list with an error (the client's log may say why)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the client did not answer roots/list in time"
+	default:
+		return "the server could not send roots/list to the client"
+	}
 }
 
 // resolve resolves an answer and logs what it refused.
@@ -210,6 +250,18 @@ func (e *entry) setLocked(r policy.Roots, ok bool) {
 	}
 }
 
+// Unknown returns, for a call that ran in the server's own directory
+// because the client's roots were wanted and not had (r from For), a note
+// that says so and why; "" when there is nothing to say.
+func Unknown(r *policy.Roots, cwd string) string {
+	if r == nil || len(r.Paths) > 0 || r.Missing == "" || r.Missing == NoCapability {
+		return ""
+	}
+	return "the client's roots were not used: " + strings.TrimSuffix(r.Missing, ".") +
+		"; the command ran in the server's own directory (" + cwd + "). Pass cwd, open the client on a project folder, " +
+		"or ask the operator to set YIELDSHELL_DEFAULT_CWD"
+}
+
 // For returns the roots in force for a tool call, or, on the sessionless
 // protocol before they are known, the answer to give instead: an input
 // request for roots/list, which the call's retry answers. A call waits
@@ -234,13 +286,11 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 		return &r, nil
 	}
 	if c := req.ClientCapabilities(); c == nil || c.RootsV2 == nil {
-		return &policy.Roots{Missing: "the client declared no roots capability"}, nil
+		return &policy.Roots{Missing: NoCapability}, nil
 	}
 	t.mu.Lock()
 	e := t.entryLocked(ss)
-	if e.roots != nil {
-		// Known, or failed: a client that did not answer is asked again
-		// on its next list_changed, not by every call.
+	if e.status == StatusKnown || e.status == StatusFailed && !canAsk(ss) {
 		r := e.roots
 		t.mu.Unlock()
 		return r, nil
@@ -252,25 +302,44 @@ func (t *Tracker) For(ctx context.Context, req *mcp.CallToolRequest, required bo
 		}
 		return nil, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: &mcp.ListRootsParams{}}}
 	}
-	if !e.fetching {
-		t.fetchLocked(ss, e) // a call before initialized was handled
+	ours := !e.fetching
+	if ours {
+		// Not asked yet (a call before initialized was handled), or the
+		// last answer failed (over HTTP, often because the server asked
+		// before the client could receive it): ask in this call's name.
+		t.fetchLocked(ctx, ss, e)
 	}
 	known := e.known
 	t.mu.Unlock()
+	return t.await(ctx, ss, e, known, ours), nil
+}
+
+// await waits, up to firstAnswerWait, for the answer to the roots/list
+// request whose arrival closes known, asking once more in this call's name
+// (ours) when the answer awaited was a failure to a request not sent in
+// it.
+func (t *Tracker) await(ctx context.Context, ss *mcp.ServerSession, e *entry, known <-chan struct{}, ours bool) *policy.Roots {
 	wait, cancel := context.WithTimeout(ctx, firstAnswerWait)
 	defer cancel()
 	for {
 		select {
 		case <-known:
 		case <-wait.Done():
-			return &policy.Roots{Missing: "the client has not answered roots/list yet"}, nil
+			return &policy.Roots{Missing: "the client has not answered roots/list yet"}
 		}
 		t.mu.Lock()
-		r := e.roots
+		r, status := e.roots, e.status
+		if status == StatusFailed && !ours && !e.fetching {
+			// The answer waited for was to a request not sent in this
+			// call's name: ask once more in it.
+			ours = true
+			t.fetchLocked(ctx, ss, e)
+			r = nil
+		}
 		known = e.known // list_changed (or initialized) came after that answer: wait for the next
 		t.mu.Unlock()
 		if r != nil {
-			return r, nil
+			return r
 		}
 	}
 }

@@ -3,11 +3,13 @@ package roots
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,6 +173,32 @@ func TestTrackerFirstCall(t *testing.T) {
 		}
 		cs.Close()
 		ss.Close()
+	}
+}
+
+// TestTrackerAskAgain: a roots/list that failed (over HTTP, the server's
+// own request before the client's GET stream is open) is asked again by
+// the next call that needs the roots, and the failure says which it was.
+func TestTrackerAskAgain(t *testing.T) {
+	dir := mustEval(t, testdir.New(t))
+	var fails atomic.Int32
+	fails.Store(2) // the ask at initialized, and the first call's
+	c := newClient(nil)
+	c.AddRoots(&mcp.Root{URI: fileURI(dir)})
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" && fails.Add(-1) >= 0 {
+				return nil, errors.New("not now")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	_, cs := serve(t, c, "2025-06-18")
+	if got := where(t, cs); len(got.Paths) != 0 || !strings.Contains(got.Missing, "answered roots/list with an error") || got.Status != StatusFailed {
+		t.Fatalf("first call: %+v", got)
+	}
+	if got := where(t, cs); !slices.Equal(got.Paths, []string{dir}) || got.Status != StatusKnown {
+		t.Fatalf("second call: %+v", got)
 	}
 }
 

@@ -100,8 +100,7 @@ func (e evidence) Screen() *screen.Styled {
 	if p.out.view == nil {
 		return nil
 	}
-	p.out.view.catchUp()
-	s := p.out.view.scr.Styled()
+	s := p.out.view.styled()
 	return &s
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -165,8 +166,37 @@ func (p *Process) AwaitPerson(ctx context.Context, deadline time.Time, u Until) 
 		if o.Reason == ReasonCancelled && ctx.Err() == nil && time.Now().Before(deadline) {
 			continue // the note: look again
 		}
+		if o.Reason == ReasonExited && (p.asking() || closed(note)) && p.awaitNote(ctx, deadline, note) {
+			// The program ended while a page was open: the page's end
+			// follows at once (a person who held the terminal is done);
+			// report that rather than the exit alone.
+			continue
+		}
 		return o
 	}
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// awaitNote waits for note until ctx or deadline: false if they came
+// first.
+func (p *Process) awaitNote(ctx context.Context, deadline time.Time, note <-chan struct{}) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-note:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
 }
 
 // awaitOrNote is Await that also ends, cancelled, when note is closed.
@@ -297,6 +327,31 @@ func (t PersonTerminal) Screen() (string, <-chan struct{}) {
 	p.out.flush(p.log)
 	r := p.log.ReadTail(personTail, Both)
 	return string(r.Stdout) + string(r.Stderr), p.changed
+}
+
+// ANSI returns the screen as a terminal redraws it (colours, cursor),
+// redacted, with its size, for a browser terminal; in pipe mode the
+// newest output. changed is closed at the process's next change.
+func (t PersonTerminal) ANSI() (ansi string, cols, rows int, changed <-chan struct{}) {
+	p := t.p
+	p.mu.Lock()
+	s := p.out.styledScreen()
+	ch := p.changed
+	p.mu.Unlock()
+	if s == nil {
+		text, ch := t.Screen()
+		return "\x1b[H\x1b[2J" + strings.ReplaceAll(text, "\n", "\r\n"), 0, 0, ch
+	}
+	return s.ANSI(), s.Cols, s.Rows, ch
+}
+
+// Resize sets the terminal's size to a person's window; an error in pipe
+// mode or for a size out of bounds.
+func (t PersonTerminal) Resize(cols, rows int) error {
+	if cols < 10 || rows < 3 || cols > 500 || rows > 200 {
+		return fmt.Errorf("resizing the terminal: %dx%d is out of bounds (10x3 to 500x200)", cols, rows)
+	}
+	return t.p.Resize(uint16(cols), uint16(rows))
 }
 
 // Keys writes a person's keystrokes to the program.

@@ -229,6 +229,23 @@ func (o *pipeline) screen(asked bool) *screen.Snapshot {
 	return &s
 }
 
+// styledScreen is the screen with each character's look, redacted; a
+// row redaction changed loses its looks (they no longer line up). nil in
+// pipe mode.
+func (o *pipeline) styledScreen() *screen.Styled {
+	if o.view == nil {
+		return nil
+	}
+	s := o.view.styled()
+	secrets := o.secrets.all()
+	for i, l := range s.Lines {
+		if r := policy.Redact(secrets, l); r != l {
+			s.Lines[i], s.Looks[i] = r, nil
+		}
+	}
+	return &s
+}
+
 // appCursor reports whether the program asked for application cursor keys.
 func (o *pipeline) appCursor() bool {
 	return o.cleaner != nil && o.cleaner.AppCursor()

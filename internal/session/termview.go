@@ -140,3 +140,9 @@ func (v *termView) heldBytes() int {
 	}
 	return n
 }
+
+// styled renders the screen with each character's look.
+func (v *termView) styled() screen.Styled {
+	v.catchUp()
+	return v.scr.Styled()
+}

@@ -14,7 +14,7 @@ type AskHumanOut struct {
 	ProcessID   string  `json:"process_id" jsonschema:"the process asked about"`
 	URL         string  `json:"url,omitempty" jsonschema:"when your client cannot show pages itself: the one-time page for the user. Show them this link (do not open it yourself), then wait on the process"`
 	Message     string  `json:"message,omitempty" jsonschema:"what to do next"`
-	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"how the person finished: human_done (typed the secret, or handed the terminal back), human_declined or human_left (the page expired or was closed)"`
+	YieldReason string  `json:"yield_reason,omitempty" jsonschema:"how the person finished: human_done (typed the secret, or handed the terminal back), human_declined or human_left (the page expired or was closed). The program ending while the person holds its terminal is human_done"`
 	Status      string  `json:"status,omitempty" jsonschema:"once the person finished: running, completed, stopped, timed_out or failed"`
 	ExitCode    *int    `json:"exit_code,omitempty" jsonschema:"exit status once the process ended"`
 	Signal      *string `json:"signal,omitempty" jsonschema:"the signal that ended the process"`
