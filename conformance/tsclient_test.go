@@ -18,7 +18,8 @@ import (
 // TestTypeScriptClient drives the binary with the official TypeScript SDK
 // client (testdata/tsclient): tools/list passes its validation, every answer
 // matches its output schema (the SDK checks), progress arrives while wait
-// blocks, and exec/wait/read round-trip. It skips without node and npm, or
+// blocks, exec/wait/read round-trip, and a log resource is subscribed to
+// and announced as it changes (issue 41 item 11). It skips without node and npm, or
 // when the pinned packages cannot be installed (no registry): they are
 // installed once per package-lock.json into the user's cache directory.
 //
