@@ -31,7 +31,7 @@ func TestErrorsNameTheKindNotTheValue(t *testing.T) {
 	}{
 		{"side_effects category", "exec", base(map[string]any{"side_effects": []string{mark}}), "side_effects"},
 		{"side_effects type", "exec", base(map[string]any{"side_effects": mark}), "side_effects"},
-		{"unknown argument", "exec", base(map[string]any{"x" + mark: 1}), "does not take"},
+		{"unknown argument", "exec", base(map[string]any{"x" + mark: 1}), "takes no argument"},
 		{"wait_for regex", "exec", base(map[string]any{"wait_for": "(" + mark}), "wait_for"},
 		{"exec on_input", "exec", base(map[string]any{"on_input": mark}), "on_input"},
 		{"until regex", "wait", map[string]any{"process_id": id, "until": "(" + mark}, "until"},
