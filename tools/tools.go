@@ -177,7 +177,7 @@ func commandOut(codes []int) CommandOut {
 func inputOut(st session.InputState) InputOut {
 	g := st.Grammar
 	return InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), InputConfidence: string(st.Confidence), Prompt: st.Prompt,
-		Asked: mcptool.NewAsked(g.Choices, g.Default, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)}
+		Asked: mcptool.NewAsked(g.Choices, g.Default, g.Range, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)}
 }
 
 // exitFields are the exit_code and signal of a summary, null while running.
