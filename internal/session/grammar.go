@@ -98,10 +98,13 @@ func (p *Process) grammar(st InputState) prompt.Grammar {
 			c.Screen = &s
 		}
 		p.mu.Unlock()
-		if _, canonical, err := p.proc.Modes(); err == nil {
+		if _, canonical, err := p.modes(st.relay); err == nil {
 			c.Raw = !canonical
 		}
-		if pgrp, err := p.proc.ForegroundPgrp(); err == nil && p.in.prober != nil {
+		if rl := st.relay; rl != nil && p.in.prober != nil {
+			// The programs on the terminal the reader was seen on.
+			c.Programs = p.in.prober.Programs(rl.Input)
+		} else if pgrp, err := p.proc.ForegroundPgrp(); err == nil && p.in.prober != nil {
 			c.Programs = p.in.prober.Programs(prompt.Input{Session: p.Pid, Pgrp: pgrp, Path: p.proc.InputPath()})
 		}
 	} else {

@@ -230,7 +230,7 @@ func (s PersonSecret) Submit(ctx context.Context, secret []byte) error {
 		return errors.New("the program reads a pipe, not a terminal, so nothing was typed")
 	}
 	st := p.InputState()
-	echo, canonical, err := p.proc.Modes()
+	echo, canonical, err := p.modes(st.relay)
 	if !st.Waiting || st.Kind != prompt.KindPassword || err != nil || echo || !canonical {
 		return errNoPassword
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -168,14 +169,16 @@ func (p *Process) byRead(pr prompt.Probe, v inputView) InputState {
 	p.in.reader = pr.Reader
 	p.mu.Unlock()
 	st := InputState{Waiting: true, Kind: prompt.KindLine, Signal: SignalTTY, Prompt: v.line}
-	if !p.TTY {
+	if pr.Relay != nil {
+		st.Signal, st.relay = SignalRelay, pr.Relay
+	} else if !p.TTY {
 		st.Signal = SignalStdin
 		if k, ok := prompt.LooksLikePrompt(v.line); ok && k == prompt.KindPassword {
 			st.Kind = k
 		}
 		return st
 	}
-	echo, canonical, err := p.proc.Modes()
+	echo, canonical, err := p.modes(pr.Relay)
 	switch {
 	case err != nil || echo:
 	case canonical || prompt.MaskedPassword(v.line):
@@ -304,6 +307,29 @@ func (p *Process) dialogPrompt() string {
 	row := []rune(s.Lines[s.CursorY])
 	row = row[:min(max(s.CursorX, 0), len(row))]
 	return strings.TrimLeft(string(row), frame)
+}
+
+// errRelayModes: the settings of a terminal a relay holds could not be
+// read.
+var errRelayModes = errors.New("read the relayed terminal's modes: not known")
+
+// modes reports whether what is typed now is echoed, and whether the
+// reader takes whole lines: the command's terminal's settings, and for a
+// reader seen through relays (rl) the inner terminals' too, since what is
+// typed crosses them all. A pipe echoes nothing.
+func (p *Process) modes(rl *prompt.Relay) (echo, canonical bool, err error) {
+	if p.TTY {
+		if echo, canonical, err = p.proc.Modes(); err != nil {
+			return false, false, err
+		}
+	}
+	if rl == nil {
+		return echo, canonical, nil
+	}
+	if !rl.ModesKnown {
+		return false, false, errRelayModes
+	}
+	return echo || rl.Echo, rl.Canonical, nil
 }
 
 // lineReadNoEcho reports whether the terminal reads whole lines with its

@@ -23,6 +23,9 @@ type InputState struct {
 	// Ports, or printed a shortcut hint); it is not Waiting.
 	Ready bool
 	Ports []int
+	// relay, when Signal is SignalRelay: the inner terminal the reader
+	// was seen on.
+	relay *prompt.Relay
 }
 
 // AsksPassword reports whether the program waits for a password by what is
@@ -36,7 +39,9 @@ func (s InputState) AsksPassword() bool {
 // for a password and the kernel shows it blocked reading its input with
 // the terminal's echo off (or reading a pipe, which does not echo), or,
 // where the reader cannot be looked at, the terminal itself reads lines
-// with its echo off (SignalTTYMode: sudo's prompt). A password prompt seen
+// with its echo off (SignalTTYMode: sudo's prompt), or the reader of a
+// terminal a relay holds, with neither terminal echoing (SignalRelay: a
+// password prompt under script, tmux or screen). A password prompt seen
 // only by its text (SignalQuiet: a program polling several descriptors, a
 // remote prompt behind ssh, a line editor in raw mode) does not qualify:
 // what is typed may be echoed.
@@ -44,7 +49,7 @@ func (s InputState) TakesSecret() bool {
 	if !s.Waiting || s.Kind != prompt.KindPassword {
 		return false
 	}
-	return s.Signal == SignalTTY || s.Signal == SignalStdin || s.Signal == SignalTTYMode
+	return s.Signal == SignalTTY || s.Signal == SignalStdin || s.Signal == SignalTTYMode || s.Signal == SignalRelay
 }
 
 // markState follows the shell-integration marks of a process.

@@ -61,6 +61,10 @@ const (
 	SignalMark  Signal = "prompt_mark" // an OSC 133/633 prompt mark
 	SignalTTY   Signal = "tty_read"    // blocked reading the terminal
 	SignalStdin Signal = "stdin_read"  // blocked reading the stdin pipe
+	// SignalRelay: blocked reading a terminal that a relay of the
+	// command's tree holds (script, screen, tmux, expect), judged on that
+	// terminal's settings.
+	SignalRelay Signal = "relay_read"
 	// SignalTTYMode: a password prompt, then silence, with the terminal
 	// reading lines with its echo off, where the reader cannot be looked
 	// at (another user's program, such as sudo; a system without the
@@ -92,7 +96,7 @@ const (
 // Confidence is what a verdict seen by s rests on.
 func (s Signal) Confidence() Confidence {
 	switch s {
-	case SignalMark, SignalTTY, SignalStdin:
+	case SignalMark, SignalTTY, SignalStdin, SignalRelay:
 		return ConfidenceHigh
 	case SignalTTYMode:
 		return ConfidenceMedium
