@@ -146,3 +146,37 @@ func relayPrograms() []program {
 func TestRealProgramsRelayed(t *testing.T) {
 	runPrograms(t, relayPrograms())
 }
+
+// Spec: issue 43 item 4: "the false-friend tests run inside script, screen and tmux too".
+func TestFalseFriendsRelayed(t *testing.T) {
+	under := []struct {
+		name  string
+		needs string
+		wrap  relayed
+		want  string // what a multiplexer leaves of the output at the end
+	}{
+		{"script", "script", underScript, ""},
+		{"tmux", "tmux", underTmux, "[exited]"},
+		{"screen", "screen", underScreen, "[screen is terminating]"},
+	}
+	var ps []program
+	for _, p := range append(drivenPrograms(), secondPrograms()...) {
+		if !p.notWaiting || p.textOnly {
+			continue
+		}
+		for _, u := range under {
+			q := p
+			q.name = u.name + "-" + p.name
+			q.needs = append([]string{u.needs}, p.needs...)
+			q.command = func(t *testing.T, dir string) string { return u.wrap(p.command(t, dir)) }
+			if u.want != "" {
+				q.want = u.want
+			}
+			ps = append(ps, q)
+		}
+	}
+	if len(ps) == 0 {
+		t.Fatal("no false friends to run")
+	}
+	runPrograms(t, ps)
+}

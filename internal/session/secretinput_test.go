@@ -46,3 +46,47 @@ func TestSecretTakenOnlyWhereNothingEchoes(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretThroughRelay: a reader seen through a relay (script, tmux)
+// waits with relay_read, and takes a secret only when no terminal it
+// crosses echoes and the inner one reads lines: the relay sets ours raw,
+// so the inner terminal's settings decide the kind.
+//
+// Spec: issue 43 item 1: "their verdict carries an input_signal that says it was seen through a relay"; "The same rules of who may be typed a secret apply to the inner terminal".
+func TestSecretThroughRelay(t *testing.T) {
+	tests := []struct {
+		name              string
+		outerEcho         bool
+		relay             prompt.Relay
+		wantKind          prompt.Kind
+		takes             bool
+		outerRaw, noModes bool
+	}{
+		{"script: ours raw, inner lines without echo (getpass)", false, prompt.Relay{Echo: false, Canonical: true}, prompt.KindPassword, true, true, false},
+		{"script: inner echoes (input())", false, prompt.Relay{Echo: true, Canonical: true}, prompt.KindLine, false, true, false},
+		{"unbuffer without interact: ours echoes", true, prompt.Relay{Echo: false, Canonical: true}, prompt.KindLine, false, false, false},
+		{"inner raw without echo at a password prompt, as tty_read takes it", false, prompt.Relay{Echo: false, Canonical: false}, prompt.KindPassword, true, true, false},
+		{"inner modes unknown", false, prompt.Relay{}, prompt.KindLine, false, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				m, e, k := fakeManager(t, nil, func(f *fakeProc) { f.echo, f.raw = tt.outerEcho, tt.outerRaw })
+				rl := tt.relay
+				rl.Terminal, rl.Depth, rl.ModesKnown = "/dev/pts/9", 1, !tt.noModes
+				k.script(prompt.Reading, func(prompt.Input) prompt.Probe {
+					return prompt.Probe{Activity: prompt.Reading, Reader: prompt.Task{Pid: 4242, Tid: 4242}, Relay: &rl}
+				})
+				p, f := startFake(t, m, e, spec("script -qc 'sudo -k true' /dev/null", true))
+				f.print("[sudo] password for ada: ")
+				o := p.Await(t.Context(), time.Now().Add(5*time.Second), Until{InputWait: true})
+				if o.Reason != ReasonInputWait || o.Input.Signal != SignalRelay || o.Input.Confidence != ConfidenceHigh {
+					t.Fatalf("not waiting through a relay: %+v", o)
+				}
+				if o.Input.Kind != tt.wantKind || o.Input.TakesSecret() != tt.takes {
+					t.Errorf("kind %s, takes a secret %v; want %s, %v", o.Input.Kind, o.Input.TakesSecret(), tt.wantKind, tt.takes)
+				}
+			})
+		})
+	}
+}
