@@ -96,7 +96,7 @@ type probeOpts struct {
 	noTimeouts bool // a wait's timeout is not read
 	depth      int  // how many relays deep in is
 	// seen are the terminals already looked at, through the relays
-	// followed to this one (relay_linux.go).
+	// followed to this one (probe_relay_linux.go).
 	seen []string
 }
 
