@@ -52,8 +52,14 @@ func (pr *Prober) throughRelays(in Input, r Probe, seen termSeen, o probeOpts) P
 	}
 	var best Probe
 	found := false
-	for _, t := range inner {
+	for _, it := range inner {
+		t := it.Input
 		p := pr.inspect(t, o)
+		if p.Activity != Busy && p.Activity != Unknown && masterPending(it.holder, it.master) {
+			// What the program inside wrote has not reached the relay
+			// yet: its prompt is on its way, and the answer waits for it.
+			return relayed(Probe{Activity: Busy}, t)
+		}
 		switch p.Activity {
 		case Unknown:
 			continue
@@ -100,22 +106,55 @@ func relayed(p Probe, t Input) Probe {
 // processes that have it as their controlling terminal: the relay's
 // descendants on it, and its foreground group. One without any is left
 // out.
-func (pr *Prober) innerTerminals(in Input, leader int, seen []string) []Input {
+func (pr *Prober) innerTerminals(in Input, leader int, seen []string) []innerTerm {
 	holders := append([]int{leader}, pr.members(in, leader, tableAge)...)
 	holders = append(holders, pr.outside(in, leader)...)
-	var out []Input
+	var out []innerTerm
 	for _, pid := range holders {
-		for _, idx := range proc.PtyMasters(pid, maxDescriptors) {
-			path := "/dev/pts/" + strconv.Itoa(idx)
-			if path == in.Path || slices.Contains(seen, path) || slices.ContainsFunc(out, func(t Input) bool { return t.Path == path }) {
+		for _, m := range proc.PtyMasters(pid, maxDescriptors) {
+			path := "/dev/pts/" + strconv.Itoa(m.Index)
+			if path == in.Path || slices.Contains(seen, path) || slices.ContainsFunc(out, func(t innerTerm) bool { return t.Path == path }) {
 				continue
 			}
 			if t, ok := pr.terminalOf(pid, path, in.Tag); ok {
-				out = append(out, t)
+				out = append(out, innerTerm{Input: t, holder: pid, master: m.FD})
 			}
 		}
 	}
 	return out
+}
+
+// innerTerm is a terminal a relay holds: the Input that names it, and the
+// relay's process and descriptor of its master.
+type innerTerm struct {
+	Input
+	holder, master int
+}
+
+// masterPending reports whether the master side of a relayed terminal
+// (descriptor fd of process pid) has output for the relay to read: the
+// kernel queues a terminal's output for its master asynchronously, and a
+// poll of the master takes it in, so a copy of the relay's descriptor is
+// polled without waiting. A copy that cannot be had (an older kernel,
+// no right to it) says nothing is pending.
+func masterPending(pid, fd int) bool {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pidfd)
+	m, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(m)
+	fds := []unix.PollFd{{Fd: int32(m), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, 0)
+		if err != unix.EINTR {
+			return err == nil && fds[0].Revents&unix.POLLIN != 0
+		}
+	}
 }
 
 // terminalOf finds, among the descendants of relay, the session whose

@@ -7,12 +7,16 @@ import (
 	"strings"
 )
 
-// PtyMasters returns the indexes of the pseudo-terminals whose master side
-// process pid holds, looking at its first max descriptors: a descriptor
-// that links to /dev/ptmx (or /dev/pts/ptmx) is a master, and its fdinfo's
-// "tty-index:" line names the terminal, /dev/pts/<index>. A process whose
-// descriptors cannot be read (another user's) holds none that are seen.
-func PtyMasters(pid, max int) []int {
+// PtyMaster is a pseudo-terminal master a process holds: its descriptor
+// and the terminal's index, /dev/pts/<Index>.
+type PtyMaster struct{ FD, Index int }
+
+// PtyMasters returns the pseudo-terminal masters process pid holds,
+// looking at its first max descriptors: a descriptor that links to
+// /dev/ptmx (or /dev/pts/ptmx) is a master, and its fdinfo's "tty-index:"
+// line names the terminal. A process whose descriptors cannot be read
+// (another user's) holds none that are seen.
+func PtyMasters(pid, max int) []PtyMaster {
 	dir := path(pid, "fd/")
 	f, err := os.Open(dir)
 	if err != nil {
@@ -20,7 +24,7 @@ func PtyMasters(pid, max int) []int {
 	}
 	names, _ := f.Readdirnames(max)
 	_ = f.Close()
-	var out []int
+	var out []PtyMaster
 	for _, n := range names {
 		l, err := os.Readlink(dir + n)
 		if err != nil || l != "/dev/ptmx" && l != "/dev/pts/ptmx" {
@@ -30,8 +34,9 @@ func PtyMasters(pid, max int) []int {
 		if err != nil {
 			continue
 		}
-		if i, ok := TTYIndex(b); ok {
-			out = append(out, i)
+		fd, err := strconv.Atoi(n)
+		if i, ok := TTYIndex(b); ok && err == nil {
+			out = append(out, PtyMaster{FD: fd, Index: i})
 		}
 	}
 	return out

@@ -158,13 +158,6 @@ func (p *Process) byKernel(pr prompt.Probe, v inputView) InputState {
 
 // byRead is what a thread blocked reading the input says.
 func (p *Process) byRead(pr prompt.Probe, v inputView) InputState {
-	if pr.Relay != nil && v.quiet < relaySettle {
-		// What the program inside printed before it read may still be
-		// on its way: the kernel hands a pseudo-terminal's output to its
-		// master from a work queue, and only then does the relay wake to
-		// pass it on.
-		return InputState{}
-	}
 	// Typeahead: a program blocked reading its terminal while input waits
 	// there unread has not been scheduled since (a loaded machine);
 	// asking also makes the terminal hand over what the server wrote, so
@@ -315,11 +308,6 @@ func (p *Process) dialogPrompt() string {
 	row = row[:min(max(s.CursorX, 0), len(row))]
 	return strings.TrimLeft(string(row), frame)
 }
-
-// relaySettle is how long the output must have been quiet before a reader
-// seen through a relay counts: under two busy loops the prompt of a
-// program inside script once reached the log after its read was seen.
-const relaySettle = 25 * time.Millisecond
 
 // errRelayModes: the settings of a terminal a relay holds could not be
 // read.
