@@ -26,9 +26,10 @@ const maxDescriptors = 4096
 // in's tree relay, when the tree waits on its input as a relay does (a
 // poll or select on it among other descriptors, with or without a
 // timeout, in the foreground or not: tmux's server reads the terminal its
-// client handed over; or a read by a process that holds a master) and some relay
-// holds an inner terminal with processes on it; r, the verdict on in's
-// terminal, otherwise. Of several inner terminals (a multiplexer's
+// client handed over; or a read by a process that holds a master) and
+// some relay holds an inner terminal with processes on it; r, the verdict
+// on in's terminal, otherwise. Output the program inside wrote that has
+// not reached the relay makes the answer Busy. Of several inner terminals (a multiplexer's
 // windows), one where something computes or sleeps makes the answer Busy:
 // which window is shown cannot be told from /proc, and a wait is never
 // reported that may not be one.
