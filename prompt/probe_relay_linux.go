@@ -56,9 +56,11 @@ func (pr *Prober) throughRelays(in Input, r Probe, seen termSeen, o probeOpts) P
 	for _, it := range inner {
 		t := it.Input
 		p := pr.inspect(t, o)
-		if p.Activity != Busy && p.Activity != Unknown && masterPending(it.holder, it.master) {
+		if p.Activity != Busy && p.Activity != Unknown && (masterPending(it.holder, it.master) || typeahead(t.Path)) {
 			// What the program inside wrote has not reached the relay
-			// yet: its prompt is on its way, and the answer waits for it.
+			// yet (its prompt is on its way, and the answer waits for
+			// it), or what was written to it waits unread on its
+			// terminal: the read seen is the one from before.
 			return relayed(Probe{Activity: Busy}, t)
 		}
 		switch p.Activity {
@@ -190,6 +192,25 @@ func (pr *Prober) terminalOf(relay int, path, tag string) (Input, bool) {
 func ttyNr(dev uint64) int {
 	major, minor := unix.Major(dev), unix.Minor(dev)
 	return int(minor&0xff | major<<8 | (minor&^0xff)<<12)
+}
+
+// typeahead reports whether input waits unread on terminal path: polled
+// first, which takes in what its master was given (the kernel hands it
+// over from a work queue), then counted.
+func typeahead(path string) bool {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, 0); err != unix.EINTR {
+			break
+		}
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+	return fds[0].Revents&unix.POLLIN != 0 || err == nil && n > 0
 }
 
 // termModes reads whether terminal path echoes and reads lines: through a
