@@ -162,7 +162,7 @@ func (p *Process) byRead(pr prompt.Probe, v inputView) InputState {
 	// there unread has not been scheduled since (a loaded machine);
 	// asking also makes the terminal hand over what the server wrote, so
 	// a Ctrl-C written reaches the program first.
-	if p.staleReader(pr.Reader, v) || p.proc.Typeahead() {
+	if p.staleReader(pr.Reader, v) || p.proc.Typeahead() || p.relayUnanswered(pr, v) {
 		return InputState{}
 	}
 	p.mu.Lock()
@@ -307,6 +307,17 @@ func (p *Process) dialogPrompt() string {
 	row := []rune(s.Lines[s.CursorY])
 	row = row[:min(max(s.CursorX, 0), len(row))]
 	return strings.TrimLeft(string(row), frame)
+}
+
+// relayUnanswered reports whether a reader seen through a relay may still
+// be the one from before the last write: nothing was printed since, and
+// the write is younger than the quiet period. A relay passes what is
+// written on in steps the kernel cannot show as typeahead on our
+// terminal (tmux's server reads it and writes the pane later), so the
+// settled output before the write does not make the read a new one.
+func (p *Process) relayUnanswered(pr prompt.Probe, v inputView) bool {
+	return pr.Relay != nil && !v.wrote.at.IsZero() && v.outputs == v.wrote.outputs &&
+		time.Since(v.wrote.at) < p.timing.quietPeriod
 }
 
 // errRelayModes: the settings of a terminal a relay holds could not be
