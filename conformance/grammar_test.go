@@ -113,6 +113,23 @@ func TestGrammarOfRealPrompts(t *testing.T) {
 			}
 		})
 	})
+	// Spec: issue 43 item 3: "(1-128, default 1) gives default 1 and a range reported as range: {min, max}"; "(? for help)" is no default.
+	t.Run("fdisk-shapes", func(t *testing.T) {
+		need(t, "bash")
+		script := writeFile(t, "fdisk.sh", "read -p 'Partition number (1-128, default 1): ' n\nread -p 'Command (? for help): ' c\necho done $n $c\n")
+		forEachProtocol(t, nil, func(t *testing.T, s *server) {
+			r := waiting(t, s.exec("bash "+script, map[string]any{"yield_ms": longYield}), "line")
+			t.Cleanup(func() { s.stopQuietly(r.str("process_id")) })
+			rng, _ := r.m["range"].(map[string]any)
+			if r.str("default") != "1" || rng["min"] != float64(1) || rng["max"] != float64(128) {
+				t.Errorf("(1-128, default 1): %s", r.text)
+			}
+			a := waiting(t, s.reply(r.str("process_id"), "2"), "line")
+			if a.has("default") || a.has("range") || !strings.Contains(a.str("prompt"), "(? for help)") {
+				t.Errorf("(? for help): %s", a.text)
+			}
+		})
+	})
 	t.Run("less-vim", func(t *testing.T) {
 		need(t, "less", "vim")
 		file := writeFile(t, "long.txt", strings.Repeat("a line of text\n", 200))

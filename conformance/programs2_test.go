@@ -242,7 +242,7 @@ func timer(t *testing.T, s *server, p program) {
 	if r.m["waiting_for_input"] == true || r.str("status") != "completed" {
 		t.Fatalf("after %v, a program waiting on a timer was answered: %s", time.Since(start).Round(time.Millisecond), r.text)
 	}
-	if !strings.Contains(r.str("stdout"), p.want) {
+	if !shows(r, p.want) {
 		t.Errorf("want %q in %s", p.want, r.text)
 	}
 }

@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +48,9 @@ type program struct {
 	textOnly bool
 	want     string
 	log      string // in the whole log at the end
+	// signal, when set, is the input_signal every waiting answer carries
+	// (relay_read for a program inside a relay).
+	signal string
 }
 
 const secretWord = "s3cret-Passphrase-7"
@@ -224,6 +228,36 @@ func runPrograms(t *testing.T, programs []program) {
 	}
 }
 
+// shows reports whether an answer shows s: in its output, or, for a
+// full-screen program (a multiplexer) whose output is omitted, on its
+// screen.
+func shows(a result, s string) bool {
+	if strings.Contains(a.str("stdout"), s) {
+		return true
+	}
+	scr, _ := a.m["screen"].(map[string]any)
+	lines, _ := scr["lines"].([]any)
+	for _, l := range lines {
+		if strings.Contains(fmt.Sprint(l), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// showsPrompt reports whether an answer's prompt is want: its prompt
+// field, or the cursor's row of its screen (which keeps no trailing
+// blank).
+func showsPrompt(a result, want string) bool {
+	if strings.Contains(a.str("prompt"), want) {
+		return true
+	}
+	scr, _ := a.m["screen"].(map[string]any)
+	lines, _ := scr["lines"].([]any)
+	row, ok := scr["cursor_row"].(float64)
+	return ok && int(row) < len(lines) && strings.Contains(fmt.Sprint(lines[int(row)]), strings.TrimSpace(want))
+}
+
 // drive starts p and takes it through its turns.
 func drive(t *testing.T, s *server, p program, dir string, tty bool, l *ledger) {
 	t.Helper()
@@ -235,8 +269,10 @@ func drive(t *testing.T, s *server, p program, dir string, tty bool, l *ledger) 
 	switch {
 	case !tty && r.str("input_signal") != "stdin_read":
 		t.Errorf("pipe mode: %s", r.text)
-	case tty && !strings.Contains(r.str("prompt"), p.prompt):
+	case tty && !showsPrompt(r, p.prompt):
 		t.Errorf("prompt: want %q in %s", p.prompt, r.text)
+	case p.signal != "" && r.str("input_signal") != p.signal:
+		t.Errorf("input_signal: want %s in %s", p.signal, r.text)
 	}
 	for _, tn := range p.turns {
 		a, lat := s.timedWrite(id, seq, map[string]any{"process_id": id, "input": tn.input, "keys": tn.keys,
@@ -247,11 +283,14 @@ func drive(t *testing.T, s *server, p program, dir string, tty bool, l *ledger) 
 				Kind: a.str("input_kind"), AfterBytes: ms(lat.upper), AfterMin: ms(lat.lower), RoundTrip: ms(lat.roundTrip)})
 		}
 		typed := tn.input + strings.Join(tn.keys, " ")
-		if !strings.Contains(a.str("stdout"), tn.want) {
+		if !shows(a, tn.want) {
 			t.Fatalf("tty=%v: %q answered without %q: %s", tty, typed, tn.want, a.text)
 		}
 		if tn.kind != "" {
 			waiting(t, a, tn.kind)
+			if p.signal != "" && a.str("input_signal") != p.signal {
+				t.Errorf("%q: input_signal: want %s in %s", typed, p.signal, a.text)
+			}
 		} else if a.str("status") != "completed" {
 			t.Fatalf("tty=%v: %q did not end the program: %s", tty, typed, a.text)
 		}

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -74,8 +75,9 @@ type Evidence interface {
 	Switches(t Task) (uint64, bool)
 	// Listening returns the TCP ports the program's tree listens on.
 	Listening() []int
-	// Programs names the processes that could read the terminal.
-	Programs() []string
+	// Programs names the processes that could read the terminal, or, for
+	// a reader seen through relays (rl), the inner terminal.
+	Programs(rl *Relay) []string
 	// Pending: output waits in the terminal (or pipe), not read yet.
 	Pending() bool
 	// Typeahead: input waits there, not read by the program yet.
@@ -256,21 +258,23 @@ func (d *Detector) byRead(pr Probe, o Observation, e Evidence) State {
 	// there unread has not been scheduled since (a loaded machine);
 	// asking also makes the terminal hand over what the server wrote, so
 	// a Ctrl-C written reaches the program first.
-	if staleReader(pr.Reader, o, e) || e.Typeahead() {
+	if staleReader(pr.Reader, o, e) || e.Typeahead() || relayUnanswered(pr, o) {
 		return State{}
 	}
 	d.mu.Lock()
 	d.reader = pr.Reader
 	d.mu.Unlock()
 	st := State{Waiting: true, Kind: KindLine, Signal: SignalTTY, Prompt: o.Line}
-	if !o.TTY {
+	if pr.Relay != nil {
+		st.Signal, st.Relay = SignalRelay, pr.Relay
+	} else if !o.TTY {
 		st.Signal = SignalStdin
 		if k, ok := looksLikePrompt(o.Line); ok && k == KindPassword {
 			st.Kind = k
 		}
 		return st
 	}
-	echo, canonical, err := e.Modes()
+	echo, canonical, err := modes(o.TTY, e, pr.Relay)
 	switch {
 	case err != nil || echo:
 	case canonical || maskedPassword(o.Line):
@@ -413,6 +417,48 @@ func staleReader(t Task, o Observation, e Evidence) bool {
 	}
 	n, ok := e.Switches(t)
 	return ok && n == w.Switches
+}
+
+// relayUnanswered reports whether a reader seen through a relay may still
+// be the one from before the last write: nothing was printed since, and
+// the write is younger than the quiet period. A relay passes what is
+// written on in steps the kernel cannot show as typeahead on our
+// terminal (tmux's server reads it and writes the pane later), so the
+// settled output before the write does not make the read a new one.
+func relayUnanswered(pr Probe, o Observation) bool {
+	return pr.Relay != nil && !o.Wrote.At.IsZero() && o.Outputs == o.Wrote.Outputs &&
+		time.Since(o.Wrote.At) < QuietPeriod
+}
+
+// errRelayModes: the settings of a terminal a relay holds could not be
+// read.
+var errRelayModes = errors.New("reading the relayed terminal's modes: not known")
+
+// Through returns the modes a reader seen through the relay meets, given
+// the program's own terminal's (echo, canonical): what is typed is echoed
+// if any terminal it crosses echoes, and taken in whole lines if the inner
+// terminal reads lines.
+func (rl *Relay) Through(echo, canonical bool) (bool, bool, error) {
+	if !rl.ModesKnown {
+		return false, false, errRelayModes
+	}
+	return echo || rl.Echo, rl.Canonical, nil
+}
+
+// modes reports whether what is typed now is echoed, and whether the
+// reader takes whole lines: the program's terminal's settings (tty: it
+// runs under one; a pipe echoes nothing), and for a reader seen through
+// relays (rl) the inner terminals' too.
+func modes(tty bool, e Evidence, rl *Relay) (echo, canonical bool, err error) {
+	if tty {
+		if echo, canonical, err = e.Modes(); err != nil {
+			return false, false, err
+		}
+	}
+	if rl == nil {
+		return echo, canonical, nil
+	}
+	return rl.Through(echo, canonical)
 }
 
 // lineReadNoEcho reports whether the terminal reads whole lines with its

@@ -44,14 +44,14 @@ func (e *evidence) Switches(Task) (uint64, bool) {
 	return e.switches(), true
 }
 
-func (e *evidence) Listening() []int   { e.ask("listening"); return e.ports }
-func (e *evidence) Programs() []string { e.ask("programs"); return nil }
-func (e *evidence) Pending() bool      { e.ask("pending"); return e.pending }
-func (e *evidence) Typeahead() bool    { e.ask("typeahead"); return e.typeahead }
-func (e *evidence) Replying() bool     { e.ask("replying"); return e.replying }
-func (e *evidence) Unchanged() bool    { e.ask("unchanged"); return !e.changed }
-func (e *evidence) CursorRow() string  { e.ask("cursor row"); return e.cursorRow }
-func (e *evidence) Tail(int) string    { e.ask("tail"); return e.tail }
+func (e *evidence) Listening() []int         { e.ask("listening"); return e.ports }
+func (e *evidence) Programs(*Relay) []string { e.ask("programs"); return nil }
+func (e *evidence) Pending() bool            { e.ask("pending"); return e.pending }
+func (e *evidence) Typeahead() bool          { e.ask("typeahead"); return e.typeahead }
+func (e *evidence) Replying() bool           { e.ask("replying"); return e.replying }
+func (e *evidence) Unchanged() bool          { e.ask("unchanged"); return !e.changed }
+func (e *evidence) CursorRow() string        { e.ask("cursor row"); return e.cursorRow }
+func (e *evidence) Tail(int) string          { e.ask("tail"); return e.tail }
 
 func (e *evidence) Modes() (bool, bool, error) {
 	e.ask("modes")
@@ -351,5 +351,41 @@ func TestTakesSecret(t *testing.T) {
 	}
 	if st := (State{Waiting: true, Kind: KindLine, Signal: SignalTTY, Prompt: "Password: "}); st.TakesSecret() || !st.AsksPassword() {
 		t.Errorf("an echoing password line: %+v", st)
+	}
+}
+
+// A reader seen through a relay (script, tmux, screen) is judged on the
+// terminals what is typed crosses: a password when none of them echoes
+// and the inner one reads lines, a line when the inner one echoes, and
+// never a secret when the inner terminal's modes are unknown.
+func TestDecideThroughRelay(t *testing.T) {
+	tests := []struct {
+		name      string
+		outerEcho bool
+		outerRaw  bool
+		relay     Relay
+		wantKind  Kind
+		takes     bool
+	}{
+		{"script: ours raw, inner lines without echo (getpass)", false, true, Relay{Echo: false, Canonical: true, ModesKnown: true}, KindPassword, true},
+		{"script: inner echoes (input())", false, true, Relay{Echo: true, Canonical: true, ModesKnown: true}, KindLine, false},
+		{"unbuffer without interact: ours echoes", true, false, Relay{Echo: false, Canonical: true, ModesKnown: true}, KindLine, false},
+		{"inner raw without echo at a password prompt", false, true, Relay{Echo: false, Canonical: false, ModesKnown: true}, KindPassword, true},
+		{"inner modes unknown", false, true, Relay{}, KindLine, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rl := tt.relay
+			rl.Terminal, rl.Depth = "/dev/pts/9", 1
+			e := evidence{probe: Probe{Activity: Reading, Reader: Task{Pid: 4242, Tid: 4242}, Relay: &rl}, echo: tt.outerEcho, raw: tt.outerRaw}
+			var d Detector
+			st := d.Decide(quiet("[sudo] password for ada: "), &e)
+			if !st.Waiting || st.Signal != SignalRelay || st.Confidence != ConfidenceHigh || st.Relay != &rl {
+				t.Fatalf("not waiting through the relay: %+v", st)
+			}
+			if st.Kind != tt.wantKind || st.TakesSecret() != tt.takes {
+				t.Errorf("kind %s, takes a secret %v; want %s, %v", st.Kind, st.TakesSecret(), tt.wantKind, tt.takes)
+			}
+		})
 	}
 }

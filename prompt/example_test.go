@@ -18,7 +18,7 @@ func (recorded) Probe(shell bool) prompt.Probe {
 }
 func (recorded) Switches(prompt.Task) (uint64, bool)      { return 0, false }
 func (recorded) Listening() []int                         { return nil }
-func (recorded) Programs() []string                       { return []string{"apt"} }
+func (recorded) Programs(*prompt.Relay) []string          { return []string{"apt"} }
 func (recorded) Pending() bool                            { return false }
 func (recorded) Typeahead() bool                          { return false }
 func (recorded) Modes() (echo, canonical bool, err error) { return true, true, nil }

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,6 +20,9 @@ type Grammar struct {
 	// Default is the answer a bare Enter gives, when the prompt shows one:
 	// the capital letter of [Y/n], gdb's [n], npm's "(foo)".
 	Default string
+	// Range is the span of numbers a line prompt accepts, when it shows
+	// one: "(1-128, default 1)", "(1-3)".
+	Range *Range
 	// Items are a menu's entries, top to bottom (dialog buttons left to
 	// right), as drawn, without markers.
 	Items []string
@@ -28,6 +32,12 @@ type Grammar struct {
 	// Checked lists the indexes of the items a multi-select menu shows
 	// ticked ([x], ◉).
 	Checked []int
+}
+
+// Range is the span of numbers a prompt accepts, both ends included.
+type Range struct {
+	Min int `json:"min" jsonschema:"the smallest number accepted"`
+	Max int `json:"max" jsonschema:"the largest number accepted"`
 }
 
 // Context is what Classify reads.
@@ -74,7 +84,7 @@ func Classify(c Context) Grammar {
 		g.Kind = KindContinuation
 		return g
 	}
-	g.Default = lineDefault(c.Line)
+	g.Default, g.Range = lineDefault(c.Line)
 	return g
 }
 
@@ -144,10 +154,11 @@ var (
 	confirmTail = regexp.MustCompile(`^[\s?:>.!]*$`)
 	// An answer among a confirm's choices: a word, or git's "?".
 	choiceWord = regexp.MustCompile(`^(?:[A-Za-z][\w-]{0,11}|\?)$`)
-	// A default named outright: "[default=N]", "(default: no)".
-	namedDefault = regexp.MustCompile(`(?i)^default\s*[:=]?\s*["']?([\w.-]+)`)
+	// A default named outright: "[default=N]", "(default: no)", gdisk's
+	// "Enter = 8300".
+	namedDefault = regexp.MustCompile(`(?i)^(?:default\s*[:=]?|(?:enter|return)\s*=)\s*["']?([\w.-]+)`)
 	// "(1-3)": the answers' range, not a default.
-	numberRange = regexp.MustCompile(`^\d+\s*(?:-|\.\.|to)\s*\d+$`)
+	numberRange = regexp.MustCompile(`^(\d+)\s*(?:-|\.\.|to)\s*(\d+)$`)
 	yesNo       = map[string]bool{"y": true, "n": true, "yes": true, "no": true}
 )
 
@@ -285,13 +296,15 @@ func capitalDefault(choices []string) ([]string, string) {
 // mysql "    -> ", ghci "ghci| ", R "+ ", lua ">> ".
 var continuationLine = regexp.MustCompile(`^(?:\s*(?:\.\.\.|…)[:>]?|\S*\([^)]*\):\d+:\d+[*"'` + "`" + `/\]]|\[\d+\] \S+\([^)]*\)[*"']|[\w.@-]+[-'"(*][#>]|\s+(?:->|'>|">|` + "`" + `>|/\*>)|\s*(?:ghci|Prelude|λ)?\||\+|>>)[ \t]*$`)
 
-// lineDefault reads the default of a line prompt: npm's "package name:
-// (foo) ", "Name [John]: ".
-func lineDefault(line string) string {
-	if v, ok := defaultGroup(line); ok {
-		return v
+// lineDefault reads the default of a line prompt, npm's "package name:
+// (foo) ", "Name [John]: ", and the range of numbers it accepts, "Threads
+// (1-128, default 1): ".
+func lineDefault(line string) (string, *Range) {
+	g, ok := shownGroup(line)
+	if !ok {
+		return "", nil
 	}
-	return ""
+	return g.def, g.rng
 }
 
 // askWords begin a request for a value that ends in neither a colon nor a
@@ -300,31 +313,87 @@ var askWords = map[string]bool{"enter": true, "type": true, "choose": true, "sel
 	"pick": true, "specify": true, "provide": true, "input": true, "give": true}
 
 // defaultGroup reads the default a prompt shows in brackets after a label
-// or a question, whatever it holds: npm's "version: (1.0.0) ", gpg's "What
-// keysize do you want? (3072) ", "Name [John Doe]: ", "Enter version
-// [1.0.0] ", openssl's empty "[]:". None is a group that is the whole
-// prompt ("(Pdb) ", the program's name), a range of answers ("(1-3)"), a
-// hint ("? Pick one (Use arrow keys)") or a group after text that neither
-// asks nor labels ("Compiling x v0.1.0 (/src/x)").
+// or a question: npm's "version: (1.0.0) ", gpg's "What keysize do you
+// want? (3072) ", "Name [John Doe]: ", "Enter version [1.0.0] ", openssl's
+// empty "[]:", "Threads (1-128, default 1): ". None is a group that is the
+// whole prompt ("(Pdb) ", the program's name), a range of answers alone
+// ("(1-3)"), a hint ("? Pick one (Use arrow keys)", "Command (? for
+// help): ", "Validity (days): ", "Code (2 chars): ") or a group after text
+// that neither asks nor labels ("Compiling x v0.1.0 (/src/x)").
 func defaultGroup(line string) (string, bool) {
+	g, ok := shownGroup(line)
+	return g.def, ok && g.hasDef
+}
+
+// shown is what a bracket after a label or a question holds.
+type shown struct {
+	def    string
+	hasDef bool
+	rng    *Range
+}
+
+// shownGroup reads the last bracketed group of a prompt line when it
+// follows a label or a question: a default, a range, or both.
+func shownGroup(line string) (shown, bool) {
 	line = strings.TrimRight(line, " \t")
 	open, close, ok := lastGroup(line)
 	if !ok || close-open > 81 || !confirmTail.MatchString(line[close+1:]) {
-		return "", false
+		return shown{}, false
 	}
 	before, after := strings.TrimSpace(line[:open]), line[close+1:]
 	v := strings.TrimSpace(line[open+1 : close])
-	switch {
-	case before == "" || strings.ContainsAny(v, "()[]") || numberRange.MatchString(v):
-		return "", false
-	case strings.HasSuffix(before, "?"):
-		// After a question a group of words is a hint on how to answer.
-		if strings.ContainsAny(v, " \t") {
-			return "", false
-		}
-		return v, true
-	case strings.HasSuffix(before, ":") || strings.ContainsAny(after, ":?") || askWords[firstWord(before)]:
-		return v, true
+	if before == "" || strings.ContainsAny(v, "()[]") {
+		return shown{}, false
 	}
-	return "", false
+	question := strings.HasSuffix(before, "?")
+	if !question && !strings.HasSuffix(before, ":") && !strings.ContainsAny(after, ":?") && !askWords[firstWord(before)] {
+		return shown{}, false
+	}
+	if g, ok := namedOrRange(v); ok {
+		return g, true
+	}
+	// After a question a group of words is a hint on how to answer.
+	if hint(v) || question && strings.ContainsAny(v, " \t") {
+		return shown{}, false
+	}
+	return shown{def: v, hasDef: true}, true
+}
+
+// namedOrRange reads a group whose parts, split at commas, name the
+// default ("default 1", "default: no") or give a range of numbers ("1-128"):
+// "(1-128, default 1)". Other parts are hints, and a group with neither is
+// not read here.
+func namedOrRange(v string) (shown, bool) {
+	var g shown
+	found := false
+	for part := range strings.FieldsFuncSeq(v, func(r rune) bool { return r == ',' || r == ';' }) {
+		part = strings.TrimSpace(part)
+		if m := namedDefault.FindStringSubmatch(part); m != nil {
+			g.def, g.hasDef, found = m[1], true, true
+		} else if m := numberRange.FindStringSubmatch(part); m != nil {
+			lo, err1 := strconv.Atoi(m[1])
+			hi, err2 := strconv.Atoi(m[2])
+			if err1 == nil && err2 == nil && lo <= hi {
+				g.rng, found = &Range{Min: lo, Max: hi}, true
+			}
+		}
+	}
+	return g, found
+}
+
+var (
+	// Words that make a group a hint on how to answer: "(? for help)",
+	// "(e.g. city)", "(optional)", "(leave blank for none)".
+	hintWord = regexp.MustCompile(`(?i)(?:^|\W)(?:help|e\.?g|i\.?e|optional|required|leave|blank|empty|press|hit|use)(?:\W|$)`)
+	// A count of a unit: "(2 chars)", "(2 letter code)", "(8 or more
+	// characters)", "(max 64 chars)".
+	countHint = regexp.MustCompile(`(?i)^(?:(?:max|min|at least|at most|up to)\s*)?\d+\s*\pL`)
+	// A unit alone: "(days)", "(in seconds)", "(MB)".
+	unitHint = regexp.MustCompile(`(?i)^(?:in\s+)?(?:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years|milliseconds|ms|bytes|[kmgt]i?b|chars|characters|letters|digits|words|lines|percent|%|pixels|px)$`)
+)
+
+// hint reports whether a group's content tells how to answer rather than
+// what Enter alone gives.
+func hint(v string) bool {
+	return strings.Contains(v, "?") || hintWord.MatchString(v) || countHint.MatchString(v) || unitHint.MatchString(v)
 }

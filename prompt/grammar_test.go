@@ -67,11 +67,54 @@ func TestClassifyLines(t *testing.T) {
 		{"a CLI", "Enter version [1.0.0] ", KindLine, nil, "1.0.0"},
 		{"a CLI", "Name [default]: ", KindLine, nil, "default"},
 		{"cargo", "   Compiling cx v0.1.0 (/tmp/shape/cx)", KindLine, nil, ""},
+		// Issue 43 cause 1: a hint in brackets is no default.
+		{"gdisk", "Command (? for help): ", KindLine, nil, ""},
+		{"fdisk", "Command (m for help): ", KindLine, nil, ""},
+		{"certtool", "Country name (2 chars): ", KindLine, nil, ""},
+		{"certtool", "The certificate will expire in (days): ", KindLine, nil, ""},
+		{"a CLI", "Password (8 or more characters): ", KindLine, nil, ""},
+		{"a CLI", "Timeout (in seconds): ", KindLine, nil, ""},
+		{"a CLI", "Company (optional): ", KindLine, nil, ""},
+		{"a CLI", "Nickname (max 16 chars): ", KindLine, nil, ""},
+		{"openssl req", "Organizational Unit Name (eg, section) []:", KindLine, nil, ""},
+		{"fdisk", "Partition number (1-128, default 1): ", KindLine, nil, "1"},
+		{"fdisk", "First sector (2048-20971486, default 2048): ", KindLine, nil, "2048"},
+		{"fdisk", "Last sector, +/-sectors or +/-size{K,M,G,T,P} (2048-20971486, default 20971486): ", KindLine, nil, "20971486"},
+		{"fdisk", "Select (default p): ", KindLine, nil, "p"},
+		{"gdisk", "Hex code or GUID (L to show codes, Enter = 8300): ", KindLine, nil, "8300"},
+		{"chage", "Maximum Password Age [99999]: ", KindLine, nil, "99999"},
 	}
 	for _, tt := range tests {
 		g := Classify(Context{Kind: KindLine, Line: tt.line})
 		if g.Kind != tt.kind || !slices.Equal(g.Choices, tt.choices) || g.Default != tt.def {
 			t.Errorf("%s %q: got %s %q default %q, want %s %q default %q", tt.program, tt.line, g.Kind, g.Choices, g.Default, tt.kind, tt.choices, tt.def)
+		}
+	}
+}
+
+// A line prompt's range of numbers is reported, beside its default or
+// alone; a group that is no range reports none.
+func TestClassifyRanges(t *testing.T) {
+	tests := []struct {
+		program, line string
+		rng           *Range
+	}{
+		{"fdisk", "Partition number (1-128, default 1): ", &Range{1, 128}},
+		{"fdisk", "First sector (2048-20971486, default 2048): ", &Range{2048, 20971486}},
+		{"gdisk", "Partition number (1-128, default 1): ", &Range{1, 128}},
+		{"a menu", "Select an option (1-3): ", &Range{1, 3}},
+		{"a CLI", "How many workers? (1..16) ", &Range{1, 16}},
+		{"a CLI", "Level [0 to 9]: ", &Range{0, 9}},
+		{"a CLI", "Backwards (9-1): ", nil},
+		{"fdisk", "Select (default p): ", nil},
+		{"certtool", "Country name (2 chars): ", nil},
+		{"npm init", "version: (1.0.0) ", nil},
+		{"a log", "Retrying (1-3)", nil},
+	}
+	for _, tt := range tests {
+		g := Classify(Context{Kind: KindLine, Line: tt.line})
+		if (g.Range == nil) != (tt.rng == nil) || g.Range != nil && *g.Range != *tt.rng {
+			t.Errorf("%s %q: range %v, want %v", tt.program, tt.line, g.Range, tt.rng)
 		}
 	}
 }

@@ -486,6 +486,6 @@ func numbered(s *screen.Styled) (Grammar, bool) {
 		out.Choices = append(out.Choices, strconv.Itoa(it.n))
 		out.Items = append(out.Items, it.text)
 	}
-	out.Default = lineDefault(s.Lines[s.CursorY])
+	out.Default, out.Range = lineDefault(s.Lines[s.CursorY])
 	return out, true
 }

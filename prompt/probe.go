@@ -54,6 +54,11 @@ type Input struct {
 	// running in its group (fish builds its completions so on a first
 	// start) while the shell itself waits for a command.
 	Only int
+	// Direct: the verdict on this terminal alone; relays are not followed
+	// (a relay polling it counts as polling, whatever runs inside). Who
+	// takes a reply to a terminal query is asked so: the relay passes it
+	// on.
+	Direct bool
 }
 
 // Task is one thread.
@@ -78,6 +83,28 @@ type Probe struct {
 	// process of the command's tree outside the terminal's foreground
 	// group (a setsid child, a dialog a daemon drew).
 	Outside bool
+	// Relay, when set: the verdict was seen through a relay (script,
+	// screen, tmux, expect): a process of the command's tree holds the
+	// master side of another terminal, and the reader (or the wait) is a
+	// process of that terminal's foreground, judged on its settings.
+	Relay *Relay
+}
+
+// Relay is the inner terminal a verdict was seen through.
+type Relay struct {
+	// Terminal is the inner terminal's path, "/dev/pts/N": the innermost
+	// one, when relays nest.
+	Terminal string
+	// Depth is how many relays deep it is: 1 for a relay of the command's
+	// own terminal.
+	Depth int
+	// Input names the innermost terminal and its foreground, as Inspect
+	// takes it (Programs lists what runs there).
+	Input Input
+	// ModesKnown says whether Echo and Canonical could be read: Echo,
+	// whether any of the relayed terminals echoes what is typed;
+	// Canonical, whether the innermost one reads whole lines.
+	ModesKnown, Echo, Canonical bool
 }
 
 // Switches is [Switches] (how many times thread t has given up the CPU

@@ -75,6 +75,7 @@ type Prober struct {
 
 type procEntry struct {
 	pid, ppid, pgrp, sid int
+	ttyNr, tpgid         int // the controlling terminal and its foreground group
 	start                uint64
 }
 
@@ -93,6 +94,10 @@ func NewProber() *Prober { return &Prober{} }
 type probeOpts struct {
 	noTree     bool // only the foreground group (or the session)
 	noTimeouts bool // a wait's timeout is not read
+	depth      int  // how many relays deep in is
+	// seen are the terminals already looked at, through the relays
+	// followed to this one (probe_relay_linux.go).
+	seen []string
 }
 
 // Inspect asks the kernel what the processes that could read in's input
@@ -103,9 +108,33 @@ type probeOpts struct {
 // a read or wait on the input counts. Every thread is looked at, since the
 // one reading is often not the main one. A thread running on a CPU makes
 // the answer Busy: a program that computes is not waiting.
+//
+// A process of the tree that holds the master side of another terminal
+// relays it (script, screen, tmux, expect): when the tree waits on its
+// input, the verdict is that of the inner terminal's foreground
+// (throughRelays).
 func (pr *Prober) Inspect(in Input) Probe { return pr.inspect(in, probeOpts{}) }
 
 func (pr *Prober) inspect(in Input, o probeOpts) Probe {
+	r, seen := pr.inspectTerm(in, o)
+	if seen.running || in.Direct {
+		return r
+	}
+	return pr.throughRelays(in, r, seen, o)
+}
+
+// termSeen is what inspectTerm saw beside its verdict.
+type termSeen struct {
+	leader  int  // the process it started from
+	running bool // a thread of the foreground computes
+	// watched: a process of the tree waits on the input among other
+	// descriptors, with or without a timeout, as a relay does.
+	watched bool
+}
+
+// inspectTerm is Inspect without the relays: the verdict on in's terminal
+// alone.
+func (pr *Prober) inspectTerm(in Input, o probeOpts) (Probe, termSeen) {
 	// The group leader is the reader in most cases (a shell's read builtin,
 	// input(), getpass); only look further when it is not.
 	leader := in.Pgrp
@@ -115,11 +144,11 @@ func (pr *Prober) inspect(in Input, o probeOpts) Probe {
 	acc := probeAcc{noTimeouts: o.noTimeouts}
 	if in.Only != 0 {
 		acc.addProcess(in.Only, in.Path)
-		return acc.result()
+		return acc.result(), termSeen{leader: in.Only, running: acc.running, watched: acc.watched()}
 	}
 	acc.addProcess(leader, in.Path)
 	if acc.conclusive() {
-		return acc.result()
+		return acc.result(), termSeen{leader: leader, running: true}
 	}
 	members := pr.members(in, leader, tableAge)
 	if len(members) == 0 && acc.waitsOnOthers() {
@@ -133,8 +162,9 @@ func (pr *Prober) inspect(in Input, o probeOpts) Probe {
 			break
 		}
 	}
+	seen := termSeen{leader: leader, running: acc.running, watched: acc.watched()}
 	if o.noTree || acc.running || acc.reader != nil {
-		return acc.result()
+		return acc.result(), seen
 	}
 	// Nothing in the foreground computes or reads: a reader may sit
 	// elsewhere in the tree (a dialog a daemon drew, a setsid child that
@@ -143,14 +173,15 @@ func (pr *Prober) inspect(in Input, o probeOpts) Probe {
 	for _, pid := range pr.outside(in, leader) {
 		out.addProcess(pid, in.Path)
 		if out.reader != nil {
-			return Probe{Activity: Reading, Reader: *out.reader, Outside: true}
+			return Probe{Activity: Reading, Reader: *out.reader, Outside: true}, seen
 		}
 	}
+	seen.watched = seen.watched || out.watched()
 	r := acc.result()
 	if out.pollsInput && r.Activity != Polling {
 		r = Probe{Activity: Polling, Outside: true}
 	}
-	return r
+	return r, seen
 }
 
 // members returns the pids of in's group (or session) other than leader,
@@ -216,14 +247,7 @@ func (pr *Prober) outside(in Input, leader int) []int {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.refreshLocked(tableAge)
-	if pr.kids == nil {
-		pr.kids = make(map[int][]int, len(pr.procs))
-		pr.byPid = make(map[int]procEntry, len(pr.procs))
-		for _, e := range pr.procs {
-			pr.kids[e.ppid] = append(pr.kids[e.ppid], e.pid)
-			pr.byPid[e.pid] = e
-		}
-	}
+	pr.indexLocked()
 	kids, byPid := pr.kids, pr.byPid
 	self := os.Getpid()
 	var roots []int
@@ -252,6 +276,20 @@ func (pr *Prober) outside(in Input, leader int) []int {
 		}
 	}
 	return out
+}
+
+// indexLocked indexes the copy of the process table by parent and by pid,
+// unless it is.
+func (pr *Prober) indexLocked() {
+	if pr.kids != nil {
+		return
+	}
+	pr.kids = make(map[int][]int, len(pr.procs))
+	pr.byPid = make(map[int]procEntry, len(pr.procs))
+	for _, e := range pr.procs {
+		pr.kids[e.ppid] = append(pr.kids[e.ppid], e.pid)
+		pr.byPid[e.pid] = e
+	}
 }
 
 // carriesLocked reports whether process e's environment holds tag
@@ -288,7 +326,7 @@ func readTable(dst []procEntry) []procEntry {
 	for _, pid := range pids {
 		// A zombie stays: it links its children to the tree.
 		if st, err := proc.ReadStat(pid); err == nil {
-			dst = append(dst, procEntry{pid, st.PPid, st.Pgrp, st.Session, st.Start})
+			dst = append(dst, procEntry{pid, st.PPid, st.Pgrp, st.Session, st.TtyNr, st.Tpgid, st.Start})
 		}
 	}
 	return dst
@@ -317,6 +355,10 @@ type probeAcc struct {
 }
 
 func (a *probeAcc) conclusive() bool { return a.running }
+
+// watched reports whether a thread seen waits on the input among other
+// descriptors, timed or not, or on descriptors that could not be read.
+func (a *probeAcc) watched() bool { return a.pollsInput || a.timed || a.polling }
 
 // waitsOnOthers reports whether every thread seen waits on a child or a
 // lock: the process is a parent waiting for the ones that do the work.
@@ -572,7 +614,19 @@ func isInput(pid int, fd int, input string) bool {
 	if err != nil {
 		return false
 	}
-	return link == input || link == "/dev/tty" && strings.HasPrefix(input, "/dev/")
+	return link == input || link == "/dev/tty" && strings.HasPrefix(input, "/dev/") && cttyIs(pid, input)
+}
+
+// cttyIs reports whether process pid's controlling terminal is the
+// terminal at path: a process that opened /dev/tty reads its own, which
+// for a program inside a relay is the inner terminal, not the command's.
+func cttyIs(pid int, path string) bool {
+	st, err := proc.ReadStat(pid)
+	if err != nil {
+		return false
+	}
+	var dev unix.Stat_t
+	return unix.Stat(path, &dev) == nil && st.TtyNr == ttyNr(dev.Rdev)
 }
 
 // sleeping reports whether thread t is in interruptible sleep.

@@ -312,6 +312,16 @@ func BenchmarkInspect(b *testing.B) {
 			pr.Inspect(in)
 		}
 	})
+	// Without the relays' look-up (issue 43): what a poll on the input
+	// costs beside it, the masters the tree holds looked for.
+	b.Run("inspect-polling-shared-table-direct", func(b *testing.B) {
+		pr := NewProber()
+		direct := in
+		direct.Direct = true
+		for b.Loop() {
+			pr.Inspect(direct)
+		}
+	})
 	// The probe before issue 32: the foreground alone, no timeouts read.
 	b.Run("inspect-polling-shared-table-old", func(b *testing.B) {
 		pr := NewProber()

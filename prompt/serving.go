@@ -104,10 +104,10 @@ func serving(e Evidence) ([]int, bool) {
 func grammarOf(o Observation, e Evidence, st State) Grammar {
 	c := Context{Kind: st.Kind, Line: st.Prompt, Screen: e.Screen()}
 	if o.TTY {
-		if _, canonical, err := e.Modes(); err == nil {
+		if _, canonical, err := modes(true, e, st.Relay); err == nil {
 			c.Raw = !canonical
 		}
-		c.Programs = e.Programs()
+		c.Programs = e.Programs(st.Relay)
 	}
 	return Classify(c)
 }

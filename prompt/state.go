@@ -17,6 +17,9 @@ type State struct {
 	// Ports, or printed a shortcut hint); it is not Waiting.
 	Ready bool
 	Ports []int
+	// Relay, when Signal is SignalRelay: the inner terminal the reader
+	// was seen on.
+	Relay *Relay
 }
 
 // AsksPassword reports whether the program waits for a password by what is
@@ -30,7 +33,9 @@ func (s State) AsksPassword() bool {
 // for a password and the kernel shows it blocked reading its input with
 // the terminal's echo off (or reading a pipe, which does not echo), or,
 // where the reader cannot be looked at, the terminal itself reads lines
-// with its echo off (SignalTTYMode: sudo's prompt). A password prompt seen
+// with its echo off (SignalTTYMode: sudo's prompt), or the reader of a
+// terminal a relay holds, with neither terminal echoing (SignalRelay: a
+// password prompt under script, tmux or screen). A password prompt seen
 // only by its text (SignalQuiet: a program polling several descriptors, a
 // remote prompt behind ssh, a line editor in raw mode) does not qualify:
 // what is typed may be echoed.
@@ -38,7 +43,7 @@ func (s State) TakesSecret() bool {
 	if !s.Waiting || s.Kind != KindPassword {
 		return false
 	}
-	return s.Signal == SignalTTY || s.Signal == SignalStdin || s.Signal == SignalTTYMode
+	return s.Signal == SignalTTY || s.Signal == SignalStdin || s.Signal == SignalTTYMode || s.Signal == SignalRelay
 }
 
 // Signal names what showed that a program waits for input, strongest first.
@@ -48,6 +53,10 @@ const (
 	SignalMark  Signal = "prompt_mark" // an OSC 133/633 prompt mark
 	SignalTTY   Signal = "tty_read"    // blocked reading the terminal
 	SignalStdin Signal = "stdin_read"  // blocked reading the stdin pipe
+	// SignalRelay: blocked reading a terminal that a relay of the
+	// command's tree holds (script, screen, tmux, expect), judged on that
+	// terminal's settings.
+	SignalRelay Signal = "relay_read"
 	// SignalTTYMode: a password prompt, then silence, with the terminal
 	// reading lines with its echo off, where the reader cannot be looked
 	// at (another user's program, such as sudo; a system without the
@@ -79,7 +88,7 @@ const (
 // Confidence is what a verdict seen by s rests on.
 func (s Signal) Confidence() Confidence {
 	switch s {
-	case SignalMark, SignalTTY, SignalStdin:
+	case SignalMark, SignalTTY, SignalStdin, SignalRelay:
 		return ConfidenceHigh
 	case SignalTTYMode:
 		return ConfidenceMedium

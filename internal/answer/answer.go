@@ -201,7 +201,7 @@ func Commands(codes []int) wire.CommandOut {
 func Input(st session.InputState) wire.InputOut {
 	g := st.Grammar
 	return wire.InputOut{WaitingForInput: new(st.Waiting), InputKind: string(st.Kind), InputSignal: string(st.Signal), InputConfidence: string(st.Confidence), Prompt: st.Prompt,
-		Asked: mcptool.NewAsked(g.Choices, g.Default, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)}
+		Asked: mcptool.NewAsked(g.Choices, g.Default, g.Range, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)}
 }
 
 // ExitFields are the exit_code and signal of a summary, null while running.

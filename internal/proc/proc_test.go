@@ -18,18 +18,22 @@ var statLines = []struct {
 	bad        bool
 }{
 	{name: "comm_with_paren_and_spaces", line: "22996 (a) b (c) S 22995 22992 26211 0 -1 4194304 146 0 0 0 0 0 0 0 20 0 1 0 254210 2990080 444 18446744073709551615 94379701657600 94379701675529 140736381106336 0 0 0 0 6 0 1 0 0 17 0 0 0 0 0 0 94379701689616 94379701690880 94380395401216 140736381110984 140736381110996 140736381110996 140736381112302 0",
-		want: Stat{Comm: "a) b (c", State: 'S', PPid: 22995, Pgrp: 22992, Session: 26211, Flags: 4194304, Start: 254210, EndCode: 94379701675529, EnvStart: 140736381110996, EnvEnd: 140736381112302}},
+		want: Stat{Tpgid: -1, Comm: "a) b (c", State: 'S', PPid: 22995, Pgrp: 22992, Session: 26211, Flags: 4194304, Start: 254210, EndCode: 94379701675529, EnvStart: 140736381110996, EnvEnd: 140736381112302}},
 	{name: "running", line: "22829 (head) R 22823 22823 26211 0 -1 4194304 103 0 0 0 0 0 0 0 20 0 1 0 253829 2998272 416 18446744073709551615 94010903187456 94010903211561 140730971334144 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94010903227408 94010903229024 94011023761408 140730971339422 140730971339450 140730971339450 140730971340778 0",
-		want: Stat{Comm: "head", State: 'R', PPid: 22823, Pgrp: 22823, Session: 26211, Flags: 4194304, Start: 253829, EndCode: 94010903211561, EnvStart: 140730971339450, EnvEnd: 140730971340778}},
+		want: Stat{Tpgid: -1, Comm: "head", State: 'R', PPid: 22823, Pgrp: 22823, Session: 26211, Flags: 4194304, Start: 253829, EndCode: 94010903211561, EnvStart: 140730971339450, EnvEnd: 140730971340778}},
 	{name: "kernel_thread", line: "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 25 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0",
-		want: Stat{Comm: "kthreadd", State: 'S', Flags: 2129984, Start: 25}},
+		want: Stat{Tpgid: -1, Comm: "kthreadd", State: 'S', Flags: 2129984, Start: 25}},
 	// The line of a sleep with its name replaced by ")".
 	{name: "comm_is_a_paren", line: "23000 ()) S 22999 22992 26211 0 -1 4194304 289 0 0 0 0 0 0 0 20 0 1 0 254231 2990080 424 18446744073709551615 94389075324928 94389075342857 140730153652640 0 0 0 0 6 0 1 0 0 17 1 0 0 0 0 0 94389075356944 94389075358208 94389947932672 140730153659072 140730153659082 140730153659082 140730153660393 0",
-		want: Stat{Comm: ")", State: 'S', PPid: 22999, Pgrp: 22992, Session: 26211, Flags: 4194304, Start: 254231, EndCode: 94389075342857, EnvStart: 140730153659082, EnvEnd: 140730153660393}},
+		want: Stat{Tpgid: -1, Comm: ")", State: 'S', PPid: 22999, Pgrp: 22992, Session: 26211, Flags: 4194304, Start: 254231, EndCode: 94389075342857, EnvStart: 140730153659082, EnvEnd: 140730153660393}},
 	// A busy process's: CPU times in fields 14-17 (user, system, and its
 	// reaped children's).
 	{name: "cpu_times", line: "23853 (sh) S 23851 23851 26211 0 -1 4194304 159 63 0 0 24 0 27 0 20 0 1 0 256989 2654208 404 18446744073709551615 94665926078464 94665926155193 140724802410128 0 0 0 0 0 65538 1 0 0 17 1 0 0 0 0 0 94665926184496 94665926189632 94666328375296 140724802415158 140724802415294 140724802415294 140724802416620 0",
-		want: Stat{Comm: "sh", State: 'S', PPid: 23851, Pgrp: 23851, Session: 26211, Flags: 4194304, Utime: 24, Stime: 0, Cutime: 27, Cstime: 0, Start: 256989, EndCode: 94665926155193, EnvStart: 140724802415294, EnvEnd: 140724802416620}},
+		want: Stat{Tpgid: -1, Comm: "sh", State: 'S', PPid: 23851, Pgrp: 23851, Session: 26211, Flags: 4194304, Utime: 24, Stime: 0, Cutime: 27, Cstime: 0, Start: 256989, EndCode: 94665926155193, EnvStart: 140724802415294, EnvEnd: 140724802416620}},
+	// A shell's on /dev/pts/3 (major 136, minor 3), its job in the
+	// foreground.
+	{name: "on_a_terminal", line: "23851 (bash) S 23850 23851 23851 34819 23900 4194560 159 63 0 0 24 0 27 0 20 0 1 0 256989 2654208 404 18446744073709551615 94665926078464 94665926155193 140724802410128 0 0 0 0 0 65538 1 0 0 17 1 0 0 0 0 0 94665926184496 94665926189632 94666328375296 140724802415158 140724802415294 140724802415294 140724802416620 0",
+		want: Stat{Comm: "bash", State: 'S', PPid: 23850, Pgrp: 23851, Session: 23851, TtyNr: 34819, Tpgid: 23900, Flags: 4194560, Utime: 24, Cutime: 27, Start: 256989, EndCode: 94665926155193, EnvStart: 140724802415294, EnvEnd: 140724802416620}},
 	{name: "no_comm", line: "1 S 0 1 1", bad: true},
 	{name: "too_few_fields", line: "1 (init) S 0 1 1 0", bad: true},
 	{name: "state_not_a_letter", line: "1 (x) SS 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 2 0 0 0 0 0 0", bad: true},
@@ -147,4 +151,22 @@ func contains(s []int, v int) bool {
 		}
 	}
 	return false
+}
+
+func TestTTYIndex(t *testing.T) {
+	tests := []struct {
+		fdinfo string
+		want   int
+		ok     bool
+	}{
+		{"pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t90\ntty-index:\t7\n", 7, true},
+		{"pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t90\n", 0, false},
+		{"tty-index:\tx\n", 0, false},
+		{"tty-index:\t-1\n", -1, false},
+	}
+	for _, tt := range tests {
+		if got, ok := TTYIndex([]byte(tt.fdinfo)); ok != tt.ok || ok && got != tt.want {
+			t.Errorf("%q: %d %v, want %d %v", tt.fdinfo, got, ok, tt.want, tt.ok)
+		}
+	}
 }

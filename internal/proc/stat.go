@@ -13,7 +13,10 @@ type Stat struct {
 	Comm                string // [2] the command name, which may hold spaces and ')'
 	State               byte   // [3] R, S, D, Z, T, X ...
 	PPid, Pgrp, Session int    // [4] parent, [5] process group, [6] session
-	Flags               uint64 // [9] the kernel's PF_* flags
+	// [7] the controlling terminal's device number (0: none), [8] that
+	// terminal's foreground process group (-1: none).
+	TtyNr, Tpgid int
+	Flags        uint64 // [9] the kernel's PF_* flags
 	// [14] [15] CPU time in user and kernel mode, [16] [17] that of the
 	// children it waited for; in clock ticks.
 	Utime, Stime, Cutime, Cstime int64
@@ -81,10 +84,12 @@ func ParseStat(b []byte) (Stat, error) {
 		return Stat{}, ErrFormat
 	}
 	st := Stat{Comm: string(b[open+1 : i]), State: f[0][0]}
-	var errs [13]error
+	var errs [15]error
 	st.PPid, errs[0] = strconv.Atoi(string(f[1]))
 	st.Pgrp, errs[1] = strconv.Atoi(string(f[2]))
 	st.Session, errs[2] = strconv.Atoi(string(f[3]))
+	st.TtyNr, errs[13] = strconv.Atoi(string(f[4]))
+	st.Tpgid, errs[14] = strconv.Atoi(string(f[5]))
 	st.Flags, errs[3] = strconv.ParseUint(string(f[6]), 10, 64)
 	st.Utime, errs[4] = strconv.ParseInt(string(f[11]), 10, 64)
 	st.Stime, errs[5] = strconv.ParseInt(string(f[12]), 10, 64)

@@ -46,10 +46,16 @@ func (e evidence) Listening() []int {
 	return e.p.in.prober.Listening(e.p.Pid)
 }
 
-func (e evidence) Programs() []string {
+func (e evidence) Programs(rl *prompt.Relay) []string {
 	p := e.p
+	if p.in.prober == nil {
+		return nil
+	}
+	if rl != nil {
+		return p.in.prober.Programs(rl.Input)
+	}
 	pgrp, err := p.proc.ForegroundPgrp()
-	if err != nil || p.in.prober == nil {
+	if err != nil {
 		return nil
 	}
 	return p.in.prober.Programs(prompt.Input{Session: p.Pid, Pgrp: pgrp, Path: p.proc.InputPath()})

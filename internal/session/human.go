@@ -280,6 +280,9 @@ func (s PersonSecret) Submit(ctx context.Context, secret []byte) error {
 	}
 	st := p.InputState()
 	echo, canonical, err := p.proc.Modes()
+	if rl := st.Relay; rl != nil && err == nil {
+		echo, canonical, err = rl.Through(echo, canonical) // typed across the relay's terminals too
+	}
 	if !st.Waiting || st.Kind != prompt.KindPassword || err != nil || echo || !canonical {
 		return errNoPassword
 	}

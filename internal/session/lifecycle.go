@@ -65,6 +65,7 @@ const (
 	SignalMark    = prompt.SignalMark
 	SignalTTY     = prompt.SignalTTY
 	SignalStdin   = prompt.SignalStdin
+	SignalRelay   = prompt.SignalRelay
 	SignalTTYMode = prompt.SignalTTYMode
 	SignalQuiet   = prompt.SignalQuiet
 

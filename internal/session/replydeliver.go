@@ -105,7 +105,9 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 		if path == "" {
 			return false, true
 		}
-		switch p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path}).Activity {
+		// The terminal's own readers: a relay (script) takes the reply and
+		// passes it on, whatever runs inside.
+		switch p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path, Direct: true}).Activity {
 		case prompt.Reading, prompt.Polling, prompt.Unknown:
 		default:
 			return false, false

@@ -29,5 +29,5 @@ func (h *handlers) failOnInput(ctx context.Context, p *session.Process, v verifi
 // askedOf is the grammar and serving fields of st.
 func askedOf(st session.InputState) mcptool.Asked {
 	g := st.Grammar
-	return mcptool.NewAsked(g.Choices, g.Default, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)
+	return mcptool.NewAsked(g.Choices, g.Default, g.Range, g.Items, g.Selected, g.Checked, st.Ready, st.Ports)
 }
