@@ -266,9 +266,24 @@ func (p *Process) finish(leftOpen bool) {
 	p.releaseLocked()
 	p.mu.Unlock()
 	p.endLife()
-	p.out.stopReplies()
+	p.stopReplies()
 	if p.hooks.onEnd != nil {
 		p.hooks.onEnd(p, final)
+	}
+	// Called once: what they hold (the Manager's bookkeeping of the
+	// start) is not kept with the record.
+	p.hooks = endHooks{}
+}
+
+// stopReplies waits for the reply writer, which stops when the process's
+// life ends. Called without the Process's lock; the queue is taken under
+// it, as the end's release drops it (pipeline.releaseEnded).
+func (p *Process) stopReplies() {
+	p.mu.Lock()
+	q := p.out.replies
+	p.mu.Unlock()
+	if q != nil {
+		q.wait()
 	}
 }
 
@@ -280,7 +295,7 @@ func (p *Process) Close() {
 		p.endLife()
 		_ = p.proc.Close() // unblocks the readers
 		p.streams.readers.Wait()
-		p.out.stopReplies()
+		p.stopReplies()
 		<-p.w.done
 		p.finish(true)
 	})
