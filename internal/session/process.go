@@ -46,7 +46,10 @@ type Process struct {
 	closing sync.Once
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every state change
+	// changed is closed at the next state change; made only when someone
+	// waits for one (changedLocked), so a finished process nobody watches
+	// holds none.
+	changed chan struct{}
 	log     *outlog.Log
 	out     pipeline
 	lc      lifecycle
@@ -80,8 +83,19 @@ type streams struct {
 
 // broadcast wakes every waiter. Called with p.mu held.
 func (p *Process) broadcast() {
-	close(p.changed)
-	p.changed = make(chan struct{})
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
+}
+
+// changedLocked returns a channel closed at the next state change. Called
+// with p.mu held.
+func (p *Process) changedLocked() <-chan struct{} {
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
 }
 
 // advanceLocked moves the process to phase to and wakes every waiter. It
