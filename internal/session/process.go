@@ -45,7 +45,7 @@ type Process struct {
 	endLife context.CancelFunc
 	closing sync.Once
 
-	mu      sync.Mutex
+	mu sync.Mutex
 	// changed is closed at the next state change; made only when someone
 	// waits for one (changedLocked), so a finished process nobody watches
 	// holds none.
@@ -75,9 +75,8 @@ type endHooks struct {
 // and stderr in pipe mode) and the descriptors behind them.
 type streams struct {
 	readers sync.WaitGroup // the readers, and exec's stdin writer
-	eof     chan struct{}  // closed when every output stream reached EOF
 	// Guarded by the Process's lock:
-	open     int  // streams not yet at EOF
+	open     int  // streams not yet at EOF; the last one wakes the waiter
 	released bool // the descriptors are closed
 }
 
