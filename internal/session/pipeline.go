@@ -24,14 +24,13 @@ import (
 // terminal; the replies go to the reply queue, and from there to the
 // program's input, never into the log or the screen.
 type pipeline struct {
-	tty bool // PTY mode
+	view *termView // PTY mode only (and kept for the process's record)
 	// The cleaner and the reply queue are PTY mode's only while the
 	// output may go on: once it is complete they are released
 	// (releaseEnded), and dropped keeps their count of dropped replies.
 	cleaner *screen.Cleaner
 	replies *replyQueue
 	dropped int
-	view    *termView // PTY mode only
 	// In PTY mode secrets are redacted again after cleaning: a secret the
 	// program interrupted with escape codes or redraws is whole only then.
 	redactor *policy.Redactor
@@ -43,7 +42,6 @@ type pipeline struct {
 // newTerminalPipeline returns the PTY-mode pipeline of a cols×rows terminal.
 func newTerminalPipeline(cols, rows int, secrets *secretList) pipeline {
 	return pipeline{
-		tty:      true,
 		cleaner:  screen.NewTerminal(cols, rows),
 		view:     newTermView(cols, rows),
 		replies:  newReplyQueue(),
@@ -135,7 +133,7 @@ func (o *pipeline) releaseEnded() {
 // resize applies a new terminal size to the cleaner and the screen; rows
 // that no longer fit go to l.
 func (o *pipeline) resize(l *outlog.Log, cols, rows int) {
-	if !o.tty {
+	if o.view == nil {
 		return
 	}
 	if o.cleaner != nil {
@@ -160,7 +158,7 @@ func (o *pipeline) pending(dst []byte) []byte {
 // what the log's redactor holds back, and a possible start of a secret at
 // its end is left out. nil in pipe mode.
 func (o *pipeline) pendingText(dst []byte) []byte {
-	if !o.tty {
+	if o.view == nil {
 		return dst
 	}
 	b := append([]byte(nil), o.redactor.Held()...)
@@ -220,7 +218,7 @@ func (o *pipeline) line() (string, bool) {
 	switch {
 	case o.cleaner != nil:
 		return o.cleaner.Line()
-	case o.tty:
+	case o.view != nil:
 		return "", true // a released cleaner was blank
 	}
 	return string(o.lastLine), true
