@@ -231,18 +231,6 @@ func (c *Cleaner) Close(dst []byte) []byte {
 	return dst
 }
 
-// Shrink releases what a closed cleaner keeps for a terminal it will not
-// see again: it becomes a 1x1 terminal that keeps its policy and its count
-// of dropped replies. Call it after Close, once the stream's end is final
-// (a finished process's record should cost little); Resize makes it usable
-// again.
-func (c *Cleaner) Shrink() {
-	eager, dropped, onOSC := c.eager, c.dropped, c.onOSC
-	*c = Cleaner{eager: eager, dropped: dropped}
-	c.term.init(1, 1)
-	c.OnOSC(onOSC)
-}
-
 // Resize changes the terminal size. Rows that no longer fit above the
 // cursor scroll off (and are committed); lines are not reflowed.
 func (c *Cleaner) Resize(dst []byte, cols, rows int) []byte {

@@ -177,7 +177,7 @@ func (a *awaiting) check() (<-chan struct{}, Outcome, bool) {
 		}
 	}
 	output := a.u.Output && p.log.End() > a.u.From || a.u.Next && p.in.outputs > a.base
-	changed := p.changed
+	changed := p.changedLocked()
 	a.outputs, a.lastOutput = p.in.outputs, p.in.lastOutput
 	if p.in.wrote.At.After(a.lastOutput) {
 		// The quiet period counts from a write too (observeLocked).

@@ -17,7 +17,7 @@ func (p *Process) await(ctx context.Context, deadline time.Time, cond func() boo
 	for {
 		p.mu.Lock()
 		done := cond()
-		ch := p.changed
+		ch := p.changedLocked()
 		p.mu.Unlock()
 		if done {
 			return true, nil

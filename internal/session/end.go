@@ -23,15 +23,12 @@ func (p *Process) wait() {
 	}
 	e := newEndWatch(p)
 	defer e.close()
-	exited, eof := p.proc.Done(), p.streams.eof
+	exited := p.proc.Done()
 	for {
 		select {
 		case <-exited:
 			exited = nil
 			e.exited()
-		case <-eof:
-			eof = nil
-			e.eof()
 		case <-e.drainC:
 			e.drainC, e.drained = nil, true
 			e.settle()
@@ -47,11 +44,11 @@ func (p *Process) wait() {
 				_ = p.proc.SignalTree(syscall.SIGTERM, tagKey, p.tag) // ESRCH: it is exiting anyway
 			}
 		case <-p.w.kick:
-			e.rearm()
+			if e.kicked() {
+				return // Close
+			}
 		case <-e.kill.C:
 			e.killTree()
-		case <-p.w.stop:
-			return
 		}
 		if p.Ended() && !e.armed {
 			return
@@ -62,9 +59,10 @@ func (p *Process) wait() {
 // endWatch is what [Process.wait] knows of the end so far. Only its
 // goroutine uses it.
 type endWatch struct {
-	p     *Process
-	kill  *time.Timer // a stop's or timeout's SIGKILL
-	armed bool        // kill is set
+	p       *Process
+	kill    *time.Timer // a stop's or timeout's SIGKILL
+	armed   bool        // kill is set
+	armedAt time.Time   // the kill time kill was last set to
 
 	// The direct child exited (at exitedAt); its output is drained: EOF,
 	// or the drain grace passed.
@@ -189,17 +187,25 @@ func (e *endWatch) detach() {
 	p.mu.Unlock()
 }
 
-// rearm sets the SIGKILL timer to the kill time the newest beginEnding
-// recorded.
-func (e *endWatch) rearm() {
+// kicked reads what a kick tells: that Close releases the waiter (it
+// reports true), that every output stream reached EOF, or that the newest
+// beginEnding recorded a new kill time, which the SIGKILL timer is set to.
+func (e *endWatch) kicked() (closing bool) {
 	p := e.p
 	p.mu.Lock()
-	at := p.lc.killAt
+	closing, eof, at := p.w.closing, p.streams.open == 0, p.lc.killAt
 	p.mu.Unlock()
-	if !at.IsZero() {
-		e.kill.Reset(time.Until(at))
-		e.armed = true
+	if closing {
+		return true
 	}
+	if eof && !e.eofSeen {
+		e.eof()
+	}
+	if !at.IsZero() && !at.Equal(e.armedAt) {
+		e.kill.Reset(time.Until(at))
+		e.armed, e.armedAt = true, at
+	}
+	return false
 }
 
 // killTree sends SIGKILL to the tree when a stop's or timeout's grace ran
@@ -228,10 +234,7 @@ func (p *Process) beginEnding(by Ending, grace time.Duration) bool {
 	at := time.Now().Add(max(grace, 0))
 	if p.lc.killAt.IsZero() || at.Before(p.lc.killAt) {
 		p.lc.killAt = at
-		select {
-		case p.w.kick <- struct{}{}:
-		default: // a kick is already pending; the waiter reads killAt anew
-		}
+		p.w.wake()
 	}
 	return true
 }
@@ -266,9 +269,24 @@ func (p *Process) finish(leftOpen bool) {
 	p.releaseLocked()
 	p.mu.Unlock()
 	p.endLife()
-	p.out.stopReplies()
+	p.stopReplies()
 	if p.hooks.onEnd != nil {
 		p.hooks.onEnd(p, final)
+	}
+	// Called once: what they hold (the Manager's bookkeeping of the
+	// start) is not kept with the record.
+	p.hooks = endHooks{}
+}
+
+// stopReplies waits for the reply writer, which stops when the process's
+// life ends. Called without the Process's lock; the queue is taken under
+// it, as the end's release drops it (pipeline.releaseEnded).
+func (p *Process) stopReplies() {
+	p.mu.Lock()
+	q := p.out.replies
+	p.mu.Unlock()
+	if q != nil {
+		q.wait()
 	}
 }
 
@@ -276,11 +294,14 @@ func (p *Process) finish(leftOpen bool) {
 // does not signal the process; call Stop first for that.
 func (p *Process) Close() {
 	p.closing.Do(func() {
-		close(p.w.stop)
+		p.mu.Lock()
+		p.w.closing = true
+		p.mu.Unlock()
+		p.w.wake()
 		p.endLife()
 		_ = p.proc.Close() // unblocks the readers
 		p.streams.readers.Wait()
-		p.out.stopReplies()
+		p.stopReplies()
 		<-p.w.done
 		p.finish(true)
 	})

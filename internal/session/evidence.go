@@ -68,7 +68,10 @@ func (e evidence) Modes() (echo, canonical bool, err error) { return e.p.proc.Mo
 
 // Replying: a reply to a query is on its way (deliverReply).
 func (e evidence) Replying() bool {
-	return e.p.out.replies != nil && e.p.out.replies.outstanding()
+	e.p.mu.Lock()
+	q := e.p.out.replies
+	e.p.mu.Unlock()
+	return q != nil && q.outstanding()
 }
 
 // Unchanged reports whether every byte the program wrote before the

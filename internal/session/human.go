@@ -325,11 +325,11 @@ func (t PersonTerminal) Screen() (string, <-chan struct{}) {
 		for len(lines) > 0 && lines[len(lines)-1] == "" {
 			lines = lines[:len(lines)-1]
 		}
-		return strings.Join(lines, "\n"), p.changed
+		return strings.Join(lines, "\n"), p.changedLocked()
 	}
 	p.out.flush(p.log)
 	r := p.log.ReadTail(personTail, Both)
-	return string(r.Stdout) + string(r.Stderr), p.changed
+	return string(r.Stdout) + string(r.Stderr), p.changedLocked()
 }
 
 // ANSI returns the screen as a terminal redraws it (colours, cursor),
@@ -339,7 +339,7 @@ func (t PersonTerminal) ANSI() (ansi string, cols, rows int, changed <-chan stru
 	p := t.p
 	p.mu.Lock()
 	s := p.out.styledScreen()
-	ch := p.changed
+	ch := p.changedLocked()
 	p.mu.Unlock()
 	if s == nil {
 		text, ch := t.Screen()

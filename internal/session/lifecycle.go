@@ -147,13 +147,26 @@ func (lc *lifecycle) status() Status {
 // ([Process.wait]) shares with the rest of the Process.
 type waiter struct {
 	timeout time.Duration // timeout_ms; 0 means none
-	kick    chan struct{} // tells the waiter that killAt changed
-	stop    chan struct{} // closed by Close to release the waiter early
-	done    chan struct{} // closed when the waiter returns
+	// kick tells the waiter to read anew what may have changed: killAt,
+	// the output's EOF (streams.open), closing. One channel for all, as
+	// each is kept while the process's record is.
+	kick chan struct{}
+	done chan struct{} // closed when the waiter returns
+	// closing: Close releases the waiter early. Guarded by p.mu.
+	closing bool
 }
 
 func newWaiter(timeout time.Duration) waiter {
-	return waiter{timeout: timeout, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	return waiter{timeout: timeout, kick: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// wake kicks the waiter; a kick already pending covers this one, as the
+// waiter reads everything anew.
+func (w *waiter) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
 }
 
 // timing holds the durations that pace a process's end, input-wait

@@ -22,7 +22,7 @@ func TestPhaseOnlyMovesForward(t *testing.T) {
 		{phaseFinishing, false},
 	}
 	for _, s := range steps {
-		ch := p.changed
+		ch := p.changedLocked()
 		if got := p.advanceLocked(s.to); got != s.want {
 			t.Fatalf("advance to %s from %s = %v, want %v", s.to, p.lc.phase, got, s.want)
 		}

@@ -24,9 +24,13 @@ import (
 // terminal; the replies go to the reply queue, and from there to the
 // program's input, never into the log or the screen.
 type pipeline struct {
-	cleaner *screen.Cleaner // PTY mode only
-	view    *termView       // PTY mode only
-	replies *replyQueue     // PTY mode only
+	view *termView // PTY mode only (and kept for the process's record)
+	// The cleaner and the reply queue are PTY mode's only while the
+	// output may go on: once it is complete they are released
+	// (releaseEnded), and dropped keeps their count of dropped replies.
+	cleaner *screen.Cleaner
+	replies *replyQueue
+	dropped int
 	// In PTY mode secrets are redacted again after cleaning: a secret the
 	// program interrupted with escape codes or redraws is whole only then.
 	redactor *policy.Redactor
@@ -100,28 +104,42 @@ func (o *pipeline) appendBinary(l *outlog.Log, s Stream, b []byte, sc *scratch, 
 // droppedReplies is how many replies to the program's queries were
 // dropped because it did not read them fast enough.
 func (o *pipeline) droppedReplies() int {
-	if o.cleaner == nil {
-		return 0
+	n := o.dropped
+	if o.cleaner != nil {
+		n += o.cleaner.DroppedReplies()
 	}
-	return o.cleaner.DroppedReplies() + o.replies.Dropped()
+	if o.replies != nil {
+		n += o.replies.Dropped()
+	}
+	return n
 }
 
-// stopReplies waits for the reply writer, which stops when the process's
-// life ends. Called without the Process's lock.
-func (o *pipeline) stopReplies() {
-	if o.replies != nil {
-		o.replies.wait()
+// releaseEnded drops what only output still to come needs, once the
+// output is complete: the cleaner (closed at the end of the stream, it
+// is blank and answers as a new one would: no line, nothing pending) and
+// the reply queue once its writer has returned, keeping their counts.
+// Called again until the writer is gone; cheap once all is released.
+func (o *pipeline) releaseEnded() {
+	if o.cleaner != nil {
+		o.dropped += o.cleaner.DroppedReplies()
+		o.cleaner = nil
+	}
+	if o.replies != nil && o.replies.stopped() {
+		o.dropped += o.replies.Dropped()
+		o.replies = nil
 	}
 }
 
 // resize applies a new terminal size to the cleaner and the screen; rows
 // that no longer fit go to l.
 func (o *pipeline) resize(l *outlog.Log, cols, rows int) {
-	if o.cleaner == nil {
+	if o.view == nil {
 		return
 	}
-	if b := o.cleaner.Resize(nil, cols, rows); len(b) > 0 {
-		l.Append(Stdout, o.redactor.Write(nil, b))
+	if o.cleaner != nil {
+		if b := o.cleaner.Resize(nil, cols, rows); len(b) > 0 {
+			l.Append(Stdout, o.redactor.Write(nil, b))
+		}
 	}
 	o.view.resize(cols, rows)
 }
@@ -140,10 +158,13 @@ func (o *pipeline) pending(dst []byte) []byte {
 // what the log's redactor holds back, and a possible start of a secret at
 // its end is left out. nil in pipe mode.
 func (o *pipeline) pendingText(dst []byte) []byte {
-	if o.cleaner == nil {
+	if o.view == nil {
 		return dst
 	}
-	b := o.cleaner.Pending(append([]byte(nil), o.redactor.Held()...))
+	b := append([]byte(nil), o.redactor.Held()...)
+	if o.cleaner != nil {
+		b = o.cleaner.Pending(b)
+	}
 	if len(b) == 0 {
 		return dst
 	}
@@ -194,8 +215,11 @@ func (o *pipeline) flush(l *outlog.Log) {
 // line returns the line the cursor is on and whether the cursor is at its
 // end.
 func (o *pipeline) line() (string, bool) {
-	if o.cleaner != nil {
+	switch {
+	case o.cleaner != nil:
 		return o.cleaner.Line()
+	case o.view != nil:
+		return "", true // a released cleaner was blank
 	}
 	return string(o.lastLine), true
 }
@@ -218,7 +242,7 @@ func (o *pipeline) trackLine(b []byte) {
 // screen returns the rendered screen, redacted, if asked for or while a
 // full-screen program runs; nil otherwise and in pipe mode.
 func (o *pipeline) screen(asked bool) *screen.Snapshot {
-	if o.view == nil || !asked && !o.cleaner.AltScreen() {
+	if o.view == nil || !asked && (o.cleaner == nil || !o.cleaner.AltScreen()) {
 		return nil
 	}
 	s := o.view.snapshot()

@@ -45,8 +45,11 @@ type Process struct {
 	endLife context.CancelFunc
 	closing sync.Once
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every state change
+	mu sync.Mutex
+	// changed is closed at the next state change; made only when someone
+	// waits for one (changedLocked), so a finished process nobody watches
+	// holds none.
+	changed chan struct{}
 	log     *outlog.Log
 	out     pipeline
 	lc      lifecycle
@@ -72,16 +75,26 @@ type endHooks struct {
 // and stderr in pipe mode) and the descriptors behind them.
 type streams struct {
 	readers sync.WaitGroup // the readers, and exec's stdin writer
-	eof     chan struct{}  // closed when every output stream reached EOF
 	// Guarded by the Process's lock:
-	open     int  // streams not yet at EOF
+	open     int  // streams not yet at EOF; the last one wakes the waiter
 	released bool // the descriptors are closed
 }
 
 // broadcast wakes every waiter. Called with p.mu held.
 func (p *Process) broadcast() {
-	close(p.changed)
-	p.changed = make(chan struct{})
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
+}
+
+// changedLocked returns a channel closed at the next state change. Called
+// with p.mu held.
+func (p *Process) changedLocked() <-chan struct{} {
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
 }
 
 // advanceLocked moves the process to phase to and wakes every waiter. It

@@ -159,7 +159,7 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 			p.appendLocked(sr, true)
 			p.streams.open--
 			if p.streams.open == 0 {
-				close(p.streams.eof)
+				p.w.wake()
 			}
 			p.releaseLocked()
 			p.broadcast()

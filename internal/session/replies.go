@@ -165,6 +165,16 @@ func (q *replyQueue) run(ctx context.Context, deliver func(context.Context, repl
 // wait blocks until the writer has returned.
 func (q *replyQueue) wait() { <-q.done }
 
+// stopped reports whether the writer has returned.
+func (q *replyQueue) stopped() bool {
+	select {
+	case <-q.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // replyStart reports whether b[i] starts a reply: every reply begins with
 // ESC, and the only other ESC in one is that of a string terminator (ESC \).
 func replyStart(b []byte, i int) bool {

@@ -115,8 +115,9 @@ func (p *Process) held() (Info, int64) {
 }
 
 // trimEndedLocked trims what a process whose output is complete keeps for
-// output that will not come: the screen is frozen, the cleaner shrunk, the
-// log's ring cut to its bytes, a pass-through redactor dropped. 10,000
+// output that will not come: the screen is frozen, the cleaner and the
+// reply queue released, the log's ring cut to its bytes, a pass-through
+// redactor dropped. 10,000
 // finished execs then hold under 50 MB (TestFinishedExecRecordsStaySmall).
 // Called with p.mu held; once is enough, again is cheap.
 func (p *Process) trimEndedLocked() {
@@ -126,8 +127,8 @@ func (p *Process) trimEndedLocked() {
 		if o.view.frozen == nil && len(o.view.pending) > 0 {
 			o.view.pending = bytes.Clone(o.view.pending) // its capacity grew for more
 		}
-		o.cleaner.Shrink() // closed at the end of the stream already
 	}
+	o.releaseEnded()
 	p.log.Trim()
 	if o.redactor != nil && len(o.secrets.all()) == 0 {
 		o.redactor = nil // Write and Flush pass through on nil

@@ -189,7 +189,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		timing:    spec.timing,
 		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
 		w:         newWaiter(spec.timeout),
-		streams:   streams{eof: make(chan struct{}), open: 1},
+		streams:   streams{open: 1},
 		changed:   make(chan struct{}),
 		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
