@@ -215,7 +215,7 @@ func (a *awaiting) match(b []byte) bool {
 // counts only if nothing changed since it was decided (a change wakes the
 // wait again).
 func (a *awaiting) inputWait() (InputState, *Snapshot) {
-	p, t := a.p, &a.p.timing
+	p, t := a.p, a.p.timing
 	probeAfter := noProbe
 	if a.probe {
 		probeAfter = t.firstProbe

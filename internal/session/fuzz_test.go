@@ -25,6 +25,7 @@ func newFuzzProcess(capacity, cols, rows int) *Process {
 		TTY:     true,
 		changed: make(chan struct{}),
 		log:     outlog.New(capacity),
+		timing:  new(defaultTiming(&policy.Config{})),
 	}
 	p.out = newTerminalPipeline(cols, rows, newSecretList(fuzzSecrets))
 	return p

@@ -37,7 +37,7 @@ type Process struct {
 
 	tag     string        // tagKey value of the process and its descendants
 	proc    EngineProcess // the command as the kernel sees it (engine.go)
-	timing  timing
+	timing  *timing       // the Manager's, shared by its processes
 	hooks   endHooks
 	w       waiter          // the goroutine that follows it to its end (end.go)
 	streams streams         // the goroutines that read its output (reader.go)

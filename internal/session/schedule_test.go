@@ -25,7 +25,7 @@ import (
 func bareProcess(k Prober) *Process {
 	return &Process{
 		proc:    newFakeProc(1000, pty.Options{}),
-		timing:  defaultTiming(&policy.Config{}),
+		timing:  new(defaultTiming(&policy.Config{})),
 		changed: make(chan struct{}),
 		log:     outlog.New(1 << 16),
 		in:      inputTracker{prober: k, lastOutput: time.Now()},

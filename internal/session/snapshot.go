@@ -113,7 +113,7 @@ type Snapshot struct {
 // if no output arrived since the instant (otherwise the program is
 // reported not waiting: the output shown may not be the prompt).
 func (p *Process) Snapshot(q Query) Snapshot {
-	probeAfter := q.Input.probeAfter(&p.timing)
+	probeAfter := q.Input.probeAfter(p.timing)
 	p.mu.Lock()
 	s := p.snapshotLocked(q)
 	ask := q.Input != NoInput && s.Status == Running

@@ -52,7 +52,7 @@ type startSpec struct {
 	// integrated: the command is a shell we integrated, run by exec, so
 	// the process's pid is the shell's own.
 	integrated bool
-	timing     timing
+	timing     *timing
 	// sharePersonSecret redacts a secret a person typed into this process
 	// from every process of the Manager (shared.go).
 	sharePersonSecret func(string)

@@ -129,7 +129,7 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	}
 	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
 	l.secrets = secrets
-	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: m.timing, integrated: integrated,
+	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: &m.timing, integrated: integrated,
 		sharePersonSecret: m.sharePersonSecret}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
