@@ -201,3 +201,23 @@ func TestDescends(t *testing.T) {
 		}
 	}
 }
+
+// hasChildren sees a child until it is reaped, without reaping it.
+func TestHasChildren(t *testing.T) {
+	if hasChildren() {
+		t.Skip("the test process already has children")
+	}
+	cmd := exec.Command("/bin/sh", "-c", "exit 0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !hasChildren() {
+		t.Error("hasChildren = false with a child running or not yet reaped")
+	}
+	if err := cmd.Wait(); err != nil { // reaps it: hasChildren did not
+		t.Fatal(err)
+	}
+	if hasChildren() {
+		t.Error("hasChildren = true once the only child is reaped")
+	}
+}
