@@ -220,7 +220,7 @@ func typeahead(path string) bool {
 func termModes(path string, reader Task) (echo, canonical, ok bool) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil && reader.Pid != 0 {
-		fd, err = unix.Open("/proc/"+strconv.Itoa(reader.Pid)+"/fd/0", unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err = unix.Open(proc.FDPath(reader.Pid, 0), unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
 		return false, false, false

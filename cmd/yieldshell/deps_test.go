@@ -45,7 +45,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/roots":     {"internal/policy"},
 		"internal/askhuman":  {"internal/session", "internal/policy", "internal/human", "internal/safetext"},
 		"internal/human":     {},
-		"internal/mcptool":   {"internal/spell"},
+		"internal/mcptool":   {"internal/spell", "prompt"},
 		"internal/metrics":   {"internal/session", "internal/mcptool"},
 		"conformance":        {},
 		"release":            {},

@@ -55,3 +55,7 @@ func TTYIndex(fdinfo []byte) (int, bool) {
 	}
 	return 0, false
 }
+
+// FDPath is the /proc path of process pid's descriptor fd, which opens the
+// file the descriptor names (a terminal a reader holds, say).
+func FDPath(pid, fd int) string { return path(pid, "fd/"+strconv.Itoa(fd)) }
