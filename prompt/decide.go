@@ -420,14 +420,17 @@ func staleReader(t Task, o Observation, e Evidence) bool {
 }
 
 // relayUnanswered reports whether a reader seen through a relay may still
-// be the one from before the last write: nothing was printed since, and
-// the write is younger than the quiet period. A relay passes what is
-// written on in steps the kernel cannot show as typeahead on our
-// terminal (tmux's server reads it and writes the pane later), so the
-// settled output before the write does not make the read a new one.
+// be waiting for the relay rather than for input: nothing was printed
+// since the last write (or since the start), or nothing shows on the
+// cursor's line, and that is younger than the quiet period. A relay passes
+// things on in steps the kernel cannot show on our terminal: what is
+// written (tmux's server reads it and writes the pane later), and what the
+// inner program printed (rlwrap holds a prompt it read until it is sure
+// the prompt is whole, after printing only its terminal set-up), so a read
+// on the inner terminal with nothing shown on ours yet is not an answer.
 func relayUnanswered(pr Probe, o Observation) bool {
-	return pr.Relay != nil && !o.Wrote.At.IsZero() && o.Outputs == o.Wrote.Outputs &&
-		time.Since(o.Wrote.At) < QuietPeriod
+	return pr.Relay != nil && o.Quiet < QuietPeriod &&
+		(o.Outputs == o.Wrote.Outputs || strings.TrimSpace(o.Line) == "")
 }
 
 // errRelayModes: the settings of a terminal a relay holds could not be

@@ -389,3 +389,25 @@ func TestDecideThroughRelay(t *testing.T) {
 		})
 	}
 }
+
+// A relayed read with nothing printed on our terminal since the start (or
+// the last write) waits out the quiet period: the relay may still hold
+// the inner program's prompt (rlwrap does, until it is sure it is whole).
+func TestDecideRelayHoldsThePrompt(t *testing.T) {
+	rl := Relay{Terminal: "/dev/pts/9", Depth: 1, ModesKnown: true, Echo: true, Canonical: false}
+	e := evidence{probe: Probe{Activity: Reading, Reader: Task{Pid: 4242, Tid: 4242}, Relay: &rl}, echo: true, raw: true}
+	fresh := with(quiet(""), func(o *Observation) { o.Outputs, o.Quiet = 0, 20*time.Millisecond })
+	var d Detector
+	if st := d.Decide(fresh, &e); st.Waiting {
+		t.Errorf("nothing printed yet, 20 ms after the start: %+v, want no verdict", st)
+	}
+	if st := d.Decide(with(fresh, func(o *Observation) { o.Quiet = QuietPeriod }), &e); !st.Waiting || st.Signal != SignalRelay {
+		t.Errorf("nothing printed for the quiet period: %+v, want waiting through the relay", st)
+	}
+	if st := d.Decide(with(fresh, func(o *Observation) { o.Outputs = 1 }), &e); st.Waiting {
+		t.Errorf("only the relay's terminal set-up printed, 20 ms after the start: %+v, want no verdict", st)
+	}
+	if st := d.Decide(with(quiet("calc> "), func(o *Observation) { o.Outputs, o.Quiet = 1, 20*time.Millisecond }), &e); !st.Waiting {
+		t.Errorf("the prompt printed: %+v, want waiting", st)
+	}
+}
