@@ -38,18 +38,11 @@ func TestRepliesToPrintedQueriesDoNotReachTheShell(t *testing.T) {
 				dir := t.TempDir()
 				build := filepath.Join(dir, "build")
 				queries := "a README with queries\n" + strings.Repeat(k.query+"text ", 4) + "\nthe end\n"
-				for path, content := range map[string]string{
+				writeTree(t, map[string]string{
 					filepath.Join(dir, "README"):    queries,
 					filepath.Join(dir, "keep.txt"):  "keep\n",
 					filepath.Join(build, "out.txt"): "out\n",
-				} {
-					if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-						t.Fatal(err)
-					}
-				}
+				})
 				waiting(t, s.reply(id, "cd "+dir+"; cat README"), "command")
 				a := waiting(t, s.reply(id, "cd build; rm -f *.txt"), "command")
 				if a.num("command_exit_code") != 0 || !a.has("command_exit_code") {
@@ -147,18 +140,11 @@ func TestRepliesToABackgroundJobDoNotReachTheIdleShell(t *testing.T) {
 					build := filepath.Join(dir, "build")
 					fifo := filepath.Join(dir, "go")
 					job := "read _ < \"$1\"; printf 'job says %b' \"$2\"; echo \"job done: $3\"\n"
-					for path, content := range map[string]string{
+					writeTree(t, map[string]string{
 						filepath.Join(dir, "job.sh"):    job,
 						filepath.Join(dir, "keep.txt"):  "keep\n",
 						filepath.Join(build, "out.txt"): "out\n",
-					} {
-						if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-							t.Fatal(err)
-						}
-					}
+					})
 					if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 						t.Fatal(err)
 					}
@@ -236,4 +222,18 @@ func TestRepliesToABackgroundJobDoNotReachALineReader(t *testing.T) {
 			})
 		}
 	})
+}
+
+// writeTree writes each file of files (path to content), making the
+// directories it needs.
+func writeTree(t *testing.T, files map[string]string) {
+	t.Helper()
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
