@@ -2,7 +2,7 @@ package human
 
 import (
 	_ "embed"
-	"regexp"
+	"strings"
 )
 
 // The handover page's terminal is xterm.js (MIT, internal/human/xterm/
@@ -19,9 +19,38 @@ var (
 	xtermCSS string
 )
 
-// sourceMap matches the comment that points a browser's developer tools
-// at a source map this server does not serve.
-var sourceMap = regexp.MustCompile(`(?m)^//# sourceMappingURL=.*$`)
-
 // xtermLib is the library's scripts as one inline script.
-var xtermLib = sourceMap.ReplaceAllString(xtermJS, "") + "\n" + sourceMap.ReplaceAllString(xtermFitJS, "")
+var xtermLib = withoutSourceMaps(xtermJS) + "\n" + withoutSourceMaps(xtermFitJS)
+
+// sourceMapLine starts the comment that points a browser's developer tools
+// at a source map this server does not serve.
+const sourceMapLine = "//# sourceMappingURL="
+
+// withoutSourceMaps returns js without its source-map comment lines. It
+// runs at start-up over the whole library, so it scans with strings.Index
+// rather than a regular expression (which took 5 ms of every start).
+func withoutSourceMaps(js string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(js, sourceMapLine)
+		if i < 0 {
+			b.WriteString(js)
+			return b.String()
+		}
+		end := strings.IndexByte(js[i:], '\n')
+		if i > 0 && js[i-1] != '\n' { // not at a line's start: keep it
+			if end < 0 {
+				b.WriteString(js)
+				return b.String()
+			}
+			b.WriteString(js[:i+end+1])
+			js = js[i+end+1:]
+			continue
+		}
+		b.WriteString(js[:i])
+		if end < 0 {
+			return b.String()
+		}
+		js = js[i+end+1:]
+	}
+}
