@@ -119,6 +119,11 @@ func child(role string) int {
 		}
 	case "sleep":
 		time.Sleep(time.Hour)
+	case "lazyrelay":
+		// A relay that has not read what the program inside wrote yet:
+		// it runs a timed select (which prints "ready") under a terminal
+		// of its own and watches only its own input.
+		return lazyRelay()
 	case "poll1":
 		fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}}
 		for {
@@ -406,5 +411,29 @@ func TestSelectReadFds(t *testing.T) {
 		if got := selectReadFds(tt.b, tt.nfds); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// lazyRelay runs the test binary as "selecttimed" on a terminal whose
+// master it holds and never reads, and polls its own input meanwhile.
+func lazyRelay() int {
+	master, slave, err := cpty.Open()
+	if err != nil {
+		return 1
+	}
+	defer master.Close()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=selecttimed")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		return 1
+	}
+	_ = slave.Close()
+	r, w, _ := os.Pipe()
+	defer w.Close()
+	fds := []unix.PollFd{{Fd: 0, Events: unix.POLLIN}, {Fd: int32(r.Fd()), Events: unix.POLLIN}}
+	for {
+		_, _ = unix.Poll(fds, -1)
 	}
 }

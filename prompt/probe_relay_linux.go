@@ -29,10 +29,10 @@ const maxDescriptors = 4096
 // client handed over; or a read by a process that holds a master) and
 // some relay holds an inner terminal with processes on it; r, the verdict
 // on in's terminal, otherwise. Output the program inside wrote that has
-// not reached the relay makes the answer Busy. Of several inner terminals (a multiplexer's
-// windows), one where something computes or sleeps makes the answer Busy:
-// which window is shown cannot be told from /proc, and a wait is never
-// reported that may not be one.
+// not reached the relay makes the answer Busy (not a timed wait). Of
+// several inner terminals (a multiplexer's windows), one where something
+// computes or sleeps makes the answer Busy: which window is shown cannot
+// be told from /proc, and a wait is never reported that may not be one.
 func (pr *Prober) throughRelays(in Input, r Probe, seen termSeen, o probeOpts) Probe {
 	switch {
 	case o.depth >= maxRelayDepth:
@@ -56,11 +56,13 @@ func (pr *Prober) throughRelays(in Input, r Probe, seen termSeen, o probeOpts) P
 	for _, it := range inner {
 		t := it.Input
 		p := pr.inspect(t, o)
-		if p.Activity != Busy && p.Activity != Unknown && (masterPending(it.holder, it.master) || typeahead(t.Path)) {
+		if (p.Activity != Busy || p.Timed) && p.Activity != Unknown && (masterPending(it.holder, it.master) || typeahead(t.Path)) {
 			// What the program inside wrote has not reached the relay
 			// yet (its prompt is on its way, and the answer waits for
 			// it), or what was written to it waits unread on its
-			// terminal: the read seen is the one from before.
+			// terminal: the read seen is the one from before. A timed
+			// wait seen now began before the line reached the log, and
+			// would be taken for a timer that outlived it.
 			return relayed(Probe{Activity: Busy}, t)
 		}
 		switch p.Activity {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/poll"
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 // relayCmd is a relay that runs line under a terminal of its own, and
@@ -122,5 +123,45 @@ func TestInspectThroughRelays(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// A program inside a relay that printed its line and then waits on a
+// timer is busy, not in a timed wait, while what it printed has not
+// reached the relay: the decision would otherwise take the timer for one
+// armed before the line (under load, script-select-timer was reported
+// waiting as a quiet prompt once in 20 runs).
+func TestInspectRelayWithUnreadOutputIsBusy(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := startTTY(t, fmt.Sprintf("YS_PROBE_TAG=%d", time.Now().UnixNano()), []string{childEnv + "=lazyrelay"}, exe).in
+	// Wait until the program inside sleeps in its timed select.
+	inSelect := poll.Within(10*time.Second, func() bool {
+		// A child is listed under the thread that made it.
+		tids, _ := proc.Tasks(in.Session)
+		var inner int
+		for _, tid := range tids {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", in.Session, tid))
+			if _, err := fmt.Sscan(string(b), &inner); err == nil {
+				break
+			}
+		}
+		if inner == 0 {
+			return false
+		}
+		sc, err := proc.ReadSyscall(inner, inner)
+		return err == nil && classify(sc.Nr) == scSelect && sleeping(Task{Pid: inner, Tid: inner})
+	})
+	if !inSelect {
+		t.Fatal("the program inside never reached its select")
+	}
+	got, ok := inspectUntil(in, 10*time.Second, func(g Probe) bool { return g.Relay != nil })
+	if !ok {
+		t.Fatalf("never seen through the relay: %+v", got)
+	}
+	if got.Activity != Busy || got.Timed {
+		t.Fatalf("%+v while its output waits unread in the relay, want busy, not a timed wait", got)
 	}
 }
