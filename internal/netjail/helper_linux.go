@@ -1,0 +1,131 @@
+package netjail
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/netproxy"
+)
+
+// Main is the helper mode, run as the first program inside the new
+// namespaces with args "<fd> <path> <argv0> <args>...": it hands a
+// listener on 127.0.0.1 to the server over the Unix socket fd and execs
+// path with the proxy variables set. It returns (an exit code, having
+// said why on stderr) only when it fails; path "-" exits 0 after the
+// hand-over (the availability check).
+func Main(args []string) int {
+	if len(args) < 3 && !(len(args) == 2 && args[1] == "-") {
+		fmt.Fprintln(os.Stderr, "yieldshell: network sandbox: usage: __netjail <fd> <path> <argv0> [args...]")
+		return 2
+	}
+	fd, err := strconv.Atoi(args[0])
+	if err != nil || fd < 3 {
+		fmt.Fprintf(os.Stderr, "yieldshell: network sandbox: bad descriptor %q\n", args[0])
+		return 2
+	}
+	// Capabilities are a thread's: the thread that drops them must be the
+	// one that execs.
+	runtime.LockOSThread()
+	port, err := handOver(fd)
+	if err == nil && args[1] == "-" {
+		return 0
+	}
+	if err == nil {
+		err = dropCapabilities()
+	}
+	if err == nil {
+		env := append(withoutProxyEnv(os.Environ()), netproxy.Env("127.0.0.1:"+strconv.Itoa(port))...)
+		err = syscall.Exec(args[1], args[2:], env)
+		err = fmt.Errorf("exec %s: %w", args[1], err)
+	}
+	fmt.Fprintf(os.Stderr, "yieldshell: network sandbox: %v\n", err)
+	return 126
+}
+
+// handOver brings loopback up, listens on 127.0.0.1 (a free port) and
+// sends the listening socket over the Unix socket fd; it closes both and
+// returns the port.
+func handOver(fd int) (int, error) {
+	defer unix.Close(fd)
+	if err := loopbackUp(); err != nil {
+		return 0, err
+	}
+	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("listen: %w", err)
+	}
+	defer unix.Close(ln)
+	if err := unix.Bind(ln, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, fmt.Errorf("listen: bind 127.0.0.1: %w", err)
+	}
+	if err := unix.Listen(ln, 128); err != nil {
+		return 0, fmt.Errorf("listen: %w", err)
+	}
+	sa, err := unix.Getsockname(ln)
+	if err != nil {
+		return 0, fmt.Errorf("listen: %w", err)
+	}
+	if err := unix.Sendmsg(fd, []byte{'L'}, unix.UnixRights(ln), nil, 0); err != nil {
+		return 0, fmt.Errorf("hand the listener to the server: %w", err)
+	}
+	return sa.(*unix.SockaddrInet4).Port, nil
+}
+
+// loopbackUp sets lo up: a new network namespace has it down.
+func loopbackUp() error {
+	s, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback up: %w", err)
+	}
+	defer unix.Close(s)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback up: %w", err)
+	}
+	if err := unix.IoctlIfreq(s, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback up: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(s, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback up: %w", err)
+	}
+	return nil
+}
+
+// dropCapabilities takes CAP_NET_ADMIN and CAP_NET_RAW out of the
+// bounding set (a command running as root in the namespace keeps its other
+// capabilities there, never these: no raw or packet sockets, no
+// reconfiguring the namespace) and clears the ambient set the server gave
+// a non-root helper, so that such a command execs with none.
+func dropCapabilities() error {
+	for _, c := range []uintptr{unix.CAP_NET_ADMIN, unix.CAP_NET_RAW} {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	return nil
+}
+
+// withoutProxyEnv drops the proxy variables the command would otherwise
+// inherit (they would point outside the namespace).
+func withoutProxyEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(name) {
+		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "FTP_PROXY":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

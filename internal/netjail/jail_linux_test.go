@@ -1,0 +1,156 @@
+package netjail
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/netproxy"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case HelperCommand:
+			os.Exit(Main(os.Args[2:]))
+		case "__probe":
+			os.Exit(probe(os.Args[2:]))
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// resolver maps the test names: listed.test and unlisted.test are the
+// upstream on 127.0.0.2.
+type resolver map[string]netip.Addr
+
+func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return []netip.Addr{a}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// world is what a jailed test child may or may not reach: an HTTP server
+// on 127.0.0.2 (listed.test) and a proxy serving on the host's loopback
+// (the port a host-side proxy would have).
+type world struct {
+	upstream  int // port on 127.0.0.2
+	hostProxy int // port on 127.0.0.1
+	list      netproxy.List
+}
+
+func newWorld(t *testing.T) *world {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2 on this machine: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from upstream")
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	list, err := netproxy.Parse("listed.test, 127.0.0.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{upstream: ln.Addr().(*net.TCPAddr).Port, list: list}
+	hp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.hostProxy = hp.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		netproxy.New(netproxy.Config{Hosts: list, Resolver: w.resolver()}).Serve(ctx, hp)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return w
+}
+
+func (w *world) resolver() resolver {
+	two := netip.MustParseAddr("127.0.0.2")
+	return resolver{"listed.test": two, "unlisted.test": two}
+}
+
+// run starts path with argv in a jail whose proxy admits w's list, waits
+// for it and returns its output and the proxy's denials.
+func (w *world) run(t *testing.T, path string, argv ...string) (string, []netproxy.Denial) {
+	t.Helper()
+	px := netproxy.New(netproxy.Config{Hosts: w.list, Resolver: w.resolver()})
+	j, err := New(px)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, Stdout: &out, Stderr: &out}
+	cmd.Path, cmd.Args = j.Wrap(exe, 3, path, argv)
+	j.Apply(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		j.Close()
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Serve(ctx); err != nil {
+		cmd.Wait()
+		j.Close()
+		t.Fatalf("serve: %v (output %q)", err, out.String())
+	}
+	werr := cmd.Wait()
+	if err := j.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if werr != nil {
+		t.Logf("%s: %v", path, werr)
+	}
+	d, _ := px.TakeDenials()
+	return out.String(), d
+}
+
+// probes runs the test binary's probe mode in a jail and returns each
+// probe's result line by probe.
+func (w *world) probes(t *testing.T, probes ...string) (map[string]string, []netproxy.Denial) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, denials := w.run(t, exe, append([]string{exe, "__probe"}, probes...)...)
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		p, result, _ := strings.Cut(line, " ")
+		got[p] = result
+	}
+	return got, denials
+}
+
+// hostAddr is an address of this machine outside loopback, or "" when it
+// has none.
+func hostAddr() string {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	return ""
+}
