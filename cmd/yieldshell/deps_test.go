@@ -64,7 +64,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/app": {"tools", "internal/toolhost", "internal/mcptool", "internal/metrics", "internal/session", "pty",
 			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots"},
 		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
-			"internal/console", "internal/httpserve", "internal/proc"},
+			"internal/console", "internal/httpserve", "internal/proc", "internal/netjail"},
 	}
 	root := filepath.Join("..", "..")
 	pkgs := modulePackages(t, root)

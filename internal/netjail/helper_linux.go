@@ -20,7 +20,7 @@ import (
 // said why on stderr) only when it fails; path "-" exits 0 after the
 // hand-over (the availability check).
 func Main(args []string) int {
-	if len(args) < 3 && !(len(args) == 2 && args[1] == "-") {
+	if len(args) < 3 && (len(args) != 2 || args[1] != "-") {
 		fmt.Fprintln(os.Stderr, "yieldshell: network sandbox: usage: __netjail <fd> <path> <argv0> [args...]")
 		return 2
 	}

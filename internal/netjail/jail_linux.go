@@ -1,12 +1,15 @@
 package netjail
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -163,4 +166,33 @@ func (j *Jail) Close() error {
 	j.wg.Wait()
 	j.child.Close()
 	return j.server.Close()
+}
+
+// Check starts exe (this binary) as the helper in a jail that runs
+// nothing, and says whether the jail works here: the kernel has user and
+// network namespaces, this user may create them, and loopback comes up.
+// Its error says what is missing. It judges by the hand-over, not by the
+// helper's exit status, so it works while pty's reaper reaps every child.
+func Check(ctx context.Context, exe string) error {
+	j, err := New(netproxy.New(netproxy.Config{}))
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	var stderr bytes.Buffer
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, Stderr: &stderr}
+	cmd.Path, cmd.Args = j.Wrap(exe, 3, "-", nil)
+	j.Apply(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("network sandbox: cannot create user and network namespaces: %w", err)
+	}
+	ln, err := j.receive(ctx)
+	cmd.Wait()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return errors.New(msg)
+		}
+		return err
+	}
+	return ln.Close()
 }

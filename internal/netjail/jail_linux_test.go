@@ -154,3 +154,50 @@ func hostAddr() string {
 	}
 	return ""
 }
+
+func TestCheck(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := Check(ctx, exe); err != nil {
+		t.Errorf("Check = %v on a machine where the jail works", err)
+	}
+	// A helper that cannot bring loopback up (no namespaces: this is not
+	// the jail's own start) says so.
+	if err := Check(ctx, "/nonexistent/yieldshell"); err == nil || !strings.Contains(err.Error(), "namespaces") {
+		t.Errorf("Check(missing binary) = %v, want an error that names the namespaces", err)
+	}
+}
+
+// TestServeFailsWhenTheHelperFails: a helper that cannot do its part
+// (here: started without the namespaces, as an ordinary user could not
+// bring loopback up; as root it would listen in the host's namespace, so
+// the test gives it a bad descriptor instead) makes Serve fail with the
+// helper's reason on the command's stderr, not hang.
+func TestServeFailsWhenTheHelperFails(t *testing.T) {
+	j, err := New(netproxy.New(netproxy.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	exe, _ := os.Executable()
+	var out bytes.Buffer
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{}, Stderr: &out}
+	cmd.Path, cmd.Args = j.Wrap(exe, 9, "/bin/true", []string{"true"}) // fd 9: not the socket
+	j.Apply(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Serve(ctx); err == nil || !strings.Contains(err.Error(), "no listener") {
+		t.Errorf("Serve = %v, want no listener", err)
+	}
+	cmd.Wait()
+	if !strings.Contains(out.String(), "network sandbox") || cmd.ProcessState.ExitCode() != 126 {
+		t.Errorf("helper exit %d, stderr %q", cmd.ProcessState.ExitCode(), out.String())
+	}
+}

@@ -30,5 +30,8 @@ func (*Jail) Serve(context.Context) error { return ErrUnsupported }
 
 func (*Jail) Close() error { return nil }
 
+// Check fails with ErrUnsupported.
+func Check(context.Context, string) error { return ErrUnsupported }
+
 // Main fails: there is no helper mode.
 func Main([]string) int { return 2 }
