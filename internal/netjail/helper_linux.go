@@ -14,11 +14,9 @@ import (
 )
 
 // Main is the helper mode, run as the first program inside the new
-// namespaces with args "<fd> <path> <argv0> <args>...": it hands a
-// listener on 127.0.0.1 to the server over the Unix socket fd and execs
-// path with the proxy variables set. It returns (an exit code, having
-// said why on stderr) only when it fails; path "-" exits 0 after the
-// hand-over (the availability check).
+// namespaces with args "<fd> <path> <argv0> <args>...": it calls Enter
+// and execs path. It returns (an exit code, having said why on stderr)
+// only when it fails; path "-" exits 0 after the hand-over (Check).
 func Main(args []string) int {
 	if len(args) < 3 && (len(args) != 2 || args[1] != "-") {
 		fmt.Fprintln(os.Stderr, "yieldshell: network sandbox: usage: __netjail <fd> <path> <argv0> [args...]")
@@ -29,23 +27,35 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "yieldshell: network sandbox: bad descriptor %q\n", args[0])
 		return 2
 	}
-	// Capabilities are a thread's: the thread that drops them must be the
-	// one that execs.
-	runtime.LockOSThread()
-	port, err := handOver(fd)
+	runtime.LockOSThread() // Enter's capabilities are this thread's, which execs
+	env, err := Enter(fd, os.Environ())
 	if err == nil && args[1] == "-" {
 		return 0
 	}
 	if err == nil {
-		err = dropCapabilities()
-	}
-	if err == nil {
-		env := append(withoutProxyEnv(os.Environ()), netproxy.Env("127.0.0.1:"+strconv.Itoa(port))...)
 		err = syscall.Exec(args[1], args[2:], env)
 		err = fmt.Errorf("exec %s: %w", args[1], err)
 	}
 	fmt.Fprintf(os.Stderr, "yieldshell: network sandbox: %v\n", err)
 	return 126
+}
+
+// Enter is the helper's work short of the exec, for a helper that also
+// confines the command otherwise (Landlock, seccomp) before its one exec:
+// it brings loopback up, hands a listener on 127.0.0.1 to the server over
+// the Unix socket fd (closing fd), drops the capabilities it used, and
+// returns env with the proxy variables set to that listener. Call it on a
+// locked OS thread, the one that will exec (capabilities are a thread's),
+// before a seccomp filter that would refuse its ioctl or socket calls.
+func Enter(fd int, env []string) ([]string, error) {
+	port, err := handOver(fd)
+	if err != nil {
+		return nil, err
+	}
+	if err := dropCapabilities(); err != nil {
+		return nil, err
+	}
+	return append(withoutProxyEnv(env), netproxy.Env("127.0.0.1:"+strconv.Itoa(port))...), nil
 }
 
 // handOver brings loopback up, listens on 127.0.0.1 (a free port) and

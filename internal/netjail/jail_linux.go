@@ -28,6 +28,7 @@ type Jail struct {
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	closed sync.Once
 }
 
 // New prepares a Jail whose connections proxy serves (one Proxy per
@@ -160,12 +161,16 @@ func listenerFrom(oob []byte) (net.Listener, error) {
 
 // Close stops serving: the listener and every connection through it are
 // closed and Close returns once they have ended. Call it when the process
-// has ended (its descendants lose the network with it).
+// has ended (its descendants lose the network with it); a second Close
+// does nothing.
 func (j *Jail) Close() error {
-	j.cancel()
-	j.wg.Wait()
-	j.child.Close()
-	return j.server.Close()
+	j.closed.Do(func() {
+		j.cancel()
+		j.wg.Wait()
+		j.child.Close()
+		j.server.Close()
+	})
+	return nil
 }
 
 // Check starts exe (this binary) as the helper in a jail that runs

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -14,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	creackpty "github.com/creack/pty"
+
 	"github.com/yieldshell/yieldshell/internal/netproxy"
+	"github.com/yieldshell/yieldshell/internal/poll"
 )
 
 func TestMain(m *testing.M) {
@@ -199,5 +203,85 @@ func TestServeFailsWhenTheHelperFails(t *testing.T) {
 	cmd.Wait()
 	if !strings.Contains(out.String(), "network sandbox") || cmd.ProcessState.ExitCode() != 126 {
 		t.Errorf("helper exit %d, stderr %q", cmd.ProcessState.ExitCode(), out.String())
+	}
+}
+
+// TestJailedProcessStaysReadable: the server still reads a jailed
+// process's /proc entries (the input-wait probe reads its system call).
+func TestJailedProcessStaysReadable(t *testing.T) {
+	j, err := New(netproxy.New(netproxy.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	exe, _ := os.Executable()
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("cat is not installed")
+	}
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}}
+	cmd.Path, cmd.Args = j.Wrap(exe, 3, cat, []string{"cat"})
+	j.Apply(cmd.SysProcAttr)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Serve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	file := fmt.Sprintf("/proc/%d/syscall", cmd.Process.Pid)
+	var last string
+	poll.Until(t, 10*time.Second, "the jailed cat to be seen reading", func() bool {
+		b, err := os.ReadFile(file)
+		last = fmt.Sprint(string(b), err)
+		return strings.HasPrefix(string(b), "0 ") // read(2)
+	})
+	t.Logf("%s: %s", file, last)
+}
+
+// TestJailUnderATerminal: a jailed command starts under a pseudo-terminal
+// that becomes its controlling terminal, as pty starts every command.
+func TestJailUnderATerminal(t *testing.T) {
+	ptmx, tty, err := creackpty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	defer ptmx.Close()
+	j, err := New(netproxy.New(netproxy.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("sh is not installed")
+	}
+	exe, _ := os.Executable()
+	path, argv := j.Wrap(exe, 3, sh, []string{"sh", "-c", "tty; echo $HTTP_PROXY"})
+	attr := &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Pdeathsig: syscall.SIGKILL}
+	j.Apply(attr)
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{Files: []*os.File{tty, tty, tty, j.ChildFile()}, Sys: attr})
+	tty.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Serve(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ptmx.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var out bytes.Buffer
+	io.Copy(&out, ptmx) // until the terminal closes (EIO) or the deadline
+	if !strings.Contains(out.String(), "/dev/pts/") || !strings.Contains(out.String(), "http://127.0.0.1:") {
+		t.Errorf("output %q, want the terminal's name and the proxy", out.String())
 	}
 }

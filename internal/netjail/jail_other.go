@@ -33,5 +33,8 @@ func (*Jail) Close() error { return nil }
 // Check fails with ErrUnsupported.
 func Check(context.Context, string) error { return ErrUnsupported }
 
+// Enter fails with ErrUnsupported.
+func Enter(int, []string) ([]string, error) { return nil, ErrUnsupported }
+
 // Main fails: there is no helper mode.
 func Main([]string) int { return 2 }

@@ -3,6 +3,7 @@ package netproxy
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -287,5 +288,22 @@ func TestSOCKSWithoutNoAuthIsRefused(t *testing.T) {
 	b, _ := io.ReadAll(c)
 	if string(b) != "\x05\xff" {
 		t.Errorf("reply %q, want no acceptable method and a close", b)
+	}
+}
+
+func TestDenialJSON(t *testing.T) {
+	b, err := json.Marshal(Denial{Op: "connect", Host: "evil.example", Port: 443, Count: 2, Reason: "not listed"})
+	if want := `{"op":"connect","host":"evil.example","port":443,"count":2,"reason":"not listed"}`; err != nil || string(b) != want {
+		t.Errorf("%s, %v; want %s", b, err, want)
+	}
+}
+
+func TestEnv(t *testing.T) {
+	got := strings.Join(Env("127.0.0.1:3128"), " ")
+	for _, want := range []string{"HTTP_PROXY=http://127.0.0.1:3128", "https_proxy=http://127.0.0.1:3128",
+		"ALL_PROXY=socks5h://127.0.0.1:3128", "all_proxy=socks5h://127.0.0.1:3128", "NO_PROXY=localhost,127.0.0.1,::1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Env lacks %s: %s", want, got)
+		}
 	}
 }
