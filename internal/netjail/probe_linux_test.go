@@ -106,8 +106,8 @@ func trySystem(kind string) (string, error) {
 			}
 		}
 		return "", err
-	case "setns":
-		fd, err := unix.Open("/proc/1/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	case "setns": // the server's (our parent's) network namespace
+		fd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/net", os.Getppid()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return "", err
 		}
