@@ -2,6 +2,7 @@ package netjail
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
@@ -66,6 +67,9 @@ func handOver(fd int) (int, error) {
 	if err := loopbackUp(); err != nil {
 		return 0, err
 	}
+	if err := onlyLoopback(); err != nil {
+		return 0, err
+	}
 	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("listen: %w", err)
@@ -104,6 +108,22 @@ func loopbackUp() error {
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	if err := unix.IoctlIfreq(s, unix.SIOCSIFFLAGS, ifr); err != nil {
 		return fmt.Errorf("loopback up: %w", err)
+	}
+	return nil
+}
+
+// onlyLoopback makes sure the helper is in a network namespace of its own
+// (the start asked for one): if it sees any interface but lo, the command
+// would have the host's network, so it must not run.
+func onlyLoopback() error {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return fmt.Errorf("list interfaces: %w", err)
+	}
+	for _, i := range ifs {
+		if i.Name != "lo" {
+			return fmt.Errorf("not in a network namespace of its own (it has %s); refusing to run the command", i.Name)
+		}
 	}
 	return nil
 }

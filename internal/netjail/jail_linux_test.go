@@ -285,3 +285,34 @@ func TestJailUnderATerminal(t *testing.T) {
 		t.Errorf("output %q, want the terminal's name and the proxy", out.String())
 	}
 }
+
+// TestHelperRefusesTheHostNetwork: a helper started without the
+// namespaces (a start that forgot Apply) refuses to run the command rather
+// than hand it the host's network. As an ordinary user it fails earlier,
+// bringing loopback up.
+func TestHelperRefusesTheHostNetwork(t *testing.T) {
+	if len(hostAddr()) == 0 {
+		t.Skip("this machine has only loopback")
+	}
+	j, err := New(netproxy.New(netproxy.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	exe, _ := os.Executable()
+	var out bytes.Buffer
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, Stdout: &out, Stderr: &out}
+	cmd.Path, cmd.Args = j.Wrap(exe, 3, "/bin/sh", []string{"sh", "-c", "echo RAN"})
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.Serve(ctx); err == nil {
+		t.Error("Serve succeeded for a helper in the host's network namespace")
+	}
+	cmd.Wait()
+	if strings.Contains(out.String(), "RAN") || !strings.Contains(out.String(), "network sandbox") {
+		t.Errorf("output %q: the command ran, or the helper did not say why not", out.String())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -123,6 +124,15 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED) {
+				// Out of descriptors for now (server-wide): wait a little
+				// rather than give this process's network up.
+				select {
+				case <-ctx.Done():
+				case <-time.After(50 * time.Millisecond):
+				}
+				continue
+			}
 			return fmt.Errorf("proxy accept: %w", err)
 		}
 		select {
@@ -133,15 +143,15 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			p.ServeConn(ctx, c)
+			p.serveConn(ctx, c)
 		})
 	}
 }
 
-// ServeConn serves one client connection (SOCKS5 when its first byte
+// serveConn serves one client connection (SOCKS5 when its first byte
 // says so, HTTP otherwise) and closes it; it returns when ctx is done or
 // the exchange ends.
-func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
+func (p *Proxy) serveConn(ctx context.Context, c net.Conn) {
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer func() {
