@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,9 +56,7 @@ func runJailed(b *testing.B, exe, path string) {
 		b.Fatal(err)
 	}
 	defer j.Close()
-	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{}}
-	cmd.Path, cmd.Args = j.Wrap(exe, 3, path, []string{"true"})
-	j.Apply(cmd.SysProcAttr)
+	cmd := j.command(exe, path, []string{"true"})
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}

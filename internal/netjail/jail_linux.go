@@ -185,9 +185,8 @@ func Check(ctx context.Context, exe string) error {
 	}
 	defer j.Close()
 	var stderr bytes.Buffer
-	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, Stderr: &stderr}
-	cmd.Path, cmd.Args = j.Wrap(exe, 3, "-", nil)
-	j.Apply(cmd.SysProcAttr)
+	cmd := j.command(exe, "-", nil)
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("network sandbox: cannot create user and network namespaces: %w", err)
 	}
@@ -200,4 +199,14 @@ func Check(ctx context.Context, exe string) error {
 		return err
 	}
 	return ln.Close()
+}
+
+// command is path with argv started by exe as the helper in the jail, the
+// jail's file at descriptor 3, as an exec.Cmd (not started): Check's
+// start, and the tests'.
+func (j *Jail) command(exe, path string, argv []string) *exec.Cmd {
+	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.child}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+	cmd.Path, cmd.Args = j.Wrap(exe, 3, path, argv)
+	j.Apply(cmd.SysProcAttr)
+	return cmd
 }

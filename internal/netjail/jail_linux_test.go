@@ -105,9 +105,8 @@ func (w *world) run(t *testing.T, path string, argv ...string) (string, []netpro
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, Stdout: &out, Stderr: &out}
-	cmd.Path, cmd.Args = j.Wrap(exe, 3, path, argv)
-	j.Apply(cmd.SysProcAttr)
+	cmd := j.command(exe, path, argv)
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		j.Close()
 		t.Fatalf("start: %v", err)
@@ -189,9 +188,9 @@ func TestServeFailsWhenTheHelperFails(t *testing.T) {
 	defer j.Close()
 	exe, _ := os.Executable()
 	var out bytes.Buffer
-	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{}, Stderr: &out}
-	cmd.Path, cmd.Args = j.Wrap(exe, 9, "/bin/true", []string{"true"}) // fd 9: not the socket
-	j.Apply(cmd.SysProcAttr)
+	cmd := j.command(exe, "/bin/true", []string{"true"})
+	cmd.Args[2] = "9" // not the socket
+	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +218,8 @@ func TestJailedProcessStaysReadable(t *testing.T) {
 	if err != nil {
 		t.Skip("cat is not installed")
 	}
-	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}}
-	cmd.Path, cmd.Args = j.Wrap(exe, 3, cat, []string{"cat"})
-	j.Apply(cmd.SysProcAttr)
+	cmd := j.command(exe, cat, []string{"cat"})
+	cmd.SysProcAttr.Setsid = true
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -301,8 +299,9 @@ func TestHelperRefusesTheHostNetwork(t *testing.T) {
 	defer j.Close()
 	exe, _ := os.Executable()
 	var out bytes.Buffer
-	cmd := &exec.Cmd{ExtraFiles: []*os.File{j.ChildFile()}, Stdout: &out, Stderr: &out}
-	cmd.Path, cmd.Args = j.Wrap(exe, 3, "/bin/sh", []string{"sh", "-c", "echo RAN"})
+	cmd := j.command(exe, "/bin/sh", []string{"sh", "-c", "echo RAN"})
+	cmd.SysProcAttr = &syscall.SysProcAttr{} // no namespaces
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
