@@ -2,6 +2,7 @@ package netjail
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -35,6 +36,11 @@ func TestJailReachesOnlyThroughTheProxy(t *testing.T) {
 		"packet:":                                 "err operation not permitted",
 		"dns:yieldshell-netjail-test.example.com": "err ",
 		"setns:":                                  "err permission denied",
+	}
+	abstract := "@yieldshell-netjail-test-" + strconv.Itoa(os.Getpid())
+	if ln, err := net.Listen("unix", abstract); err == nil {
+		defer ln.Close()
+		want["unix:"+abstract] = "err connection refused" // the host's abstract sockets are not the jail's
 	}
 	if h := hostAddr(); h != "" {
 		want["tcp:"+h+":"+strconv.Itoa(w.hostProxy)] = "err network is unreachable"

@@ -66,6 +66,13 @@ func try(kind, target string) (string, error) {
 	case "tcpbridge": // the bridge's port on another address
 		_, port, _ := net.SplitHostPort(strings.TrimPrefix(os.Getenv("HTTP_PROXY"), "http://"))
 		return try("tcp", net.JoinHostPort(target, port))
+	case "unix": // "@name": the abstract namespace
+		c, err := net.Dial("unix", target)
+		if err != nil {
+			return "", err
+		}
+		c.Close()
+		return "connected", nil
 	case "udp":
 		c, err := net.Dial("udp", target)
 		if err != nil {
