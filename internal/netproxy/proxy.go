@@ -25,9 +25,6 @@ type Config struct {
 	// Resolver looks listed names up; nil is net.DefaultResolver. The
 	// proxy dials the addresses it checked, never the name again.
 	Resolver Resolver
-	// Dial opens a connection to an address the proxy admitted; nil is a
-	// net.Dialer.
-	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// MaxConns bounds the connections served at once (default 64); one
 	// more is closed as soon as it is accepted.
 	MaxConns int
@@ -35,7 +32,7 @@ type Config struct {
 	// destination (default 10 s).
 	HandshakeTimeout time.Duration
 	// MaxDenials bounds the distinct destinations recorded between two
-	// TakeDenials (default 32); later ones are counted in Dropped.
+	// TakeDenials (default 32); later ones are only counted.
 	MaxDenials int
 }
 
@@ -61,10 +58,6 @@ type Proxy struct {
 func New(cfg Config) *Proxy {
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver
-	}
-	if cfg.Dial == nil {
-		d := &net.Dialer{}
-		cfg.Dial = d.DialContext
 	}
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = 64
@@ -235,7 +228,7 @@ func (p *Proxy) connect(ctx context.Context, host string, port uint16) (net.Conn
 	}
 	var last error
 	for _, a := range addrs {
-		c, err := p.cfg.Dial(ctx, "tcp", netip.AddrPortFrom(a, port).String())
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", netip.AddrPortFrom(a, port).String())
 		if err == nil {
 			return c, nil
 		}
@@ -269,13 +262,16 @@ func (p *Proxy) check(ctx context.Context, host string, port uint16) ([]netip.Ad
 	if err != nil {
 		return nil, "", fmt.Errorf("resolve %s: %w", name, unwrapOp(err))
 	}
+	if len(all) == 0 {
+		return nil, "", fmt.Errorf("resolve %s: no address", name)
+	}
 	var ok []netip.Addr
 	for _, a := range all {
 		if a = a.Unmap(); !local(a) || p.cfg.Hosts.admitsAddr(a, port) {
 			ok = append(ok, a)
 		}
 	}
-	if len(ok) == 0 && len(all) > 0 {
+	if len(ok) == 0 {
 		return nil, fmt.Sprintf("resolves to %s, a local address not listed", all[0].Unmap()), nil
 	}
 	return ok, "", nil
