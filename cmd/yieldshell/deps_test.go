@@ -58,11 +58,13 @@ func TestImportDirection(t *testing.T) {
 		"internal/console":   {"internal/wire", "internal/daemon", "internal/safetext"},
 		"internal/httpserve": {"internal/policy"},
 		"internal/mcplog":    {},
+		"internal/netproxy":  {},
+		"internal/netjail":   {"internal/netproxy"},
 		"internal/resources": {"internal/answer", "internal/wire", "internal/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"tools", "internal/toolhost", "internal/mcptool", "internal/metrics", "internal/session", "pty",
 			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots"},
 		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
-			"internal/console", "internal/httpserve", "internal/proc"},
+			"internal/console", "internal/httpserve", "internal/proc", "internal/netjail"},
 	}
 	root := filepath.Join("..", "..")
 	pkgs := modulePackages(t, root)

@@ -20,11 +20,15 @@ import (
 	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/linerpc"
 	"github.com/yieldshell/yieldshell/internal/metrics"
+	"github.com/yieldshell/yieldshell/internal/netjail"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == netjail.HelperCommand {
+		os.Exit(netjail.Main(os.Args[2:])) // a sandboxed command's first step: before anything else, then exec
+	}
 	setProcessWide()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
