@@ -51,6 +51,10 @@ type program struct {
 	// signal, when set, is the input_signal every waiting answer carries
 	// (relay_read for a program inside a relay).
 	signal string
+	// repliesTaken: the replies to the program's start-up queries reach
+	// it (tmux's server polls the terminal its client handed over), so
+	// the first answer drops none and does not wait for them.
+	repliesTaken bool
 }
 
 const secretWord = "s3cret-Passphrase-7"
@@ -273,6 +277,8 @@ func drive(t *testing.T, s *server, p program, dir string, tty bool, l *ledger) 
 		t.Errorf("prompt: want %q in %s", p.prompt, r.text)
 	case p.signal != "" && r.str("input_signal") != p.signal:
 		t.Errorf("input_signal: want %s in %s", p.signal, r.text)
+	case p.repliesTaken && strings.Contains(r.text, "were dropped"):
+		t.Errorf("replies to the start-up queries were dropped: %s", r.text)
 	}
 	for _, tn := range p.turns {
 		a, lat := s.timedWrite(id, seq, map[string]any{"process_id": id, "input": tn.input, "keys": tn.keys,

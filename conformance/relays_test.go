@@ -94,7 +94,7 @@ func relayPrograms() []program {
 
 		// tmux, a session of the command's own.
 		{name: "tmux-bash", needs: []string{"tmux", "bash"}, command: bash(underTmux),
-			kind: "line", prompt: "relay$ ", turns: shell},
+			kind: "line", prompt: "relay$ ", turns: shell, repliesTaken: true},
 		{name: "tmux-python-repl", needs: []string{"tmux", "python3"}, command: pyREPL(underTmux),
 			kind: "line", prompt: ">>> ", turns: repl},
 		{name: "tmux-read-s", needs: []string{"tmux", "bash"}, command: readS(underTmux),

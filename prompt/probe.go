@@ -83,6 +83,12 @@ type Probe struct {
 	// process of the command's tree outside the terminal's foreground
 	// group (a setsid child, a dialog a daemon drew).
 	Outside bool
+	// Watched: a process of the command's tree waits on the input among
+	// other descriptors, with or without a timeout, whatever the verdict
+	// (a multiplexer's server polls the terminal its client handed over,
+	// with a timer, while the client in the foreground waits on its
+	// socket): what is written to the terminal is taken.
+	Watched bool
 	// Relay, when set: the verdict was seen through a relay (script,
 	// screen, tmux, expect): a process of the command's tree holds the
 	// master side of another terminal, and the reader (or the wait) is a

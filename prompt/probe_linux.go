@@ -164,7 +164,9 @@ func (pr *Prober) inspectTerm(in Input, o probeOpts) (Probe, termSeen) {
 	}
 	seen := termSeen{leader: leader, running: acc.running, watched: acc.watched()}
 	if o.noTree || acc.running || acc.reader != nil {
-		return acc.result(), seen
+		r := acc.result()
+		r.Watched = seen.watched
+		return r, seen
 	}
 	// Nothing in the foreground computes or reads: a reader may sit
 	// elsewhere in the tree (a dialog a daemon drew, a setsid child that
@@ -181,6 +183,7 @@ func (pr *Prober) inspectTerm(in Input, o probeOpts) (Probe, termSeen) {
 	if out.pollsInput && r.Activity != Polling {
 		r = Probe{Activity: Polling, Outside: true}
 	}
+	r.Watched = seen.watched
 	return r, seen
 }
 

@@ -296,3 +296,35 @@ while True:
 		t.Errorf("select with a timeout: %s, want busy", got.Activity)
 	}
 }
+
+// A multiplexer's server (tmux) polls the terminal its client handed over
+// with a timer beside its other descriptors, in a session of its own and
+// an orphan, while the client in the foreground waits on its socket: the
+// verdict is Busy (the timer's), and Watched says the terminal's input is
+// taken, so that a reply to the server's queries is written (issue 43).
+func TestInspectWatchedOutside(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := "PROMPT_TEST_TAG=" + t.Name()
+	script := `T=$(tty); (setsid env ` + childEnv + `=polltimed "$0" < $T > /dev/null &); exec sleep 3600`
+	r := startTTY(t, tag, nil, "/bin/sh", "-c", script, self)
+	pr := NewProber()
+	var got Probe
+	if !poll.Within(10*time.Second, func() bool {
+		got = pr.Inspect(r.in)
+		return got.Watched
+	}) {
+		t.Fatalf("%+v: the server's timed poll of the terminal is not seen", got)
+	}
+	if got.Activity != Busy {
+		t.Errorf("%s, want busy: a timed wait is a timer's", got.Activity)
+	}
+	// Without the tag the orphan is not the command's.
+	in := r.in
+	in.Tag = ""
+	if got := NewProber().Inspect(in); got.Watched {
+		t.Errorf("without the tag: %+v, want not watched", got)
+	}
+}

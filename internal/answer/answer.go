@@ -228,7 +228,7 @@ func ReplyNotes(in session.Info) []string {
 	if in.DroppedReplies == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d replies to terminal queries were dropped: the program sent queries (such as cursor position) faster than it read its input", in.DroppedReplies)}
+	return []string{fmt.Sprintf("%d replies to terminal queries were dropped: the program that sent them (a cursor position query, say) did not read them in time, or sent them faster than it read its input", in.DroppedReplies)}
 }
 
 // Long fills the long-running fields of an answer about p from its

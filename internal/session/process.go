@@ -171,7 +171,8 @@ type Info struct {
 	OutputLeftOpen         bool // a descendant still held the output open at the end
 	StdinError             string
 	// DroppedReplies counts replies to the program's terminal queries that
-	// were dropped because it sent them faster than it read its input.
+	// were dropped: it sent them faster than it read its input, or whoever
+	// asked did not read them in time (replyHold).
 	DroppedReplies int
 }
 

@@ -106,9 +106,11 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 			return false, true
 		}
 		// The terminal's own readers: a relay (script) takes the reply and
-		// passes it on, whatever runs inside.
-		switch p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path, Direct: true}).Activity {
-		case prompt.Reading, prompt.Polling, prompt.Unknown:
+		// passes it on, whatever runs inside; a multiplexer's server
+		// (tmux) watches the terminal with a timer beside its other
+		// descriptors while its client, in the foreground, waits on it.
+		switch pr := p.in.prober.Inspect(prompt.Input{Session: p.Pid, Pgrp: fg, Path: path, Tag: tagKey + "=" + p.tag, Direct: true}); {
+		case pr.Activity == prompt.Reading, pr.Activity == prompt.Polling, pr.Activity == prompt.Unknown, pr.Watched:
 		default:
 			return false, false
 		}
