@@ -279,7 +279,7 @@ func (s PersonSecret) Submit(ctx context.Context, secret []byte) error {
 		return errors.New("the program reads a pipe, not a terminal, so nothing was typed")
 	}
 	st := p.InputState()
-	echo, canonical, err := p.proc.Modes()
+	echo, canonical, err := p.engine().Modes()
 	if rl := st.Relay; rl != nil && err == nil {
 		echo, canonical, err = rl.Through(echo, canonical) // typed across the relay's terminals too
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
@@ -35,9 +36,9 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag     string        // tagKey value of the process and its descendants
-	proc    EngineProcess // the command as the kernel sees it (engine.go)
-	timing  *timing       // the Manager's, shared by its processes
+	tag     string                    // tagKey value of the process and its descendants
+	eng     atomic.Pointer[engineRef] // the command as the kernel sees it (engine.go, ended.go)
+	timing  *timing                   // the Manager's, shared by its processes
 	hooks   endHooks
 	w       waiter          // the goroutine that follows it to its end (end.go)
 	streams streams         // the goroutines that read its output (reader.go)
@@ -115,7 +116,8 @@ func (p *Process) advanceLocked(to phase) bool {
 func (p *Process) releaseLocked() {
 	if p.lc.ended() && p.streams.open == 0 && !p.streams.released {
 		p.streams.released = true
-		_ = p.proc.Close() // nothing is blocked on them any more
+		_ = p.engine().Close() // nothing is blocked on them any more
+		p.endEngine()
 	}
 }
 
@@ -151,7 +153,7 @@ func (p *Process) Resize(cols, rows uint16) error {
 	p.mu.Lock()
 	p.out.resize(p.log, int(cols), int(rows))
 	p.mu.Unlock()
-	return p.proc.Resize(cols, rows)
+	return p.engine().Resize(cols, rows)
 }
 
 // Info is a summary of a process at one moment.

@@ -149,7 +149,7 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 			if p.TTY {
 				// As close to the read as can be: a program that queries
 				// and exits may be gone from the foreground soon after.
-				sr.fg, _ = p.proc.ForegroundPgrp()
+				sr.fg, _ = p.engine().ForegroundPgrp()
 			}
 			p.pass(sr, buf[:n])
 		}
@@ -323,10 +323,10 @@ func (p *Process) writeInitial(data string, closeAfter bool) {
 	defer p.streams.readers.Done()
 	var err error
 	if data != "" {
-		err = p.proc.WriteInput(p.life, []byte(data))
+		err = p.engine().WriteInput(p.life, []byte(data))
 	}
 	if err == nil && closeAfter {
-		err = p.proc.CloseInput()
+		err = p.engine().CloseInput()
 	}
 	p.mu.Lock()
 	if err != nil && p.life.Err() == nil {

@@ -185,7 +185,6 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		TTY:       proc.TTY(),
 		StartedAt: spec.startedAt,
 		tag:       spec.tag,
-		proc:      proc,
 		timing:    spec.timing,
 		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
 		w:         newWaiter(spec.timeout),
@@ -194,6 +193,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
+	p.eng.Store(&engineRef{proc})
 	p.sharePersonSecret = spec.sharePersonSecret
 	p.life, p.endLife = context.WithCancel(context.Background())
 	list := newSecretList(secrets)
