@@ -196,6 +196,9 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 	for _, p := range removed {
 		m.reg.forget(p)
 	}
+	if len(removed) > 0 {
+		m.reg.uncountForgotten()
+	}
 	m.mu.Unlock()
 	for _, p := range removed {
 		p.Close()

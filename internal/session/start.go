@@ -325,7 +325,7 @@ func (m *Manager) ended(p *Process, final Info) {
 	m.log.Debug("ended", "process_id", p.ID)
 	m.afterEnd(p, final)
 	m.mu.Lock()
-	m.reg.fitEndedOutput(m.keep.endedBytes)
+	m.reg.countEnded(p, m.keep.endedBytes)
 	m.mu.Unlock()
 	m.watch.signal()
 }
