@@ -276,6 +276,11 @@ func (p *Process) replyOrigin(sr *streamReader) replyOrigin {
 // as text, so the filter's reason (no program's escape sequence reaches an
 // answer as text) still holds.
 //
+// The judge sees every chunk, the fast paths' too (Seen): a chunk too
+// short to tell is judged with the text before it, so output that is
+// binary only across many short reads is stored as binary. This is the
+// one judgement of binary output; answers follow the log's parts.
+//
 // "As it is" is after the reader's redaction (a secret is never stored)
 // and without shell-integration marks (the reader takes them out before
 // this); in PTY mode it is what the terminal gave us, after its output
@@ -284,11 +289,13 @@ func (p *Process) replyOrigin(sr *streamReader) replyOrigin {
 func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 	sr.sc.from = p.replyOrigin(sr)
 	if sr.direct {
+		sr.judge.Seen(b)
 		p.out.append(p.log, sr.s, b, &sr.sc, last)
 		return
 	}
-	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 {
+	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 && !sr.judge.Tips(b) {
 		if text, ok := sr.stripText(b, last); ok {
+			sr.judge.Seen(b)
 			p.out.append(p.log, sr.s, text, &sr.sc, last)
 			return
 		}
