@@ -60,6 +60,10 @@ type Process struct {
 	// sharePersonSecret redacts a secret a person typed into this process
 	// from every process of the Manager (startSpec's; shared.go).
 	sharePersonSecret func(string)
+	// lateOutput is called, without the lock, when the output of a
+	// process that had already ended reaches EOF: the Manager measures it
+	// again (startSpec's; retention.go).
+	lateOutput func()
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called

@@ -161,9 +161,13 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 			if p.streams.open == 0 {
 				p.w.wake()
 			}
+			late := p.lc.ended() && p.streams.open == 0
 			p.releaseLocked()
 			p.broadcast()
 			p.mu.Unlock()
+			if late && p.lateOutput != nil {
+				p.lateOutput()
+			}
 			return
 		}
 	}

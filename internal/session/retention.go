@@ -116,6 +116,23 @@ func (r *registry) countEnded(p *Process, limit int64) {
 	}
 }
 
+// outputClosed measures again, once the output of a run that had ended
+// reached EOF, the runs whose output was open at their end, and fits what
+// they hold to the budget: output that came after the end is counted
+// though no run ends after it.
+func (m *Manager) outputClosed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := &m.reg.ended
+	if e.open == 0 {
+		return
+	}
+	e.remeasure()
+	if limit := m.keep.endedBytes; limit > 0 && e.total > limit {
+		e.evict(limit)
+	}
+}
+
 // remeasure measures again the runs whose output was still open.
 func (e *endedOutput) remeasure() {
 	for i := range e.runs {

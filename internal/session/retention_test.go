@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
@@ -258,6 +259,43 @@ func TestEndedOutputCount(t *testing.T) {
 	if total != 200+300 || open != 0 {
 		t.Errorf("after a late output: %d bytes counted, %d open, want 500 and none open", total, open)
 	}
+}
+
+// Output that comes after a run's end (something outside its tree held
+// the terminal) is counted once it closes, though no run ends after it:
+// the runs that ended first make room for it.
+func TestLateOutputCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, e, _ := fakeManager(t, nil, nil)
+		m.keep.endedBytes = 64 << 10
+		chunk := strings.Repeat("x", 1023) + "\n"
+		old, f := startFake(t, m, e, spec("old", false))
+		for range 40 {
+			f.print(chunk)
+		}
+		f.exit(0)
+		late, g := startFake(t, m, e, spec("late", false))
+		g.holdOutput()
+		g.exit(0)
+		for _, p := range []*Process{old, late} {
+			if r := p.WaitEnd(t.Context(), time.Now().Add(time.Minute)); r != ReasonExited {
+				t.Fatalf("WaitEnd: %s", r)
+			}
+		}
+		synctest.Wait() // the ends are handled
+		for range 40 {
+			g.print(chunk)
+		}
+		g.releaseOutput()
+		synctest.Wait()
+		if old.EvictedBytes() == 0 {
+			t.Errorf("the older run kept its output: 80 KiB ended output held, budget 64 KiB")
+		}
+		zero := int64(0)
+		if got := len(late.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both}).Output.Stdout); got != 40*len(chunk) {
+			t.Errorf("the late run kept %d bytes, want %d", got, 40*len(chunk))
+		}
+	})
 }
 
 // BenchmarkEndedBookkeeping is the Manager's work at one end with 100 and

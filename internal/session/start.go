@@ -130,7 +130,7 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
 	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: &m.timing, integrated: integrated,
-		sharePersonSecret: m.sharePersonSecret}
+		sharePersonSecret: m.sharePersonSecret, lateOutput: m.lateOutput}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
 	l.ss.Command = policy.Redact(l.secrets, spec.Command)
@@ -194,7 +194,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
 	p.eng.Store(&engineRef{proc})
-	p.sharePersonSecret = spec.sharePersonSecret
+	p.sharePersonSecret, p.lateOutput = spec.sharePersonSecret, spec.lateOutput
 	p.life, p.endLife = context.WithCancel(context.Background())
 	list := newSecretList(secrets)
 	p.out.secrets = list
