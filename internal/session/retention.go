@@ -184,6 +184,10 @@ func (r *registry) uncountForgotten() {
 		}
 		return true
 	})
+	if cap(e.runs) > 2*len(e.runs)+64 {
+		// A cleanup's room is given back: the count costs what is kept.
+		e.runs = append([]endedRun(nil), e.runs...)
+	}
 }
 
 // held returns p's summary, the memory its output holds and whether more
