@@ -10,12 +10,19 @@ import (
 	"github.com/yieldshell/yieldshell/pty"
 )
 
-// engineRef holds a Process's [EngineProcess]. The Process reads it
-// without its lock (p.engine) and replaces it once, at the end, with an
-// [endedEngine]: what the kernel's process and its descriptors cost (about
-// 700 bytes with a terminal) is not kept for as long as the record is
-// (issue 38 item 5).
-type engineRef struct{ EngineProcess }
+// engineRef holds a Process's [EngineProcess] and its life. The Process
+// reads it without its lock (p.engine) and replaces it once, at the end,
+// with an [endedEngine] and no life: what the kernel's process and its
+// descriptors cost (about 700 bytes with a terminal) and the life's
+// context (about 180) are not kept for as long as the record is (issue
+// 38 item 5).
+type engineRef struct {
+	EngineProcess
+	// life is done once the process ended or was closed; nil once the
+	// engine is an endedEngine (its life is over).
+	life    context.Context
+	endLife context.CancelFunc
+}
 
 // engine returns the process's engine: the started command, or once the
 // process ended and its descriptors were released, an [endedEngine].
@@ -25,8 +32,27 @@ func (p *Process) engine() EngineProcess { return p.eng.Load().EngineProcess }
 // descriptors are closed with what an ended one still answers. Called
 // with p.mu held, once.
 func (p *Process) endEngine() {
+	p.endLife()
 	e := p.engine()
-	p.eng.Store(&engineRef{&endedEngine{pid: e.Pid(), tty: e.TTY(), status: e.Status()}})
+	p.eng.Store(&engineRef{EngineProcess: &endedEngine{pid: e.Pid(), tty: e.TTY(), status: e.Status()}})
+}
+
+// endLife ends the process's life: Gone is closed, and what runs on the
+// life's context (the reply writer, exec's stdin writer) stops.
+func (p *Process) endLife() {
+	if r := p.eng.Load(); r.endLife != nil {
+		r.endLife()
+	}
+}
+
+// Gone is closed once the process has ended or was closed.
+func (p *Process) Gone() <-chan struct{} {
+	if life := p.eng.Load().life; life != nil {
+		return life.Done()
+	}
+	c := make(chan struct{}) // nothing waits long on an ended one's
+	close(c)
+	return c
 }
 
 // endedEngine is the engine of a process that ended: its tree is gone (or

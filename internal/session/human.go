@@ -142,9 +142,6 @@ func (p *Process) asking() bool {
 	return p.human.asking
 }
 
-// Gone is closed once the process has ended or was closed.
-func (p *Process) Gone() <-chan struct{} { return p.life.Done() }
-
 // AwaitPerson is Await for the wait tool: while a page is open for the
 // process its input waits do not end the wait (they are the person's),
 // and a person's outcome posted by EndAsk ends it, reported once, as the

@@ -32,9 +32,9 @@ func heapAfterGC() uint64 {
 // output is complete a finished exec drops what only a running one needs
 // (the cleaner, the reply queue, the end hooks, most of its channels).
 // Once ended, it also drops its engine's process and descriptors (about
-// 700 bytes: ended.go). The record of a finished exec must be small
-// enough that 1,000 stay under 3 MB: under 3,000 bytes each (about 2,650
-// now, 3,320 before the engine was dropped), measured with
+// 700 bytes) and its life's context (about 180: ended.go). The record of
+// a finished exec must be small enough that 1,000 stay under 3 MB: under
+// 3,000 bytes each (about 2,550 now, 3,320 before), measured with
 // runtime.MemStats over real runs (a terminal each, as exec's default).
 // Cleanup gives it all back: under 500 bytes each are left, so 10,000
 // leave less than 5 MB.

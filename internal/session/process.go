@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -40,10 +39,8 @@ type Process struct {
 	eng     atomic.Pointer[engineRef] // the command as the kernel sees it (engine.go, ended.go)
 	timing  *timing                   // the Manager's, shared by its processes
 	hooks   endHooks
-	w       waiter          // the goroutine that follows it to its end (end.go)
-	streams streams         // the goroutines that read its output (reader.go)
-	life    context.Context // done once the process ended or was closed
-	endLife context.CancelFunc
+	w       waiter  // the goroutine that follows it to its end (end.go)
+	streams streams // the goroutines that read its output (reader.go)
 	closing sync.Once
 
 	mu sync.Mutex

@@ -332,15 +332,16 @@ func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 // when the process ends or is closed.
 func (p *Process) writeInitial(data string, closeAfter bool) {
 	defer p.streams.readers.Done()
+	e := p.eng.Load() // an ended one's has no life: nothing is written
 	var err error
-	if data != "" {
-		err = p.engine().WriteInput(p.life, []byte(data))
+	if data != "" && e.life != nil {
+		err = e.WriteInput(e.life, []byte(data))
 	}
-	if err == nil && closeAfter {
-		err = p.engine().CloseInput()
+	if err == nil && closeAfter && e.life != nil {
+		err = e.CloseInput()
 	}
 	p.mu.Lock()
-	if err != nil && p.life.Err() == nil {
+	if err != nil && e.life.Err() == nil {
 		p.in.stdinErr = err
 	}
 	p.in.feeding = false

@@ -29,7 +29,7 @@ func bareProcess(k Prober) *Process {
 		log:     outlog.New(1 << 16),
 		in:      inputTracker{prober: k, lastOutput: time.Now()},
 	}
-	p.eng.Store(&engineRef{newFakeProc(1000, pty.Options{})})
+	p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{})})
 	return p
 }
 
@@ -187,7 +187,7 @@ func TestAwaitSilentTurn(t *testing.T) {
 				k := &fakeProber{start: time.Now(), activity: prompt.Reading}
 				p := bareProcess(k)
 				p.TTY = tt.tty
-				p.eng.Store(&engineRef{newFakeProc(1000, pty.Options{TTY: tt.tty})})
+				p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{TTY: tt.tty})})
 				p.emit("sqlite> ")
 				time.Sleep(time.Second) // fake time: the prompt has settled
 				fp := p.engine().(*fakeProc)
@@ -242,7 +242,7 @@ func TestAwaitQuietPromptAfterWrite(t *testing.T) {
 				k := &fakeProber{start: time.Now(), activity: prompt.Polling}
 				p := bareProcess(k)
 				p.TTY = tt.tty
-				p.eng.Store(&engineRef{newFakeProc(1000, pty.Options{TTY: tt.tty})})
+				p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{TTY: tt.tty})})
 				fp := p.engine().(*fakeProc)
 				fp.echo = tt.echo
 				p.emit("calc> ")
@@ -322,7 +322,7 @@ func TestAwaitRedrawIsNoAnswer(t *testing.T) {
 		k := &fakeProber{start: time.Now(), activity: prompt.Polling}
 		p := bareProcess(k)
 		p.TTY = true
-		p.eng.Store(&engineRef{newFakeProc(1000, pty.Options{TTY: true})})
+		p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{TTY: true})})
 		p.out = newTerminalPipeline(80, 24, newSecretList(nil))
 		p.emit("calc> ")
 		time.Sleep(time.Second) // fake time: the prompt has settled

@@ -193,15 +193,15 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
-	p.eng.Store(&engineRef{proc})
+	life, endLife := context.WithCancel(context.Background())
+	p.eng.Store(&engineRef{EngineProcess: proc, life: life, endLife: endLife})
 	p.sharePersonSecret, p.lateOutput = spec.sharePersonSecret, spec.lateOutput
-	p.life, p.endLife = context.WithCancel(context.Background())
 	list := newSecretList(secrets)
 	p.out.secrets = list
 	if p.TTY {
 		cols, rows := proc.Size()
 		p.out = newTerminalPipeline(int(cols), int(rows), list)
-		go p.out.replies.run(p.life, p.deliverReply)
+		go p.out.replies.run(life, p.deliverReply)
 	}
 	stderr := proc.Stderr()
 	if stderr != nil {
