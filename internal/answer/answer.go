@@ -112,19 +112,16 @@ const maxBinaryParts = 16
 
 // Text turns an answer's output into its text fields: binary output
 // is not shown (binary, bytes, binary_parts), and omitted describes a
-// head-and-tail cut. The log stores binary output apart from text
-// (session), so text around it is shown; text that is binary as a whole
-// (many short chunks, each too short to tell) is not shown either.
+// head-and-tail cut. Binary output is judged once, by the session's
+// reader as it stores the output (outlog.Judge, which also judges output
+// written a few bytes at a time with what came before it): the log keeps
+// it apart from text, so the answer shows the text around it and lists
+// its parts.
 func Text(o session.Output) (stdout, stderr string, f wire.OmitFields) {
 	if om := o.Omitted; om != nil && om.Bytes > 0 {
 		f.Omitted = &wire.Omitted{FromSeq: om.From, ToSeq: om.To, Bytes: om.Bytes, Lines: om.Lines, Evicted: om.Evicted}
 	}
 	BinaryParts(&f, o.Binary)
-	if outlog.IsBinary(o.Stdout) || outlog.IsBinary(o.Stderr) {
-		f.Binary = true
-		f.Bytes = new(*f.Bytes + int64(len(o.Stdout)+len(o.Stderr)))
-		return "", "", f
-	}
 	if len(o.Binary) == 0 {
 		f.Bytes = nil
 	}

@@ -87,10 +87,18 @@ func invalidBytes(b []byte) int {
 //     pieces of a binary file (a run of printable bytes, or the line end a
 //     read began with) stay with it.
 //
-// Consecutive lines with the same verdict form one piece. The zero Judge
-// starts in text. Not safe for concurrent use.
+// Consecutive lines with the same verdict form one piece.
+//
+// A chunk too short to tell on its own (under BinaryMinLen bytes) that is
+// not plain text is judged with the newest text before it (the window,
+// carried from chunk to chunk), as IsBinary would judge the two together:
+// output written a few bytes at a time is binary once what it wrote is,
+// though no one chunk of it says so. The zero Judge starts in text. Not
+// safe for concurrent use.
 type Judge struct {
 	binary bool
+	win    [BinaryMinLen]byte // the newest text judged, win[:nwin]
+	nwin   int
 }
 
 // judgeTextRun is how long a clean line after binary output must be to be
@@ -100,9 +108,17 @@ const judgeTextRun = 512
 // Cut returns the length of b's first piece and whether it is binary; b
 // is not empty. The judge is then in the state of that piece.
 func (j *Judge) Cut(b []byte) (n int, binary bool) {
-	if !j.binary && !IsBinary(b) {
+	if !j.binary && !IsBinary(b) && !j.Tips(b) {
+		j.Seen(b)
 		return len(b), false
 	}
+	defer func() {
+		if binary {
+			j.nwin = 0
+		} else {
+			j.Seen(b[:n])
+		}
+	}()
 	for n < len(b) {
 		line := b[n:]
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
@@ -116,6 +132,32 @@ func (j *Judge) Cut(b []byte) (n int, binary bool) {
 		n += len(line)
 	}
 	return n, j.binary
+}
+
+// Tips reports whether b, a chunk that is not plain text and too short to
+// judge on its own, is binary judged together with the newest text before
+// it (IsBinary over both). A caller that passes a chunk as text without
+// Cut asks it first, and tells the Judge with Seen.
+func (j *Judge) Tips(b []byte) bool {
+	if j.binary || len(b) >= BinaryMinLen || PlainText(b) {
+		return false
+	}
+	var both [2 * BinaryMinLen]byte
+	n := copy(both[:], j.win[:j.nwin])
+	n += copy(both[n:], b)
+	return IsBinary(both[:n])
+}
+
+// Seen records b as text the stream passed, for Tips to judge the next
+// chunks with; Cut records what it cuts itself.
+func (j *Judge) Seen(b []byte) {
+	if len(b) >= len(j.win) {
+		j.nwin = copy(j.win[:], b[len(b)-len(j.win):])
+		return
+	}
+	keep := min(j.nwin, len(j.win)-len(b))
+	copy(j.win[:], j.win[j.nwin-keep:j.nwin])
+	j.nwin = keep + copy(j.win[keep:], b)
 }
 
 // Binary judges all of b as one piece: whether Cut would return it

@@ -2,6 +2,7 @@ package outlog
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,6 +71,11 @@ func TestJudge(t *testing.T) {
 		{"a short line after binary, then a long one", []string{"\x00", "x", strings.Repeat("y", 600)}, []bool{true, true, false}},
 		{"text, binary, text", []string{"before\n", "\x00\x01\x02\x03", "after\n"}, []bool{false, true, false}},
 		{"a short invalid chunk in text", []string{"text ", "\xe9", " more\n"}, []bool{false, false, false}},
+		// Issue 39 item 4: output binary only as a whole, written a few
+		// bytes at a time, is binary once the window holds 64 bytes.
+		{"short invalid chunks", slices.Repeat([]string{"\xff\xfe\x80a\xff\xfe\x80a\xff\xfe"}, 8), []bool{false, false, false, false, false, false, true, true}},
+		{"short Latin-1 chunks", slices.Repeat([]string{"caf\xe9 "}, 20), slices.Repeat([]bool{false}, 20)},
+		{"short invalid chunks after text", append([]string{strings.Repeat("text\n", 20)}, slices.Repeat([]string{"\xff\xfe\x80\xff"}, 8)...), []bool{false, false, false, false, false, true, true, true, true}},
 	} {
 		var j Judge
 		for i, c := range tc.chunks {

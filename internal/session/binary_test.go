@@ -363,3 +363,38 @@ func TestTerminalMarksAnySplit(t *testing.T) {
 		})
 	}
 }
+
+// Issue 39 item 4: output that is binary only as a whole, written a few
+// bytes at a time (each read too short to tell on its own), is stored as
+// binary by the reader, which judges a short read with the text before
+// it; the answers follow the log's parts and judge nothing again. What
+// came before the reads were enough to tell stays text.
+func TestBinaryAcrossShortReads(t *testing.T) {
+	piece := "\xff\xfe\x80a\xff\xfe\x80a\xff\xfe" // 10 bytes, 8 of them not UTF-8
+	for _, tty := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			m, e, _ := fakeManager(t, nil, nil)
+			p, f := startFake(t, m, e, spec("slow", tty))
+			defer f.exit(0)
+			f.print("start\n")
+			synctest.Wait()
+			for range 40 {
+				f.print(piece)
+				synctest.Wait()
+			}
+			zero := int64(0)
+			s := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both})
+			if len(s.Binary) != 1 || s.Binary[0].To != p.LogEnd() {
+				t.Fatalf("tty=%v: binary parts %v, log end %d", tty, s.Binary, p.LogEnd())
+			}
+			if n := s.Binary[0].To - s.Binary[0].From; n < 40*int64(len(piece))-64 {
+				t.Errorf("tty=%v: %d of %d bytes binary", tty, n, 40*len(piece))
+			}
+			// At most 64 bytes went on as text (the terminal cleaner shows
+			// each byte that is not UTF-8 as U+FFFD).
+			if !strings.HasPrefix(string(s.Stdout), "start\n") || strings.Count(string(s.Stdout), "a") > 64/5 {
+				t.Errorf("tty=%v: text %q", tty, s.Stdout)
+			}
+		})
+	}
+}

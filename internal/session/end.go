@@ -23,7 +23,7 @@ func (p *Process) wait() {
 	}
 	e := newEndWatch(p)
 	defer e.close()
-	exited := p.proc.Done()
+	exited := p.engine().Done()
 	for {
 		select {
 		case <-exited:
@@ -41,7 +41,7 @@ func (p *Process) wait() {
 		case <-timeoutC:
 			timeoutC = nil
 			if p.beginEnding(EndedByTimeout, p.timing.timeoutGrace) {
-				_ = p.proc.SignalTree(syscall.SIGTERM, tagKey, p.tag) // ESRCH: it is exiting anyway
+				_ = p.engine().SignalTree(syscall.SIGTERM, tagKey, p.tag) // ESRCH: it is exiting anyway
 			}
 		case <-p.w.kick:
 			if e.kicked() {
@@ -107,7 +107,7 @@ func (e *endWatch) exited() {
 	p := e.p
 	e.hasExited, e.exitedAt = true, time.Now()
 	p.mu.Lock()
-	p.lc.exit = p.proc.Status()
+	p.lc.exit = p.engine().Status()
 	p.advanceLocked(phaseExited)
 	p.mu.Unlock()
 	e.drainT = time.NewTimer(p.timing.drainGrace)
@@ -140,7 +140,7 @@ func (e *endWatch) settle() {
 		if e.treeGone != nil {
 			return // the watcher is on it
 		}
-		if p.proc.TreeAlive(tagKey, p.tag) {
+		if p.engine().TreeAlive(tagKey, p.tag) {
 			e.watchTree()
 			return
 		}
@@ -166,7 +166,7 @@ func (e *endWatch) watchTree() {
 	gone := make(chan struct{})
 	e.treeGone, e.watched = gone, true
 	e.watching.Go(func() {
-		if p.proc.AwaitTree(ctx, tagKey, p.tag) == nil {
+		if p.engine().AwaitTree(ctx, tagKey, p.tag) == nil {
 			close(gone)
 		}
 	})
@@ -216,7 +216,7 @@ func (e *endWatch) killTree() {
 	p.mu.Lock()
 	p.lc.killed = true
 	p.mu.Unlock()
-	_ = p.proc.SignalTree(syscall.SIGKILL, tagKey, p.tag) // ESRCH: the group is already gone
+	_ = p.engine().SignalTree(syscall.SIGKILL, tagKey, p.tag) // ESRCH: the group is already gone
 }
 
 // beginEnding records who is ending the process (the first caller wins) and
@@ -299,7 +299,7 @@ func (p *Process) Close() {
 		p.mu.Unlock()
 		p.w.wake()
 		p.endLife()
-		_ = p.proc.Close() // unblocks the readers
+		_ = p.engine().Close() // unblocks the readers
 		p.streams.readers.Wait()
 		p.stopReplies()
 		<-p.w.done

@@ -21,14 +21,14 @@ var _ prompt.Evidence = evidence{}
 
 func (e evidence) Probe(shell bool) prompt.Probe {
 	p := e.p
-	in := prompt.Input{Session: p.Pid, Path: p.proc.InputPath(), Tag: tagKey + "=" + p.tag}
+	in := prompt.Input{Session: p.Pid, Path: p.engine().InputPath(), Tag: tagKey + "=" + p.tag}
 	if in.Path == "" {
 		return prompt.Probe{}
 	}
 	if shell {
 		in = prompt.Input{Session: p.Pid, Only: p.Pid, Path: in.Path}
 	} else if p.TTY {
-		pgrp, err := p.proc.ForegroundPgrp()
+		pgrp, err := p.engine().ForegroundPgrp()
 		if err != nil {
 			return prompt.Probe{}
 		}
@@ -54,17 +54,17 @@ func (e evidence) Programs(rl *prompt.Relay) []string {
 	if rl != nil {
 		return p.in.prober.Programs(rl.Input)
 	}
-	pgrp, err := p.proc.ForegroundPgrp()
+	pgrp, err := p.engine().ForegroundPgrp()
 	if err != nil {
 		return nil
 	}
-	return p.in.prober.Programs(prompt.Input{Session: p.Pid, Pgrp: pgrp, Path: p.proc.InputPath()})
+	return p.in.prober.Programs(prompt.Input{Session: p.Pid, Pgrp: pgrp, Path: p.engine().InputPath()})
 }
 
-func (e evidence) Pending() bool   { return e.p.proc.Pending() }
-func (e evidence) Typeahead() bool { return e.p.proc.Typeahead() }
+func (e evidence) Pending() bool   { return e.p.engine().Pending() }
+func (e evidence) Typeahead() bool { return e.p.engine().Typeahead() }
 
-func (e evidence) Modes() (echo, canonical bool, err error) { return e.p.proc.Modes() }
+func (e evidence) Modes() (echo, canonical bool, err error) { return e.p.engine().Modes() }
 
 // Replying: a reply to a query is on its way (deliverReply).
 func (e evidence) Replying() bool {
@@ -82,7 +82,7 @@ func (e evidence) Replying() bool {
 // prompt is not yet visible.
 func (e evidence) Unchanged() bool {
 	p := e.p
-	if p.proc.Pending() {
+	if p.engine().Pending() {
 		return false
 	}
 	p.mu.Lock()

@@ -159,6 +159,14 @@ func (f *fakeProc) holdOutput() {
 	f.outsider = true
 }
 
+// releaseOutput lets go of the output holdOutput held open.
+func (f *fakeProc) releaseOutput() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.outsider = false
+	f.settleLocked()
+}
+
 // exit ends the direct child with code.
 func (f *fakeProc) exit(code int) {
 	f.mu.Lock()

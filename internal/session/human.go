@@ -142,9 +142,6 @@ func (p *Process) asking() bool {
 	return p.human.asking
 }
 
-// Gone is closed once the process has ended or was closed.
-func (p *Process) Gone() <-chan struct{} { return p.life.Done() }
-
 // AwaitPerson is Await for the wait tool: while a page is open for the
 // process its input waits do not end the wait (they are the person's),
 // and a person's outcome posted by EndAsk ends it, reported once, as the
@@ -279,7 +276,7 @@ func (s PersonSecret) Submit(ctx context.Context, secret []byte) error {
 		return errors.New("the program reads a pipe, not a terminal, so nothing was typed")
 	}
 	st := p.InputState()
-	echo, canonical, err := p.proc.Modes()
+	echo, canonical, err := p.engine().Modes()
 	if rl := st.Relay; rl != nil && err == nil {
 		echo, canonical, err = rl.Through(echo, canonical) // typed across the relay's terminals too
 	}

@@ -129,7 +129,7 @@ func (p *Process) Write(ctx context.Context, input []byte, closeInput bool) erro
 	}
 	written()
 	if closeInput {
-		return p.proc.CloseInput()
+		return p.engine().CloseInput()
 	}
 	return nil
 }
@@ -144,9 +144,9 @@ func (p *Process) writeInput(ctx context.Context, input []byte) error {
 	atPrompt := p.TTY && p.in.integrated && p.in.marks.atPrompt
 	p.mu.Unlock()
 	if atPrompt {
-		return p.proc.WriteCommand(ctx, input)
+		return p.engine().WriteCommand(ctx, input)
 	}
-	return p.proc.WriteInput(ctx, input)
+	return p.engine().WriteInput(ctx, input)
 }
 
 // Type sends text, then keys, then Enter if newline, then end of input if
@@ -169,7 +169,7 @@ func (p *Process) Type(ctx context.Context, text string, keys []string, newline,
 					return err
 				}
 				data = data[:0]
-				if err := p.proc.Signal(sig); err != nil {
+				if err := p.engine().Signal(sig); err != nil {
 					return fmt.Errorf("sending %s: %w", SignalName(sig), err)
 				}
 				continue

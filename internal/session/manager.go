@@ -42,6 +42,8 @@ type Manager struct {
 	restarts  sync.WaitGroup // pending crash restarts (start.go)
 	janitor   sync.WaitGroup // purges old records; the orphan sweep
 	watch     changes        // starts, ends and forgets, for followers (watch.go)
+	// lateOutput is m.outputClosed, made once: each process holds it.
+	lateOutput func()
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
@@ -129,6 +131,7 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		reg:       newRegistry(),
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
+	m.lateOutput = m.outputClosed
 	m.log.Debug("commands run under the default shell unless they name one", "shell", cfg.DefaultShell())
 	if cfg.Log.Dir != "" {
 		m.disk = disklog.New(cfg.Log.Dir, cfg.Log.MaxBytes, m.log)
@@ -195,6 +198,9 @@ func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {
 	m.reg.order = keep
 	for _, p := range removed {
 		m.reg.forget(p)
+	}
+	if len(removed) > 0 {
+		m.reg.uncountForgotten()
 	}
 	m.mu.Unlock()
 	for _, p := range removed {

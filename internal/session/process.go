@@ -1,10 +1,10 @@
 package session
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
@@ -35,14 +35,12 @@ type Process struct {
 	TTY       bool
 	StartedAt time.Time
 
-	tag     string        // tagKey value of the process and its descendants
-	proc    EngineProcess // the command as the kernel sees it (engine.go)
-	timing  *timing       // the Manager's, shared by its processes
+	tag     string                    // tagKey value of the process and its descendants
+	eng     atomic.Pointer[engineRef] // the command as the kernel sees it (engine.go, ended.go)
+	timing  *timing                   // the Manager's, shared by its processes
 	hooks   endHooks
-	w       waiter          // the goroutine that follows it to its end (end.go)
-	streams streams         // the goroutines that read its output (reader.go)
-	life    context.Context // done once the process ended or was closed
-	endLife context.CancelFunc
+	w       waiter  // the goroutine that follows it to its end (end.go)
+	streams streams // the goroutines that read its output (reader.go)
 	closing sync.Once
 
 	mu sync.Mutex
@@ -59,6 +57,10 @@ type Process struct {
 	// sharePersonSecret redacts a secret a person typed into this process
 	// from every process of the Manager (startSpec's; shared.go).
 	sharePersonSecret func(string)
+	// lateOutput is called, without the lock, when the output of a
+	// process that had already ended reaches EOF: the Manager measures it
+	// again (startSpec's; retention.go).
+	lateOutput func()
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called
@@ -115,7 +117,8 @@ func (p *Process) advanceLocked(to phase) bool {
 func (p *Process) releaseLocked() {
 	if p.lc.ended() && p.streams.open == 0 && !p.streams.released {
 		p.streams.released = true
-		_ = p.proc.Close() // nothing is blocked on them any more
+		_ = p.engine().Close() // nothing is blocked on them any more
+		p.endEngine()
 	}
 }
 
@@ -151,7 +154,7 @@ func (p *Process) Resize(cols, rows uint16) error {
 	p.mu.Lock()
 	p.out.resize(p.log, int(cols), int(rows))
 	p.mu.Unlock()
-	return p.proc.Resize(cols, rows)
+	return p.engine().Resize(cols, rows)
 }
 
 // Info is a summary of a process at one moment.

@@ -149,7 +149,7 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 			if p.TTY {
 				// As close to the read as can be: a program that queries
 				// and exits may be gone from the foreground soon after.
-				sr.fg, _ = p.proc.ForegroundPgrp()
+				sr.fg, _ = p.engine().ForegroundPgrp()
 			}
 			p.pass(sr, buf[:n])
 		}
@@ -161,9 +161,13 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 			if p.streams.open == 0 {
 				p.w.wake()
 			}
+			late := p.lc.ended() && p.streams.open == 0
 			p.releaseLocked()
 			p.broadcast()
 			p.mu.Unlock()
+			if late && p.lateOutput != nil {
+				p.lateOutput()
+			}
 			return
 		}
 	}
@@ -276,6 +280,11 @@ func (p *Process) replyOrigin(sr *streamReader) replyOrigin {
 // as text, so the filter's reason (no program's escape sequence reaches an
 // answer as text) still holds.
 //
+// The judge sees every chunk, the fast paths' too (Seen): a chunk too
+// short to tell is judged with the text before it, so output that is
+// binary only across many short reads is stored as binary. This is the
+// one judgement of binary output; answers follow the log's parts.
+//
 // "As it is" is after the reader's redaction (a secret is never stored)
 // and without shell-integration marks (the reader takes them out before
 // this); in PTY mode it is what the terminal gave us, after its output
@@ -284,11 +293,13 @@ func (p *Process) replyOrigin(sr *streamReader) replyOrigin {
 func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 	sr.sc.from = p.replyOrigin(sr)
 	if sr.direct {
+		sr.judge.Seen(b)
 		p.out.append(p.log, sr.s, b, &sr.sc, last)
 		return
 	}
-	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 {
+	if sr.strip != nil && !sr.judge.InBinary() && len(b) > 0 && !sr.judge.Tips(b) {
 		if text, ok := sr.stripText(b, last); ok {
+			sr.judge.Seen(b)
 			p.out.append(p.log, sr.s, text, &sr.sc, last)
 			return
 		}
@@ -321,15 +332,16 @@ func (p *Process) appendChunk(sr *streamReader, b []byte, last bool) {
 // when the process ends or is closed.
 func (p *Process) writeInitial(data string, closeAfter bool) {
 	defer p.streams.readers.Done()
+	e := p.eng.Load() // an ended one's has no life: nothing is written
 	var err error
-	if data != "" {
-		err = p.proc.WriteInput(p.life, []byte(data))
+	if data != "" && e.life != nil {
+		err = e.WriteInput(e.life, []byte(data))
 	}
-	if err == nil && closeAfter {
-		err = p.proc.CloseInput()
+	if err == nil && closeAfter && e.life != nil {
+		err = e.CloseInput()
 	}
 	p.mu.Lock()
-	if err != nil && p.life.Err() == nil {
+	if err != nil && e.life.Err() == nil {
 		p.in.stdinErr = err
 	}
 	p.in.feeding = false

@@ -40,6 +40,7 @@ type registry struct {
 	order []*Process            // in start order
 	runs  map[string]*runRecord // by process id: how to start it again
 	names map[string]*nameState // by name
+	ended endedOutput           // what ended runs' output holds (retention.go)
 }
 
 func newRegistry() registry {

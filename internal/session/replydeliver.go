@@ -50,7 +50,7 @@ func (p *Process) deliverReply(ctx context.Context, batch replyBatch) (bool, err
 	if batch.from.pgrp == 0 {
 		// Nothing is known of who asked (Windows): answer as a terminal
 		// does.
-		return p.proc.WriteReply(ctx, 0, batch.b)
+		return p.engine().WriteReply(ctx, 0, batch.b)
 	}
 	deadline := time.Now().Add(replyHold)
 	pause := replyPollMin
@@ -60,7 +60,7 @@ func (p *Process) deliverReply(ctx context.Context, batch replyBatch) (bool, err
 			return false, nil
 		}
 		if ready {
-			return p.proc.WriteReply(ctx, batch.from.pgrp, batch.b)
+			return p.engine().WriteReply(ctx, batch.from.pgrp, batch.b)
 		}
 		if time.Now().After(deadline) {
 			return false, nil
@@ -82,7 +82,7 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 	if from.idle {
 		return false, true
 	}
-	fg, err := p.proc.ForegroundPgrp()
+	fg, err := p.engine().ForegroundPgrp()
 	if err != nil || fg != from.pgrp {
 		return false, true
 	}
@@ -90,7 +90,7 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 	marked := p.in.integrated || p.in.marks.prompts > 0
 	p.mu.Unlock()
 	if marked {
-		if p.proc.Pending() {
+		if p.engine().Pending() {
 			return false, false // the reader has output to take first
 		}
 		p.mu.Lock()
@@ -101,7 +101,7 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 		}
 	}
 	if p.in.prober != nil {
-		path := p.proc.InputPath()
+		path := p.engine().InputPath()
 		if path == "" {
 			return false, true
 		}
@@ -115,6 +115,6 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 			return false, false
 		}
 	}
-	_, canonical, err := p.proc.Modes()
+	_, canonical, err := p.engine().Modes()
 	return err == nil && !canonical, false
 }

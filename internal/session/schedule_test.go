@@ -23,13 +23,14 @@ import (
 // goroutines, over a fake engine's process, whose prober is k and whose
 // output comes from emit. Call it inside the bubble.
 func bareProcess(k Prober) *Process {
-	return &Process{
-		proc:    newFakeProc(1000, pty.Options{}),
+	p := &Process{
 		timing:  new(defaultTiming(&policy.Config{})),
 		changed: make(chan struct{}),
 		log:     outlog.New(1 << 16),
 		in:      inputTracker{prober: k, lastOutput: time.Now()},
 	}
+	p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{})})
+	return p
 }
 
 // emit appends output the way a stream's reader does.
@@ -185,10 +186,11 @@ func TestAwaitSilentTurn(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				k := &fakeProber{start: time.Now(), activity: prompt.Reading}
 				p := bareProcess(k)
-				p.TTY, p.proc = tt.tty, newFakeProc(1000, pty.Options{TTY: tt.tty})
+				p.TTY = tt.tty
+				p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{TTY: tt.tty})})
 				p.emit("sqlite> ")
 				time.Sleep(time.Second) // fake time: the prompt has settled
-				fp := p.proc.(*fakeProc)
+				fp := p.engine().(*fakeProc)
 				if tt.unread > 0 {
 					fp.setTypeahead(true)
 					go func() {
@@ -239,8 +241,9 @@ func TestAwaitQuietPromptAfterWrite(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				k := &fakeProber{start: time.Now(), activity: prompt.Polling}
 				p := bareProcess(k)
-				p.TTY, p.proc = tt.tty, newFakeProc(1000, pty.Options{TTY: tt.tty})
-				fp := p.proc.(*fakeProc)
+				p.TTY = tt.tty
+				p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{TTY: tt.tty})})
+				fp := p.engine().(*fakeProc)
 				fp.echo = tt.echo
 				p.emit("calc> ")
 				time.Sleep(time.Second) // fake time: the prompt has settled
@@ -318,7 +321,8 @@ func TestAwaitRedrawIsNoAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := &fakeProber{start: time.Now(), activity: prompt.Polling}
 		p := bareProcess(k)
-		p.TTY, p.proc = true, newFakeProc(1000, pty.Options{TTY: true})
+		p.TTY = true
+		p.eng.Store(&engineRef{EngineProcess: newFakeProc(1000, pty.Options{TTY: true})})
 		p.out = newTerminalPipeline(80, 24, newSecretList(nil))
 		p.emit("calc> ")
 		time.Sleep(time.Second) // fake time: the prompt has settled

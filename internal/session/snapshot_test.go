@@ -83,7 +83,7 @@ func TestAwaitAnswerIsOfTheVerdictsInstant(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := &flipKernel{}
 		p := bareProcess(k)
-		p.proc.(*fakeProc).onTypeahead = func() { p.emit("\nage? ") }
+		p.engine().(*fakeProc).onTypeahead = func() { p.emit("\nage? ") }
 		p.emit("name? ")
 		q := Query{MaxBytes: 1 << 10, Streams: Both, Input: InputNow}
 		o := p.Await(t.Context(), time.Now().Add(10*time.Second), Until{InputWait: true, Answer: &q})

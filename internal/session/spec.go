@@ -56,6 +56,9 @@ type startSpec struct {
 	// sharePersonSecret redacts a secret a person typed into this process
 	// from every process of the Manager (shared.go).
 	sharePersonSecret func(string)
+	// lateOutput tells the Manager that the output of a process that had
+	// ended reached EOF (retention.go).
+	lateOutput func()
 }
 
 // RestartPolicy restarts a process that crashes: it exits with a non-zero

@@ -130,7 +130,7 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
 	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: &m.timing, integrated: integrated,
-		sharePersonSecret: m.sharePersonSecret}
+		sharePersonSecret: m.sharePersonSecret, lateOutput: m.lateOutput}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
 	l.ss.Command = policy.Redact(l.secrets, spec.Command)
@@ -185,7 +185,6 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		TTY:       proc.TTY(),
 		StartedAt: spec.startedAt,
 		tag:       spec.tag,
-		proc:      proc,
 		timing:    spec.timing,
 		hooks:     endHooks{releaseSlot: spec.releaseSlot, onEnd: onEnd},
 		w:         newWaiter(spec.timeout),
@@ -194,14 +193,15 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		log:       outlog.New(capacity),
 		in:        inputTracker{prober: spec.prober, lastOutput: spec.startedAt, feeding: feed, integrated: spec.integrated},
 	}
-	p.sharePersonSecret = spec.sharePersonSecret
-	p.life, p.endLife = context.WithCancel(context.Background())
+	life, endLife := context.WithCancel(context.Background())
+	p.eng.Store(&engineRef{EngineProcess: proc, life: life, endLife: endLife})
+	p.sharePersonSecret, p.lateOutput = spec.sharePersonSecret, spec.lateOutput
 	list := newSecretList(secrets)
 	p.out.secrets = list
 	if p.TTY {
 		cols, rows := proc.Size()
 		p.out = newTerminalPipeline(int(cols), int(rows), list)
-		go p.out.replies.run(p.life, p.deliverReply)
+		go p.out.replies.run(life, p.deliverReply)
 	}
 	stderr := proc.Stderr()
 	if stderr != nil {
@@ -325,7 +325,7 @@ func (m *Manager) ended(p *Process, final Info) {
 	m.log.Debug("ended", "process_id", p.ID)
 	m.afterEnd(p, final)
 	m.mu.Lock()
-	m.reg.fitEndedOutput(m.keep.endedBytes)
+	m.reg.countEnded(p, m.keep.endedBytes)
 	m.mu.Unlock()
 	m.watch.signal()
 }

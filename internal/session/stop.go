@@ -30,10 +30,10 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, grace time.Durat
 	if !p.beginEnding(by, grace) {
 		return StopResult{}, p.notRunning()
 	}
-	if err := p.proc.SignalTree(sig, tagKey, p.tag); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := p.engine().SignalTree(sig, tagKey, p.tag); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return StopResult{}, fmt.Errorf("sending %s: %w", SignalName(sig), err)
 	}
-	p.proc.HangUpIgnorers(sig) // an interactive shell ignores SIGTERM
+	p.engine().HangUpIgnorers(sig) // an interactive shell ignores SIGTERM
 	o := p.awaitEnd(ctx, sig, time.Now().Add(max(grace, 0)+p.timing.killWait))
 	if o.Reason == ReasonCancelled {
 		return StopResult{}, ctx.Err()
@@ -57,7 +57,7 @@ func (p *Process) awaitEnd(ctx context.Context, sig syscall.Signal, deadline tim
 			if o := p.Await(ctx, retry, Until{}); o.Reason != ReasonDeadline {
 				return o
 			}
-			p.proc.HangUpIgnorers(sig)
+			p.engine().HangUpIgnorers(sig)
 		}
 	}
 	return p.Await(ctx, deadline, Until{})
