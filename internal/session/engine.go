@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"io"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/pty"
@@ -17,6 +19,10 @@ type Engine interface {
 	// Start starts one command, in a session and process group of its own,
 	// under a PTY or pipes as o says.
 	Start(ctx context.Context, o pty.Options) (EngineProcess, error)
+	// EndTagged ends, with SIGTERM and after grace SIGKILL, every process
+	// whose tag (see [Manager]) begins with prefix: the descendants that
+	// escaped commands which had already ended. ctx cuts the grace short.
+	EndTagged(ctx context.Context, prefix string, grace time.Duration)
 	// Close stops reaping. The Manager calls it last in Shutdown, once
 	// every process it started has ended.
 	Close() error
@@ -112,6 +118,10 @@ func (e reaperEngine) Start(ctx context.Context, o pty.Options) (EngineProcess, 
 		return nil, err // not a typed nil in the interface
 	}
 	return p, nil
+}
+
+func (e reaperEngine) EndTagged(ctx context.Context, prefix string, grace time.Duration) {
+	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, prefix) }, grace)
 }
 
 func (e reaperEngine) Close() error { return e.r.Close() }

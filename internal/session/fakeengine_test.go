@@ -53,6 +53,11 @@ func (e *fakeEngine) Start(ctx context.Context, o pty.Options) (EngineProcess, e
 	return f, nil
 }
 
+// EndTagged ends nothing: a fake engine's processes have no descendants,
+// and the machine's are not the test's (a sweep of the real process table
+// inside a synctest bubble sleeps on its clock).
+func (e *fakeEngine) EndTagged(context.Context, string, time.Duration) {}
+
 func (e *fakeEngine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -243,7 +242,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 		m.disk.Wait() // every process ended, so every writer finishes
 	}
 	// Descendants that escaped processes which had already ended.
-	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, m.timing.shutdownGrace)
+	m.engine.EndTagged(ctx, m.tag, m.timing.shutdownGrace)
 	m.mu.Lock()
 	if m.shellDir != "" {
 		_ = os.RemoveAll(m.shellDir) // in the temporary directory anyway
