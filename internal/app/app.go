@@ -55,6 +55,7 @@ const (
 type Loggers struct {
 	Stderr slog.Handler
 	SDK    *slog.Logger
+	sdk    *sdkGate // closes SDK at shutdown (NewLoggers); nil: never closed
 }
 
 // NewLoggers writes to w at YIELDSHELL_LOG_LEVEL (from getenv); by
@@ -68,10 +69,12 @@ func NewLoggers(w io.Writer, getenv func(string) string, r Role) Loggers {
 			level = slog.LevelWarn
 		}
 	}
+	gate := &sdkGate{}
 	return Loggers{
 		Stderr: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}),
 		// The SDK reports every connection at INFO; keep that for debugging.
-		SDK: slog.New(quietUndelivered{slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)})}),
+		SDK: slog.New(quietUndelivered{slog.NewTextHandler(w, &slog.HandlerOptions{Level: max(level, slog.LevelWarn)}), gate}),
+		sdk: gate,
 	}
 }
 
@@ -88,6 +91,7 @@ type App struct {
 	resources  *resources.Hub // the processes' output as MCP resources
 	roots      *roots.Tracker // each client session's roots; nil when no setting uses them
 	tempLogDir string         // removed at shutdown; "" when none was made
+	sdkLog     *sdkGate       // closed last at shutdown; nil when the caller's loggers have none
 	background sync.WaitGroup // registerInBackground
 	registered chan struct{}  // closed once every tool is registered
 	gc         *gcTuner       // set by registerInBackground; nil when GOGC is set
@@ -141,7 +145,7 @@ func New(cfg *policy.Config, l Loggers, r Role, version string) (*App, error) {
 	}
 	m := metrics.New(mgr)
 	res.Start(srv, mgr, cfg)
-	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, roots: rt, tempLogDir: tempLogDir, registered: make(chan struct{})}
+	a := &App{Server: srv, Manager: mgr, People: pp, Log: log, Metrics: m, resources: res, roots: rt, tempLogDir: tempLogDir, sdkLog: l.sdk, registered: make(chan struct{})}
 	a.calls, a.endCalls = context.WithCancel(context.Background())
 	srv.AddReceivingMiddleware(mcptool.RecoverPanics(log), mcptool.KindOnlyErrors(), m.Middleware(), a.endWithServer(), a.awaitTools(),
 		mcptool.PlainArguments(), resources.NoTemplate(), newResourceLinks(cfg.ResourceLinks).Middleware())
@@ -265,5 +269,8 @@ func (a *App) Shutdown() {
 		if err := os.RemoveAll(a.tempLogDir); err != nil {
 			a.Log.Warn("removing the shells' log directory", "error", err)
 		}
+	}
+	if a.sdkLog != nil {
+		a.sdkLog.close()
 	}
 }

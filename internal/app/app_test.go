@@ -3,7 +3,10 @@
 package app
 
 import (
+	"bytes"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,4 +76,45 @@ func TestEndCallsAnswersBlockedCalls(t *testing.T) {
 	if res, _, err := exec(); err != nil || !res.IsError || len(a.Manager.List()) != 1 {
 		t.Errorf("an exec after EndCalls: %+v, %v; %d processes; want it refused", res, err, len(a.Manager.List()))
 	}
+}
+
+// TestSDKLogClosedAtShutdown: the SDK warns from timers of its own (a
+// list-changed notification for a session that is gone), which nobody can
+// join; after Shutdown nothing of it reaches the writer, which the caller
+// of `yieldshell call` owns again (a data race in TestCLI otherwise).
+func TestSDKLogClosedAtShutdown(t *testing.T) {
+	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w syncBuffer
+	l := NewLoggers(&w, func(string) string { return "" }, OneCall)
+	a, err := New(cfg, l, OneCall, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SDK.Warn("before shutdown")
+	a.Shutdown()
+	l.SDK.Warn("after shutdown")
+	if got := w.String(); !strings.Contains(got, "before shutdown") || strings.Contains(got, "after shutdown") {
+		t.Errorf("stderr: %q, want the warning from before shutdown only", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
