@@ -1,0 +1,141 @@
+package sandbox
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// pathCall is a system call that writes: the op it reports and where its
+// paths are.
+type pathCall struct {
+	op    string
+	paths []pathArg
+}
+
+// pathArg locates one path of a call: the argument holding a directory
+// descriptor (-1: the working directory) and the one holding the path
+// (-1: the call names the descriptor itself, as fchmod does).
+type pathArg struct{ dir, name int }
+
+func at(pairs ...int) []pathArg {
+	var a []pathArg
+	for i := 0; i+1 < len(pairs); i += 2 {
+		a = append(a, pathArg{pairs[i], pairs[i+1]})
+	}
+	return a
+}
+
+func fdArg(i int) []pathArg { return []pathArg{{dir: i, name: -1}} }
+
+// Filter results.
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retNotify = unix.SECCOMP_RET_USER_NOTIF
+	retKill   = unix.SECCOMP_RET_KILL_PROCESS
+)
+
+func retErrno(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
+
+// Open flags that make an open a write; an open without them only reads.
+const openWrite = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
+
+// newNamespaces are clone's flags that make a namespace.
+const newNamespaces = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+
+// Offsets in struct seccomp_data.
+const (
+	offNr   = 0
+	offArch = 4
+)
+
+func offArg(i int) uint32 { return 16 + 8*uint32(i) } // the low 32 bits, little-endian
+
+// program assembles a filter.
+type program []unix.SockFilter
+
+func (p *program) stmt(code uint16, k uint32) {
+	*p = append(*p, unix.SockFilter{Code: code, K: k})
+}
+
+func (p *program) jump(code uint16, k uint32, jt, jf uint8) {
+	*p = append(*p, unix.SockFilter{Code: code, K: k, Jt: jt, Jf: jf})
+}
+
+// ret returns action for call nr.
+func (p *program) ret(nr, action uint32) {
+	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, 0, 1)
+	p.stmt(unix.BPF_RET|unix.BPF_K, action)
+}
+
+// retArg returns match for call nr when its argument arg, tested with
+// test (BPF_JSET or BPF_JEQ) against k, is true, and other otherwise.
+func (p *program) retArg(nr uint32, arg int, test uint16, k, match, other uint32) {
+	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, 0, 4)
+	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg(arg))
+	p.jump(unix.BPF_JMP|test|unix.BPF_K, k, 0, 1)
+	p.stmt(unix.BPF_RET|unix.BPF_K, match)
+	p.stmt(unix.BPF_RET|unix.BPF_K, other)
+}
+
+// buildFilter is the seccomp program for policy p: containment calls
+// and writes go to the server (which refuses the first and lets Landlock
+// have its say on the second), clone3 and openat2 answer ENOSYS (their
+// flags are out of the filter's sight; libraries fall back to clone and
+// openat), and with the network off, sockets other than AF_UNIX go to the
+// server, which refuses them.
+func buildFilter(p *Policy) []unix.SockFilter {
+	var f program
+	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
+	f.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, auditArch, 1, 0)
+	f.stmt(unix.BPF_RET|unix.BPF_K, retKill)
+	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
+	f.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, 0, 1)
+	f.stmt(unix.BPF_RET|unix.BPF_K, retErrno(unix.EPERM))
+	for _, nr := range sortedKeys(callsDenied) {
+		f.ret(nr, retNotify)
+	}
+	for _, nr := range sortedKeys(callsWrite) {
+		f.ret(nr, retNotify)
+	}
+	f.ret(sysClone3, retErrno(unix.ENOSYS))
+	f.ret(sysOpenat2, retErrno(unix.ENOSYS))
+	f.retArg(sysOpenat, 2, unix.BPF_JSET, openWrite, retNotify, retAllow)
+	if sysOpen != ^uint32(0) {
+		f.retArg(sysOpen, 1, unix.BPF_JSET, openWrite, retNotify, retAllow)
+	}
+	f.retArg(sysClone, 0, unix.BPF_JSET, newNamespaces, retNotify, retAllow)
+	f.retArg(sysIoctl, 1, unix.BPF_JEQ, unix.TIOCSTI, retErrno(unix.EPERM), retAllow)
+	if p.Network == NetworkOff {
+		f.retArg(sysSocket, 0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify)
+	}
+	f.stmt(unix.BPF_RET|unix.BPF_K, retAllow)
+	return f
+}
+
+func sortedKeys[V any](m map[uint32]V) []uint32 {
+	keys := make([]uint32, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// installFilter sets no_new_privs and installs filter on the calling
+// thread only (no TSYNC); it returns the notification listener.
+func installFilter(filter []unix.SockFilter) (int, error) {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return -1, fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	if errno != 0 {
+		return -1, fmt.Errorf("installing seccomp filter: %w", errno)
+	}
+	return int(fd), nil
+}
