@@ -27,6 +27,15 @@ func Start(p *Policy, s Support, tty string, fork func() error) (*Monitor, error
 	ch := make(chan result, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread is discarded
+		if unix.Gettid() == unix.Getpid() {
+			// The main thread: confined, the runtime would keep it (and
+			// /proc/PID, which is its, would then be open to the child).
+			// Holding it, the next goroutine runs elsewhere.
+			m, err := Start(p, s, tty, fork)
+			runtime.UnlockOSThread()
+			ch <- result{m, err}
+			return
+		}
 		m, err := confineAndFork(p, s, fork)
 		ch <- result{m, err}
 	}()

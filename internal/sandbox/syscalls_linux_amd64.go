@@ -32,7 +32,7 @@ var (
 		unix.SYS_CREAT: {"open", at(-1, 0)}, unix.SYS_MKDIR: {"mkdir", at(-1, 0)}, unix.SYS_MKDIRAT: {"mkdir", at(0, 1)},
 		unix.SYS_MKNOD: {"mknod", at(-1, 0)}, unix.SYS_MKNODAT: {"mknod", at(0, 1)},
 		unix.SYS_RENAME: {"rename", at(-1, 0, -1, 1)}, unix.SYS_RENAMEAT: {"rename", at(0, 1, 2, 3)},
-		unix.SYS_RENAMEAT2: {"rename", at(0, 1, 2, 3)}, unix.SYS_LINK: {"link", at(-1, 1)}, unix.SYS_LINKAT: {"link", at(2, 3)},
+		unix.SYS_RENAMEAT2: {"rename", at(0, 1, 2, 3)}, unix.SYS_LINK: {"link", at(-1, 0, -1, 1)}, unix.SYS_LINKAT: {"link", at(0, 1, 2, 3)},
 		unix.SYS_SYMLINK: {"symlink", at(-1, 1)}, unix.SYS_SYMLINKAT: {"symlink", at(1, 2)},
 		unix.SYS_UNLINK: {"unlink", at(-1, 0)}, unix.SYS_UNLINKAT: {"unlink", at(0, 1)}, unix.SYS_RMDIR: {"rmdir", at(-1, 0)},
 		unix.SYS_TRUNCATE: {"truncate", at(-1, 0)}, unix.SYS_CHMOD: {"chmod", at(-1, 0)}, unix.SYS_FCHMOD: {"chmod", fdArg(0)},

@@ -29,7 +29,7 @@ var (
 	callsWrite = map[uint32]pathCall{
 		unix.SYS_MKDIRAT: {"mkdir", at(0, 1)}, unix.SYS_MKNODAT: {"mknod", at(0, 1)},
 		unix.SYS_RENAMEAT: {"rename", at(0, 1, 2, 3)}, unix.SYS_RENAMEAT2: {"rename", at(0, 1, 2, 3)},
-		unix.SYS_LINKAT: {"link", at(2, 3)}, unix.SYS_SYMLINKAT: {"symlink", at(1, 2)}, unix.SYS_UNLINKAT: {"unlink", at(0, 1)},
+		unix.SYS_LINKAT: {"link", at(0, 1, 2, 3)}, unix.SYS_SYMLINKAT: {"symlink", at(1, 2)}, unix.SYS_UNLINKAT: {"unlink", at(0, 1)},
 		unix.SYS_TRUNCATE: {"truncate", at(-1, 0)}, unix.SYS_FCHMOD: {"chmod", fdArg(0)}, unix.SYS_FCHMODAT: {"chmod", at(0, 1)},
 		unix.SYS_FCHMODAT2: {"chmod", at(0, 1)}, unix.SYS_FCHOWN: {"chown", fdArg(0)}, unix.SYS_FCHOWNAT: {"chown", at(0, 1)},
 		unix.SYS_SETXATTR: {"setxattr", at(-1, 0)}, unix.SYS_LSETXATTR: {"setxattr", at(-1, 0)},
