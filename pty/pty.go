@@ -172,7 +172,20 @@ func (r *Reaper) spawn(opts Options, p *Process) error {
 		r.mu.Unlock()
 		return errReaperClosed
 	}
-	proc, err := os.StartProcess(opts.Path, args, attr)
+	var proc *os.Process
+	fork := func() (err error) {
+		proc, err = os.StartProcess(opts.Path, args, attr)
+		return err
+	}
+	if opts.Confine != nil {
+		tty := ""
+		if opts.TTY {
+			tty = p.io.inputPath()
+		}
+		err = opts.Confine(tty, fork)
+	} else {
+		err = fork()
+	}
 	if err == nil {
 		p.pid = proc.Pid
 		r.procs[p.pid] = p
