@@ -226,6 +226,7 @@ func (h *handlers) execSpec(in wire.ExecIn) session.Spec {
 		Cols:        uint16(deref(in.Cols)),
 		Rows:        uint16(deref(in.Rows)),
 		Restart:     restartPolicy(in),
+		Sandbox:     in.Sandbox,
 	}
 }
 
@@ -268,6 +269,7 @@ func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time
 	}
 	out.PatternFields = y.pf
 	out.OmitFields = of
+	out.Sandbox = sandboxOut(p.Sandbox())
 	out.LongFields = h.Long(p, s)
 	out.ExitCode, out.Signal = answer.ExitFields(s.Info)
 	if s.Status == session.Running {

@@ -25,6 +25,9 @@ func (h *handlers) health(req *mcp.CallToolRequest) *wire.Health {
 		LogDir:             h.cfg.Log.Dir,
 		Toolset:            h.cfg.Toolset,
 	}
+	s := h.m.SandboxSupport()
+	out.Sandbox = wire.SandboxHealth{Mode: h.cfg.Sandbox.Mode, Network: h.cfg.Sandbox.Network, LandlockABI: s.LandlockABI,
+		Seccomp: s.Seccomp, NotEnforced: s.Gaps()}
 	for _, b := range h.cfg.Rules.Blocked {
 		out.BlockedSideEffects = append(out.BlockedSideEffects, string(b))
 	}
@@ -47,4 +50,16 @@ func (h *handlers) history(p *session.Process) wire.RunHistory {
 		}
 	}
 	return r
+}
+
+// sandboxOut is a process's sandbox as answers show it; nil unconfined.
+func sandboxOut(r *session.SandboxReport) *wire.SandboxOut {
+	if r == nil {
+		return nil
+	}
+	out := &wire.SandboxOut{Mode: r.Mode, Network: r.Network, NotEnforced: r.Gaps, Denied: []wire.SandboxDenial{}}
+	for _, d := range r.Denied {
+		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Count: d.Count})
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/disklog"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
 	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/pty"
 )
@@ -45,10 +46,12 @@ type Manager struct {
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
-	reg      registry
-	typed    personSecrets // typed on secret pages, redacted everywhere (shared.go)
-	running  int           // started and not yet ended, including reservations
-	shutdown bool
+	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
+	sandboxSupport sandbox.Support
+	reg            registry
+	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
+	running        int           // started and not yet ended, including reservations
+	shutdown       bool
 }
 
 // Options are what a Manager is given by the program it runs in, rather
@@ -70,6 +73,9 @@ type Options struct {
 	Tag string
 	// Log gets the Manager's records; nil discards them.
 	Log *slog.Logger
+	// Sandbox is what the kernel offers a sandbox (sandbox.Probe): a
+	// sandboxed configuration the kernel cannot enforce is refused.
+	Sandbox sandbox.Support
 }
 
 // LocalOptions returns the Options of a server that runs commands on this
@@ -93,11 +99,12 @@ func LocalOptions(log *slog.Logger) (Options, error) {
 		return Options{}, fmt.Errorf("starting reaper: %w", err)
 	}
 	return Options{
-		Engine: reaperEngine{reaper},
-		Prober: prompt.NewProber(),
-		Env:    os.Environ(),
-		Tag:    fmt.Sprintf("%d:%d:", os.Getpid(), self),
-		Log:    log,
+		Engine:  reaperEngine{reaper},
+		Prober:  prompt.NewProber(),
+		Env:     os.Environ(),
+		Tag:     fmt.Sprintf("%d:%d:", os.Getpid(), self),
+		Log:     log,
+		Sandbox: sandbox.Probe(),
 	}, nil
 }
 
@@ -113,20 +120,25 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		_ = o.Engine.Close()
 		return nil, errors.New("session: the options need a prober and a tag")
 	}
+	if err := checkSandbox(cfg, o.Sandbox); err != nil {
+		_ = o.Engine.Close()
+		return nil, err
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{
-		tag:       o.Tag,
-		cfg:       cfg,
-		engine:    o.Engine,
-		log:       o.Log,
-		baseEnv:   o.Env,
-		prober:    o.Prober,
-		timing:    defaultTiming(cfg),
-		keep:      defaultRetention(),
-		startedAt: time.Now(),
-		reg:       newRegistry(),
+		sandboxSupport: o.Sandbox,
+		tag:            o.Tag,
+		cfg:            cfg,
+		engine:         o.Engine,
+		log:            o.Log,
+		baseEnv:        o.Env,
+		prober:         o.Prober,
+		timing:         defaultTiming(cfg),
+		keep:           defaultRetention(),
+		startedAt:      time.Now(),
+		reg:            newRegistry(),
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.log.Debug("commands run under the default shell unless they name one", "shell", cfg.DefaultShell())

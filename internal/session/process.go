@@ -59,6 +59,7 @@ type Process struct {
 	// sharePersonSecret redacts a secret a person typed into this process
 	// from every process of the Manager (startSpec's; shared.go).
 	sharePersonSecret func(string)
+	sandbox           *sandboxRun // nil: unconfined; set at start
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called

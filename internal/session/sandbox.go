@@ -1,0 +1,154 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
+)
+
+// SandboxReport is what a process's answers say about its sandbox.
+type SandboxReport struct {
+	Mode    string           `json:"mode"`
+	Network string           `json:"network"`
+	Gaps    []string         `json:"not_enforced,omitempty"` // best-effort: what the kernel lacked
+	Denied  []sandbox.Denial `json:"denied"`
+}
+
+// sandboxRun is one process's sandbox: its private TMPDIR and the
+// Monitor that names its denials.
+type sandboxRun struct {
+	mode, network string
+	gaps          []string
+	tmp           string
+	monitor       *sandbox.Monitor // set by the fork; nil without seccomp
+}
+
+// report returns what answers show; nil when the process is unconfined.
+func (r *sandboxRun) report() *SandboxReport {
+	if r == nil {
+		return nil
+	}
+	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: append([]sandbox.Denial{}, r.monitor.Denied()...)}
+}
+
+// close stops naming denials and removes the TMPDIR.
+func (r *sandboxRun) close() {
+	if r == nil {
+		return
+	}
+	_ = r.monitor.Close()
+	_ = os.RemoveAll(r.tmp)
+}
+
+// ErrHostsNeedProxy refuses a host list until the proxy is in the build.
+// The proxy plugs in here: start it, and give the command its address.
+var ErrHostsNeedProxy = errors.New("YIELDSHELL_SANDBOX_NETWORK: host lists need the proxy: not in this build")
+
+// checkSandbox refuses a configuration the server cannot enforce.
+func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
+	sb := cfg.Sandbox
+	if sb.Mode == policy.SandboxOff {
+		return nil
+	}
+	if sb.Network == policy.NetworkHosts {
+		return ErrHostsNeedProxy
+	}
+	p := sandbox.Policy{Mode: sb.Mode, BestEffort: sb.Mode == policy.SandboxBestEffort}
+	if err := s.Check(&p); err != nil {
+		return fmt.Errorf("YIELDSHELL_SANDBOX=%s: %w (YIELDSHELL_SANDBOX=best-effort runs with what there is and says so)", sb.Mode, err)
+	}
+	return nil
+}
+
+// confine sets up l's sandbox when its mode is not off: a private
+// TMPDIR (and cache, so builds work), the writable paths and the fork
+// hook that confines the child. cwd is where the command starts.
+func (m *Manager) confine(l *launch, spec Spec) error {
+	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
+	if err != nil || mode == policy.SandboxOff {
+		return err
+	}
+	tmp, err := NewTempDir("sandbox")
+	if err != nil {
+		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
+	}
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: m.cfg.Sandbox.Network, BestEffort: mode == policy.SandboxBestEffort,
+		Writable: []string{tmp}, Protected: m.protected()}
+	if mode == policy.SandboxReadOnly {
+		p.Mode = sandbox.ModeReadOnly
+	} else {
+		p.Writable = append(p.Writable, m.writableRoots(spec)...)
+		p.Writable = append(p.Writable, m.cfg.Sandbox.Writable...)
+		if c := m.sandboxCache(); c != "" {
+			p.Writable = append(p.Writable, c)
+			l.opts.Env = dedupEnv(append(l.opts.Env, "XDG_CACHE_HOME="+c, "GOCACHE="+filepath.Join(c, "go-build"),
+				"npm_config_cache="+filepath.Join(c, "npm")))
+		}
+	}
+	l.opts.Env = dedupEnv(append(l.opts.Env, "TMPDIR="+tmp))
+	run := &sandboxRun{mode: mode, network: p.Network, tmp: tmp}
+	if p.BestEffort {
+		run.gaps = m.sandboxSupport.Gaps()
+	}
+	l.opts.Confine = func(tty string, fork func() error) error {
+		mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
+		run.monitor = mon
+		return err
+	}
+	l.sandbox = run
+	return nil
+}
+
+// writableRoots are the roots a workspace-write command may write: the
+// operator's allowed cwds, else the client's roots, else the server's
+// working directory.
+func (m *Manager) writableRoots(spec Spec) []string {
+	if len(m.cfg.Cwd.Allowed) > 0 {
+		return slices.Clone(m.cfg.Cwd.Allowed)
+	}
+	if spec.Roots != nil && len(spec.Roots.Paths) > 0 {
+		return slices.Clone(spec.Roots.Paths)
+	}
+	return []string{m.cfg.Cwd.Default}
+}
+
+// protected are yieldshell's own files, read-only even inside a root.
+func (m *Manager) protected() []string {
+	var p []string
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shellDir != "" {
+		p = append(p, m.shellDir)
+	}
+	if m.cfg.Log.Dir != "" {
+		p = append(p, m.cfg.Log.Dir)
+	}
+	return p
+}
+
+// sandboxCache is a cache directory of sandboxed commands' own (go build,
+// npm, pip): shared between them so builds stay warm, apart from the
+// user's so a sandboxed command cannot poison what runs outside.
+func (m *Manager) sandboxCache() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(base, "yieldshell", "sandbox")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// Sandbox reports the process's sandbox and what it was denied so far;
+// nil when it runs unconfined.
+func (p *Process) Sandbox() *SandboxReport { return p.sandbox.report() }
+
+// SandboxSupport is what the kernel offers a sandbox, for health reports.
+func (m *Manager) SandboxSupport() sandbox.Support { return m.sandboxSupport }
