@@ -269,7 +269,6 @@ func (h *handlers) execAnswer(p *session.Process, s session.Snapshot, start time
 	}
 	out.PatternFields = y.pf
 	out.OmitFields = of
-	out.Sandbox = sandboxOut(p.Sandbox())
 	out.LongFields = h.Long(p, s)
 	out.ExitCode, out.Signal = answer.ExitFields(s.Info)
 	if s.Status == session.Running {

@@ -51,15 +51,3 @@ func (h *handlers) history(p *session.Process) wire.RunHistory {
 	}
 	return r
 }
-
-// sandboxOut is a process's sandbox as answers show it; nil unconfined.
-func sandboxOut(r *session.SandboxReport) *wire.SandboxOut {
-	if r == nil {
-		return nil
-	}
-	out := &wire.SandboxOut{Mode: r.Mode, Network: r.Network, NotEnforced: r.Gaps, Denied: []wire.SandboxDenial{}}
-	for _, d := range r.Denied {
-		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Count: d.Count})
-	}
-	return out
-}

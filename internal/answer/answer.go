@@ -234,7 +234,19 @@ func ReplyNotes(in session.Info) []string {
 // Long fills the long-running fields of an answer about p from its
 // snapshot s.
 func (r *Reader) Long(p *session.Process, s session.Snapshot) wire.LongFields {
-	return wire.LongFields{URLs: s.URLs, LogPath: r.m.LogPath(p), TailCommand: r.m.TailCommand(p)}
+	return wire.LongFields{URLs: s.URLs, LogPath: r.m.LogPath(p), TailCommand: r.m.TailCommand(p), Sandbox: sandboxOut(p.Sandbox())}
+}
+
+// sandboxOut is a process's sandbox as answers show it; nil unconfined.
+func sandboxOut(r *session.SandboxReport) *wire.SandboxOut {
+	if r == nil {
+		return nil
+	}
+	out := &wire.SandboxOut{Mode: r.Mode, Network: r.Network, NotEnforced: r.Gaps, Denied: []wire.SandboxDenial{}}
+	for _, d := range r.Denied {
+		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Count: d.Count})
+	}
+	return out
 }
 
 // Log is read's answer about p's log after since (nil: the newest output),

@@ -53,8 +53,7 @@ type ExecOut struct {
 	Name  string   `json:"name,omitempty" jsonschema:"the process's name, normalised"`
 	// ExistingProcessID is the running process that holds the name, when
 	// the start was refused for that.
-	ExistingProcessID string      `json:"existing_process_id,omitempty" jsonschema:"when the name is taken: the running process that holds it (use restart or stop)"`
-	Sandbox           *SandboxOut `json:"sandbox,omitempty" jsonschema:"the kernel sandbox the command runs in and what it was denied (present when confined)"`
+	ExistingProcessID string `json:"existing_process_id,omitempty" jsonschema:"when the name is taken: the running process that holds it (use restart or stop)"`
 	PatternFields
 	LongFields
 	OmitFields
