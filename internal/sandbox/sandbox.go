@@ -104,8 +104,8 @@ func within(p, dir string) bool {
 }
 
 // allowed reports whether policy lets op write path (resolved, clean):
-// inside a writable path and not a protected one, nor an ancestor of one
-// (renaming a directory away would unprotect what is in it).
+// inside a writable path and not a protected one, nor (to rename or
+// remove) an ancestor of one, which would unprotect what is in it.
 func (p *Policy) allowed(op, path string) bool {
 	path = filepath.Clean(path)
 	ok := false
@@ -121,8 +121,9 @@ func (p *Policy) allowed(op, path string) bool {
 	if gitProtected(op, path) {
 		return false
 	}
+	moves := op == "rename" || op == "rmdir"
 	for _, q := range p.Protected {
-		if within(path, q) || within(q, path) {
+		if within(path, q) || moves && within(q, path) {
 			return false
 		}
 	}

@@ -234,3 +234,19 @@ func TestReachEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterFits: a conditional jump reaches 255 instructions at most,
+// and every jump lands inside the program.
+func TestFilterFits(t *testing.T) {
+	for _, net := range []string{NetworkOff, NetworkOn} {
+		f := buildFilter(&Policy{Network: net})
+		if len(f) > 255 {
+			t.Fatalf("network %s: %d instructions", net, len(f))
+		}
+		for i, ins := range f {
+			if ins.Code&0x07 == unix.BPF_JMP && (i+1+int(ins.Jt) >= len(f) || i+1+int(ins.Jf) >= len(f)) {
+				t.Errorf("network %s: instruction %d jumps out", net, i)
+			}
+		}
+	}
+}

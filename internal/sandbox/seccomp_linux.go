@@ -54,31 +54,74 @@ const (
 
 func offArg(i int) uint32 { return 16 + 8*uint32(i) } // the low 32 bits, little-endian
 
-// program assembles a filter.
-type program []unix.SockFilter
+// program assembles a filter whose jumps go forward to shared returns
+// at its end (one instruction per listed call, not two).
+type program struct {
+	code []unix.SockFilter
+	// jumps to patch: instruction index and the result its true and
+	// false branches go to (0: the next instruction).
+	fixups []fixup
+}
+
+type fixup struct {
+	at     int
+	jt, jf uint32
+}
 
 func (p *program) stmt(code uint16, k uint32) {
-	*p = append(*p, unix.SockFilter{Code: code, K: k})
+	p.code = append(p.code, unix.SockFilter{Code: code, K: k})
 }
 
-func (p *program) jump(code uint16, k uint32, jt, jf uint8) {
-	*p = append(*p, unix.SockFilter{Code: code, K: k, Jt: jt, Jf: jf})
+// jump adds a conditional jump whose branches return jt and jf (0: go
+// on to the next instruction).
+func (p *program) jump(code uint16, k uint32, jt, jf uint32) {
+	p.fixups = append(p.fixups, fixup{len(p.code), jt, jf})
+	p.code = append(p.code, unix.SockFilter{Code: code, K: k})
 }
 
-// ret returns action for call nr.
-func (p *program) ret(nr, action uint32) {
-	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, 0, 1)
-	p.stmt(unix.BPF_RET|unix.BPF_K, action)
+// onCall returns action for call nr.
+func (p *program) onCall(nr, action uint32) {
+	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, action, 0)
 }
 
-// retArg returns match for call nr when its argument arg, tested with
+// onArg returns match for call nr when its argument arg, tested with
 // test (BPF_JSET or BPF_JEQ) against k, is true, and other otherwise.
-func (p *program) retArg(nr uint32, arg int, test uint16, k, match, other uint32) {
-	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, 0, 4)
+func (p *program) onArg(nr uint32, arg int, test uint16, k, match, other uint32) {
+	p.code = append(p.code, unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: nr, Jf: 2})
 	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg(arg))
-	p.jump(unix.BPF_JMP|test|unix.BPF_K, k, 0, 1)
-	p.stmt(unix.BPF_RET|unix.BPF_K, match)
-	p.stmt(unix.BPF_RET|unix.BPF_K, other)
+	p.jump(unix.BPF_JMP|test|unix.BPF_K, k, match, other)
+	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr) // not reached: both branches return
+}
+
+// finish appends the shared returns (the default, allow, first) and
+// points the jumps at them.
+func (p *program) finish() []unix.SockFilter {
+	var rets []uint32
+	for _, f := range p.fixups {
+		for _, r := range []uint32{f.jt, f.jf} {
+			if r != 0 && !slices.Contains(rets, r) {
+				rets = append(rets, r)
+			}
+		}
+	}
+	p.stmt(unix.BPF_RET|unix.BPF_K, retAllow)
+	base := len(p.code)
+	for _, r := range rets {
+		p.stmt(unix.BPF_RET|unix.BPF_K, r)
+	}
+	target := func(at int, r uint32) uint8 {
+		if r == 0 {
+			return 0
+		}
+		if r == retAllow {
+			return uint8(base - 1 - at - 1)
+		}
+		return uint8(base + slices.Index(rets, r) - at - 1)
+	}
+	for _, f := range p.fixups {
+		p.code[f.at].Jt, p.code[f.at].Jf = target(f.at, f.jt), target(f.at, f.jf)
+	}
+	return p.code
 }
 
 // buildFilter is the seccomp program for policy p: containment calls
@@ -90,30 +133,27 @@ func (p *program) retArg(nr uint32, arg int, test uint16, k, match, other uint32
 func buildFilter(p *Policy) []unix.SockFilter {
 	var f program
 	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
-	f.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, auditArch, 1, 0)
-	f.stmt(unix.BPF_RET|unix.BPF_K, retKill)
+	f.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, auditArch, 0, retKill)
 	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
-	f.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, 0, 1)
-	f.stmt(unix.BPF_RET|unix.BPF_K, retErrno(unix.EPERM))
+	f.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, retErrno(unix.EPERM), 0)
 	for _, nr := range sortedKeys(callsDenied) {
-		f.ret(nr, retNotify)
+		f.onCall(nr, retNotify)
 	}
 	for _, nr := range sortedKeys(callsWrite) {
-		f.ret(nr, retNotify)
+		f.onCall(nr, retNotify)
 	}
-	f.ret(sysClone3, retErrno(unix.ENOSYS))
-	f.ret(sysOpenat2, retErrno(unix.ENOSYS))
-	f.retArg(sysOpenat, 2, unix.BPF_JSET, openWrite, retNotify, retAllow)
+	f.onCall(sysClone3, retErrno(unix.ENOSYS))
+	f.onCall(sysOpenat2, retErrno(unix.ENOSYS))
+	f.onArg(sysOpenat, 2, unix.BPF_JSET, openWrite, retNotify, retAllow)
 	if sysOpen != ^uint32(0) {
-		f.retArg(sysOpen, 1, unix.BPF_JSET, openWrite, retNotify, retAllow)
+		f.onArg(sysOpen, 1, unix.BPF_JSET, openWrite, retNotify, retAllow)
 	}
-	f.retArg(sysClone, 0, unix.BPF_JSET, newNamespaces, retNotify, retAllow)
-	f.retArg(sysIoctl, 1, unix.BPF_JEQ, unix.TIOCSTI, retErrno(unix.EPERM), retAllow)
+	f.onArg(sysClone, 0, unix.BPF_JSET, newNamespaces, retNotify, retAllow)
+	f.onArg(sysIoctl, 1, unix.BPF_JEQ, unix.TIOCSTI, retErrno(unix.EPERM), retAllow)
 	if p.Network == NetworkOff {
-		f.retArg(sysSocket, 0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify)
+		f.onArg(sysSocket, 0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify)
 	}
-	f.stmt(unix.BPF_RET|unix.BPF_K, retAllow)
-	return f
+	return f.finish()
 }
 
 func sortedKeys[V any](m map[uint32]V) []uint32 {
