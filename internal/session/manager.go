@@ -48,6 +48,7 @@ type Manager struct {
 	shellDir string // private directory of shell-integration files; "" until needed
 	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
 	sandboxSupport sandbox.Support
+	sandboxDir     string // holds confined processes' TMPDIRs; "" until needed
 	reg            registry
 	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
 	running        int           // started and not yet ended, including reservations
@@ -248,6 +249,11 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	if m.disk != nil {
 		m.disk.Wait() // every process ended, so every writer finishes
 	}
+	m.mu.Lock()
+	if m.sandboxDir != "" {
+		_ = os.RemoveAll(m.sandboxDir) // every confined process is closed
+	}
+	m.mu.Unlock()
 	// Descendants that escaped processes which had already ended.
 	endTagged(ctx, func(v string) bool { return strings.HasPrefix(v, m.tag) }, m.timing.shutdownGrace)
 	m.mu.Lock()

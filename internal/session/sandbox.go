@@ -73,7 +73,7 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if err != nil || mode == policy.SandboxOff {
 		return err
 	}
-	tmp, err := NewTempDir("sandbox")
+	tmp, err := m.sandboxTmp(l.id)
 	if err != nil {
 		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
 	}
@@ -102,6 +102,24 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	}
 	l.sandbox = run
 	return nil
+}
+
+// sandboxTmp makes a confined process's private TMPDIR, id, in the
+// server's directory of them (made once: NewTempDir reads /proc, which a
+// start should not pay for).
+func (m *Manager) sandboxTmp(id string) (string, error) {
+	m.mu.Lock()
+	if m.sandboxDir == "" {
+		dir, err := NewTempDir("sandbox")
+		if err != nil {
+			m.mu.Unlock()
+			return "", err
+		}
+		m.sandboxDir = dir
+	}
+	dir := filepath.Join(m.sandboxDir, id)
+	m.mu.Unlock()
+	return dir, os.Mkdir(dir, 0o700)
 }
 
 // writableRoots are the roots a workspace-write command may write: the
