@@ -106,3 +106,21 @@ func TestSandboxHostListRefused(t *testing.T) {
 		t.Errorf("start with a host list: %v\n%s", err, out)
 	}
 }
+
+// Issue 40 item 3: a confined command cannot reach the persistent server
+// through its socket (which would run commands outside the sandbox).
+func TestSandboxDaemonUnreachable(t *testing.T) {
+	root, _ := sandboxRoot(t)
+	env := persistRuntime(t, "YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS="+root)
+	s := start(t, "2025-06-18", env...)
+	r := s.exec(`"$YS" ps >/dev/null 2>&1 && echo REACHED || echo refused`, map[string]any{"cwd": root, "env": map[string]string{"YS": binPath}}).mustStatus(t, "completed")
+	if got := r.str("stdout"); got != "refused\n" {
+		t.Errorf("yieldshell ps from a confined command: %q, want refused", got)
+	}
+	// The same from outside the sandbox works (the test is sound).
+	cmd := exec.Command(binPath, "ps")
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("yieldshell ps from outside: %v\n%s", err, out)
+	}
+}

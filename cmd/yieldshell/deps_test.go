@@ -50,7 +50,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/metrics":   {"internal/session", "internal/mcptool"},
 		"conformance":        {},
 		"release":            {},
-		"internal/daemon":    {"internal/session", "internal/policy", "internal/linerpc", "internal/safedir"},
+		"internal/daemon":    {"internal/session", "internal/policy", "internal/linerpc", "internal/safedir", "internal/proc"},
 		"internal/linerpc":   {},
 		"internal/poll":      {},
 		"internal/testdir":   {},

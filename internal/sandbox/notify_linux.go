@@ -152,10 +152,10 @@ func (m *Monitor) decide(n *notif) unix.Errno {
 // checkPaths refuses a write when one of its paths is not allowed:
 // EACCES, as Landlock answers, or EPERM for what Landlock does not cover.
 func (m *Monitor) checkPaths(n *notif, op string, args []pathArg) unix.Errno {
-	for _, a := range args {
+	for i, a := range args {
 		path, ok := resolve(int(n.pid), n.args, a)
-		if !ok || m.policy.allowed(op, path) {
-			continue
+		if !ok || m.policy.allowed(op, path) || creates(op) && i == len(args)-1 && exists(path) {
+			continue // a new name that exists: the kernel answers EEXIST, as it would
 		}
 		m.denied.add(op, path, "")
 		switch op {
@@ -165,6 +165,17 @@ func (m *Monitor) checkPaths(n *notif, op string, args []pathArg) unix.Errno {
 		return unix.EACCES
 	}
 	return 0
+}
+
+// creates reports whether op makes a new name (and fails on one that
+// exists, before any permission check).
+func creates(op string) bool {
+	return op == "mkdir" || op == "mknod" || op == "symlink" || op == "link"
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // resolve returns the absolute path a call's argument names in process

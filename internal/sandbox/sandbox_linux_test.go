@@ -250,3 +250,15 @@ func TestFilterFits(t *testing.T) {
 		}
 	}
 }
+
+// TestExistingNames: making a name that exists outside the root fails
+// with EEXIST, as without a sandbox (programs ignore it), and is not a
+// denial.
+func TestExistingNames(t *testing.T) {
+	ar := newArea(t, account{name: "self"})
+	p := &Policy{Mode: ModeWorkspaceWrite, Network: NetworkOff, Writable: []string{ar.root}}
+	out, den := runConfined(t, p, ar.root, `mkdir "$OUT" 2>&1; ln -s x "$T" 2>&1`, []string{"OUT=" + ar.out, "T=" + ar.target}, nil)
+	if strings.Count(out, "File exists") != 2 || len(den) != 0 {
+		t.Errorf("output %q, denied %+v; want File exists twice and no denial", out, den)
+	}
+}
