@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,50 @@ func TestSandboxDaemonUnreachable(t *testing.T) {
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("yieldshell ps from outside: %v\n%s", err, out)
+	}
+}
+
+// Issue 40 item 6: ordinary work in a root needs no configuration:
+// git commit, go build (its caches), make.
+func TestSandboxOrdinaryWork(t *testing.T) {
+	root, _ := sandboxRoot(t)
+	os.RemoveAll(filepath.Join(root, ".git"))
+	steps := map[string]string{
+		"git":  `git init -q . && git add -A && git commit -qm first && git log --oneline | wc -l`,
+		"go":   `go build -o hello . && ./hello`,
+		"make": `make -s && cat made.txt`,
+	}
+	files := map[string]string{
+		"go.mod":   "module hello\n\ngo 1.22\n",
+		"main.go":  "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built\") }\n",
+		"Makefile": "all:\n\techo made > made.txt\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// git init runs outside (a sandboxed one may not write .git/hooks).
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root, "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GOTOOLCHAIN=local"}
+	s := start(t, "2025-06-18", env...)
+	want := map[string]string{"git": "1\n", "go": "built\n", "make": "made\n"}
+	for _, name := range []string{"git", "go", "make"} {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Logf("%s not installed: skipped", name)
+			continue
+		}
+		cmd := strings.Replace(steps[name], "git init -q . && ", "", 1)
+		r := s.exec(cmd, map[string]any{"cwd": root, "yield_ms": 120000, "tty": false}).mustStatus(t, "completed")
+		_, denied := sandboxDenied(t, r)
+		// The go command counts its runs in the user's config directory
+		// (telemetry), and goes on when it cannot: refused, and said so.
+		denied = slices.DeleteFunc(denied, func(d string) bool { return strings.Contains(d, "/go/telemetry/") })
+		if r.str("stdout") != want[name] || len(denied) > 0 {
+			t.Errorf("%s: stdout %q stderr %q, denied %q", name, r.str("stdout"), r.str("stderr"), denied)
+		}
 	}
 }
