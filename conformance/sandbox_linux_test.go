@@ -170,3 +170,22 @@ func TestSandboxOrdinaryWork(t *testing.T) {
 		}
 	}
 }
+
+// Issue 40 items 1, 4, 5 in the shell-yeah toolset: start_shell tightens,
+// its answer and health_check say what confines it.
+func TestSandboxShellYeah(t *testing.T) {
+	root, outside := sandboxRoot(t)
+	env := []string{"YIELDSHELL_TOOLSET=shell-yeah", "YIELDSHELL_SANDBOX_NETWORK=on"}
+	s := start(t, "2025-06-18", env...)
+	r := s.call("start_shell", map[string]any{"command": "echo x > " + outside + "/f; echo done; sleep 30",
+		"workingDirectory": root, "sandbox": "workspace-write", "verification_pattern": "done"})
+	if mode, denied := sandboxDenied(t, r); mode != "workspace-write" || len(denied) != 1 || denied[0] != "open "+filepath.Join(outside, "f") {
+		t.Errorf("start_shell sandbox %q %q: %s", mode, denied, r.text)
+	}
+	h := s.call("health_check", nil)
+	sb, _ := h.m["sandbox"].(map[string]any)
+	if sb["mode"] != "off" || sb["network"] != "on" || sb["seccomp"] != true {
+		t.Errorf("health_check sandbox = %v", sb)
+	}
+	s.call("stop_shell", map[string]any{"label": r.str("label")})
+}
