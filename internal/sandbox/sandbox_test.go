@@ -1,6 +1,9 @@
 package sandbox
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestAllowed(t *testing.T) {
 	p := &Policy{Writable: []string{"/w", "/tmp/t"}, Protected: []string{"/w/.ys"}}
@@ -45,5 +48,28 @@ func TestDenialsBounded(t *testing.T) {
 	}
 	if list[1].Path != "/same" || list[1].Count != 40 {
 		t.Errorf("repeated denial = %+v, want /same counted 40 times", list[1])
+	}
+}
+
+func TestSeatbeltProfile(t *testing.T) {
+	p := &Policy{Network: NetworkOff, Writable: []string{`/Users/a "b"`}, Protected: []string{"/Users/a/.ys"}}
+	got := SeatbeltProfile(p)
+	for _, want := range []string{`(deny file-write*)`, `(subpath "/Users/a \"b\"")`, `(literal "/dev/null")`,
+		`(deny file-write* (regex #"/\.git/(hooks|config)(/|$)")`, `(subpath "/Users/a/.ys")`, `(deny network*)`,
+		`(allow signal (target same-sandbox))`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("profile lacks %s:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "(") != strings.Count(got, ")") {
+		t.Errorf("unbalanced profile:\n%s", got)
+	}
+	p.Network = NetworkOn
+	if strings.Contains(SeatbeltProfile(p), "network") {
+		t.Error("network on still fences the network")
+	}
+	path, argv := SeatbeltArgv(p, []string{"/bin/bash", "-c", "true"})
+	if path != "/usr/bin/sandbox-exec" || argv[1] != "-p" || argv[len(argv)-1] != "true" {
+		t.Errorf("argv %q %q", path, argv)
 	}
 }

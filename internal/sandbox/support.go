@@ -9,6 +9,9 @@ import (
 type Support struct {
 	LandlockABI int  `json:"landlock_abi"` // 0: none
 	Seccomp     bool `json:"seccomp"`      // filters with user notification
+	// Seatbelt: macOS's sandbox-exec is there (commands are wrapped in
+	// it: SeatbeltArgv; untested here).
+	Seatbelt bool `json:"seatbelt,omitempty"`
 }
 
 // Landlock ABIs the sandbox relies on.
@@ -20,6 +23,9 @@ const (
 // Gaps names what the kernel lacks for a confined command: empty when
 // everything is enforced.
 func (s Support) Gaps() []string {
+	if s.Seatbelt {
+		return nil // enforced by Seatbelt; denials go to the system log, unnamed
+	}
 	var g []string
 	if !s.Seccomp {
 		g = append(g, "seccomp filters with user notification (no_new_privs, containment, network off, denials named)")

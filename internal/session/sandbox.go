@@ -95,12 +95,16 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if p.BestEffort {
 		run.gaps = m.sandboxSupport.Gaps()
 	}
+	l.sandbox = run
+	if m.sandboxSupport.Seatbelt { // macOS: sandbox-exec applies a profile, then execs the command
+		l.opts.Path, l.opts.Args = sandbox.SeatbeltArgv(p, l.opts.Args)
+		return nil
+	}
 	l.opts.Confine = func(tty string, fork func() error) error {
 		mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
 		run.monitor = mon
 		return err
 	}
-	l.sandbox = run
 	return nil
 }
 
