@@ -36,8 +36,9 @@ type Policy struct {
 	BestEffort bool
 }
 
-// devices are written by ordinary programs wherever they run.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+// devices are written by ordinary programs wherever they run; /dev/ptmx
+// and /dev/pts make new pseudo-terminals (script, expect, tmux).
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
 // withDevices returns a copy of p that may also write the devices and
 // the command's terminal.
