@@ -42,7 +42,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/wire":      {"internal/mcptool", "internal/roots"},
 		"internal/answer":    {"internal/session", "internal/policy", "internal/outlog", "internal/mcptool", "internal/wire"},
 		"internal/toolhost":  {"internal/session", "internal/policy", "internal/askhuman", "internal/roots"},
-		"internal/shellyeah": {"internal/session", "internal/policy", "internal/mcptool", "internal/proc", "internal/askhuman", "internal/roots"},
+		"internal/shellyeah": {"internal/session", "internal/policy", "internal/mcptool", "internal/proc", "internal/askhuman", "internal/roots", "internal/wire", "internal/answer"},
 		"internal/roots":     {"internal/policy"},
 		"internal/askhuman":  {"internal/session", "internal/policy", "internal/human", "internal/safetext"},
 		"internal/human":     {},

@@ -234,11 +234,19 @@ func ReplyNotes(in session.Info) []string {
 // Long fills the long-running fields of an answer about p from its
 // snapshot s.
 func (r *Reader) Long(p *session.Process, s session.Snapshot) wire.LongFields {
-	return wire.LongFields{URLs: s.URLs, LogPath: r.m.LogPath(p), TailCommand: r.m.TailCommand(p), Sandbox: sandboxOut(p.Sandbox())}
+	return wire.LongFields{URLs: s.URLs, LogPath: r.m.LogPath(p), TailCommand: r.m.TailCommand(p), Sandbox: SandboxOut(p.Sandbox())}
 }
 
-// sandboxOut is a process's sandbox as answers show it; nil unconfined.
-func sandboxOut(r *session.SandboxReport) *wire.SandboxOut {
+// SandboxHealth says what the server's sandbox enforces, for ps and
+// health_check.
+func SandboxHealth(cfg *policy.Config, m *session.Manager) wire.SandboxHealth {
+	s := m.SandboxSupport()
+	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network, LandlockABI: s.LandlockABI,
+		Seccomp: s.Seccomp, NotEnforced: s.Gaps()}
+}
+
+// SandboxOut is a process's sandbox as answers show it; nil unconfined.
+func SandboxOut(r *session.SandboxReport) *wire.SandboxOut {
 	if r == nil {
 		return nil
 	}

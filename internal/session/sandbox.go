@@ -13,10 +13,9 @@ import (
 
 // SandboxReport is what a process's answers say about its sandbox.
 type SandboxReport struct {
-	Mode    string           `json:"mode"`
-	Network string           `json:"network"`
-	Gaps    []string         `json:"not_enforced,omitempty"` // best-effort: what the kernel lacked
-	Denied  []sandbox.Denial `json:"denied"`
+	Mode, Network string
+	Gaps          []string // best-effort: what the kernel lacked
+	Denied        []sandbox.Denial
 }
 
 // sandboxRun is one process's sandbox: its private TMPDIR and the

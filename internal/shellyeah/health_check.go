@@ -7,8 +7,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/roots"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // HealthOut is health_check's answer.
@@ -25,16 +27,7 @@ type HealthOut struct {
 	LogDir              string  `json:"log_dir,omitempty"`
 	PurgeAfterMs        int     `json:"purge_after_ms"`
 	roots.Report
-	Sandbox SandboxHealth `json:"sandbox" jsonschema:"yieldshell extension: what confines shells and what the kernel enforces"`
-}
-
-// SandboxHealth says what is enforced (as ps's server.sandbox does).
-type SandboxHealth struct {
-	Mode        string   `json:"mode" jsonschema:"YIELDSHELL_SANDBOX: off, read-only, workspace-write or best-effort"`
-	Network     string   `json:"network" jsonschema:"YIELDSHELL_SANDBOX_NETWORK of a sandboxed shell"`
-	LandlockABI int      `json:"landlock_abi" jsonschema:"the kernel's Landlock ABI (0: none)"`
-	Seccomp     bool     `json:"seccomp" jsonschema:"seccomp filters with user notification"`
-	NotEnforced []string `json:"not_enforced,omitempty" jsonschema:"what this kernel lacks for a sandboxed shell"`
+	Sandbox wire.SandboxHealth `json:"sandbox" jsonschema:"yieldshell extension: what confines shells and what the kernel enforces"`
 }
 
 func healthCheckTool() *mcp.Tool {
@@ -48,11 +41,9 @@ func healthCheckTool() *mcp.Tool {
 
 func (h *handlers) healthCheck(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, HealthOut, error) {
 	st := h.m.Stats()
-	sb := h.m.SandboxSupport()
 	return nil, HealthOut{
-		Sandbox: SandboxHealth{Mode: h.cfg.Sandbox.Mode, Network: h.cfg.Sandbox.Network, LandlockABI: sb.LandlockABI,
-			Seccomp: sb.Seccomp, NotEnforced: sb.Gaps()},
-		Status: "ok", ServerName: "yieldshell", ServerVersion: h.version,
+		Sandbox: answer.SandboxHealth(h.cfg, h.m),
+		Status:  "ok", ServerName: "yieldshell", ServerVersion: h.version,
 		ActiveShells: st.Running, TotalShells: st.Total, MaxShells: h.cfg.Limits.Processes,
 		UptimeMs:     math.Round(float64(time.Since(st.StartedAt))/float64(time.Millisecond)*10) / 10,
 		LogDir:       h.cfg.Log.Dir,
