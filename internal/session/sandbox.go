@@ -32,7 +32,18 @@ func (r *sandboxRun) report() *SandboxReport {
 	if r == nil {
 		return nil
 	}
-	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: append([]sandbox.Denial{}, r.monitor.Denied()...)}
+	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: r.monitor.Denied()}
+}
+
+// makeTmp makes the private TMPDIR, right before the start.
+func (r *sandboxRun) makeTmp() error {
+	if r == nil {
+		return nil
+	}
+	if err := os.Mkdir(r.tmp, 0o700); err != nil {
+		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
+	}
+	return nil
 }
 
 // close stops naming denials and removes the TMPDIR.
@@ -51,11 +62,11 @@ var ErrHostsNeedProxy = errors.New("YIELDSHELL_SANDBOX_NETWORK: host lists need 
 // checkSandbox refuses a configuration the server cannot enforce.
 func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 	sb := cfg.Sandbox
+	if sb.Network == policy.NetworkHosts { // whatever the mode: a call may tighten to one
+		return ErrHostsNeedProxy
+	}
 	if sb.Mode == policy.SandboxOff {
 		return nil
-	}
-	if sb.Network == policy.NetworkHosts {
-		return ErrHostsNeedProxy
 	}
 	p := sandbox.Policy{Mode: sb.Mode, BestEffort: sb.Mode == policy.SandboxBestEffort}
 	if err := s.Check(&p); err != nil {
@@ -66,7 +77,7 @@ func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 
 // confine sets up l's sandbox when its mode is not off: a private
 // TMPDIR (and cache, so builds work), the writable paths and the fork
-// hook that confines the child. cwd is where the command starts.
+// hook that confines the child.
 func (m *Manager) confine(l *launch, spec Spec) error {
 	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
 	if err != nil || mode == policy.SandboxOff {
@@ -76,7 +87,11 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if err != nil {
 		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
 	}
-	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: m.cfg.Sandbox.Network, BestEffort: mode == policy.SandboxBestEffort,
+	network := sandbox.NetworkOff // a host list plugs in here, with the proxy
+	if m.cfg.Sandbox.Network == policy.NetworkOn {
+		network = sandbox.NetworkOn
+	}
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: network, BestEffort: mode == policy.SandboxBestEffort,
 		Writable: []string{tmp}, Protected: m.protected()}
 	if mode == policy.SandboxReadOnly {
 		p.Mode = sandbox.ModeReadOnly
@@ -107,9 +122,10 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	return nil
 }
 
-// sandboxTmp makes a confined process's private TMPDIR, id, in the
+// sandboxTmp names a confined process's private TMPDIR, id, in the
 // server's directory of them (made once: NewTempDir reads /proc, which a
-// start should not pay for).
+// start should not pay for). spawn makes it: a start that policy or the
+// process limit refuses after resolve leaves nothing behind.
 func (m *Manager) sandboxTmp(id string) (string, error) {
 	m.mu.Lock()
 	if m.sandboxDir == "" {
@@ -122,7 +138,7 @@ func (m *Manager) sandboxTmp(id string) (string, error) {
 	}
 	dir := filepath.Join(m.sandboxDir, id)
 	m.mu.Unlock()
-	return dir, os.Mkdir(dir, 0o700)
+	return dir, nil
 }
 
 // writableRoots are the roots a workspace-write command may write: the

@@ -162,6 +162,9 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := l.sandbox.makeTmp(); err != nil {
+		return nil, err
+	}
 	l.ss.startedAt = time.Now()
 	proc, err := m.engine.Start(ctx, l.opts)
 	if err != nil {
