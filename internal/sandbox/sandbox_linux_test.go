@@ -262,3 +262,56 @@ func TestExistingNames(t *testing.T) {
 		t.Errorf("output %q, denied %+v; want File exists twice and no denial", out, den)
 	}
 }
+
+// TestSetuidHelper: a setuid-root program run by an ordinary user in the
+// sandbox gains nothing (no_new_privs), so it cannot write a root-owned
+// file outside the root, which it can unconfined.
+func TestSetuidHelper(t *testing.T) {
+	var user *account
+	for _, a := range accounts(t) {
+		if a.cred != nil {
+			user = &a
+		}
+	}
+	if user == nil {
+		t.Skip("needs root and useradd")
+	}
+	for _, confined := range []bool{false, true} {
+		ar := newArea(t, *user)
+		helper := suidCopy(t, "tee", filepath.Dir(ar.root))
+		_ = os.Chown(ar.target, 0, 0)
+		var p *Policy
+		if confined {
+			p = &Policy{Mode: ModeWorkspaceWrite, Network: NetworkOff, Writable: []string{ar.root}}
+		}
+		// A setuid tee writes the root-owned target; a setuid id says
+		// whose rights it runs with (id -u: the effective uid).
+		out, _ := runConfined(t, p, ar.root, `echo pwn | "$H" "$T"; "$I" -u`,
+			[]string{"H=" + helper, "T=" + ar.target, "I=" + suidCopy(t, "id", filepath.Dir(ar.root))}, user.cred)
+		got := ar.escaped(t)
+		root := strings.HasSuffix(out, "\n0\n")
+		if confined == (got != "") || confined == root {
+			t.Errorf("confined %v: %q, effective uid 0: %v (output %q)", confined, got, root, out)
+		}
+	}
+}
+
+// suidCopy copies program into dir as a setuid-root program.
+func suidCopy(t *testing.T, program, dir string) string {
+	path, err := exec.LookPath(program)
+	if err != nil {
+		t.Skipf("%s not installed", program)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "suid-"+filepath.Base(path))
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dst, 0o755|os.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
