@@ -19,7 +19,12 @@ func Start(p *Policy, s Support, tty string, fork func() error) (*Monitor, error
 	if err := s.Check(p); err != nil {
 		return nil, err
 	}
-	p = p.withDevices(tty)
+	return onNewThread(p.withDevices(tty), s, fork)
+}
+
+// onNewThread runs confineAndFork on a goroutine locked to a thread of
+// its own, which it never unlocks.
+func onNewThread(p *Policy, s Support, fork func() error) (*Monitor, error) {
 	type result struct {
 		m   *Monitor
 		err error
@@ -31,7 +36,7 @@ func Start(p *Policy, s Support, tty string, fork func() error) (*Monitor, error
 			// The main thread: confined, the runtime would keep it (and
 			// /proc/PID, which is its, would then be open to the child).
 			// Holding it, the next goroutine runs elsewhere.
-			m, err := Start(p, s, tty, fork)
+			m, err := onNewThread(p, s, fork)
 			runtime.UnlockOSThread()
 			ch <- result{m, err}
 			return

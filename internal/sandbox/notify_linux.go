@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/yieldshell/yieldshell/internal/proc"
@@ -91,8 +92,7 @@ func (m *Monitor) run() {
 				return true
 			}
 			// A notification withdrawn since the poll (its process
-			// killed) leaves RECV waiting for the next one: rare, and
-			// Close's descriptor close ends the wait with the last user.
+			// killed) makes RECV answer ENOENT, not wait.
 			_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n)))
 			if errno != 0 {
 				n.id = 0
@@ -109,9 +109,7 @@ func (m *Monitor) run() {
 }
 
 // answer decides one notification and sends the verdict.
-func (m *Monitor) answer(rc interface {
-	Control(func(uintptr)) error
-}, n *notif) {
+func (m *Monitor) answer(rc syscall.RawConn, n *notif) {
 	resp := notifResp{id: n.id}
 	if errno := m.decide(n); errno != 0 {
 		resp.errno = -int32(errno)
