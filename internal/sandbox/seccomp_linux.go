@@ -85,74 +85,89 @@ const (
 
 func offArg(i int) uint32 { return 16 + 8*uint32(i) } // the low 32 bits, little-endian
 
-// program assembles a filter whose jumps go forward to shared returns
-// at its end (one instruction per listed call, not two).
+// program assembles a filter whose jumps go forward to labels: the
+// shared returns and the argument checks at its end. The whole program
+// stays under 256 instructions, so every jump fits its 8 bits.
 type program struct {
-	code []unix.SockFilter
-	// jumps to patch: instruction index and the result its true and
-	// false branches go to (0: the next instruction).
+	code   []unix.SockFilter
+	labels map[string]int // label -> instruction index
 	fixups []fixup
 }
 
+// fixup is a jump whose branches go to labels ("" is the next
+// instruction).
 type fixup struct {
 	at     int
-	jt, jf uint32
+	jt, jf string
 }
 
 func (p *program) stmt(code uint16, k uint32) {
 	p.code = append(p.code, unix.SockFilter{Code: code, K: k})
 }
 
-// jump adds a conditional jump whose branches return jt and jf (0: go
-// on to the next instruction).
-func (p *program) jump(code uint16, k uint32, jt, jf uint32) {
+func (p *program) jump(code uint16, k uint32, jt, jf string) {
 	p.fixups = append(p.fixups, fixup{len(p.code), jt, jf})
 	p.code = append(p.code, unix.SockFilter{Code: code, K: k})
 }
 
-// onCall returns action for call nr.
-func (p *program) onCall(nr, action uint32) {
-	p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, action, 0)
+func (p *program) label(name string) {
+	if p.labels == nil {
+		p.labels = map[string]int{}
+	}
+	p.labels[name] = len(p.code)
 }
 
-// onArg returns match for call nr when its argument arg, tested with
-// test (BPF_JSET or BPF_JEQ) against k, is true, and other otherwise.
-func (p *program) onArg(nr uint32, arg int, test uint16, k, match, other uint32) {
-	p.code = append(p.code, unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: nr, Jf: 2})
-	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg(arg))
-	p.jump(unix.BPF_JMP|test|unix.BPF_K, k, match, other)
-	p.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr) // not reached: both branches return
+func (p *program) ret(action uint32) string {
+	name := fmt.Sprintf("ret %#x", action)
+	if _, ok := p.labels[name]; !ok {
+		p.label(name)
+		p.stmt(unix.BPF_RET|unix.BPF_K, action)
+	}
+	return name
 }
 
-// finish appends the shared returns (the default, allow, first) and
-// points the jumps at them.
-func (p *program) finish() []unix.SockFilter {
-	var rets []uint32
-	for _, f := range p.fixups {
-		for _, r := range []uint32{f.jt, f.jf} {
-			if r != 0 && !slices.Contains(rets, r) {
-				rets = append(rets, r)
-			}
-		}
-	}
-	p.stmt(unix.BPF_RET|unix.BPF_K, retAllow)
-	base := len(p.code)
-	for _, r := range rets {
-		p.stmt(unix.BPF_RET|unix.BPF_K, r)
-	}
-	target := func(at int, r uint32) uint8 {
-		if r == 0 {
+// resolve points the jumps at their labels.
+func (p *program) resolve() []unix.SockFilter {
+	off := func(at int, label string) uint8 {
+		if label == "" {
 			return 0
 		}
-		if r == retAllow {
-			return uint8(base - 1 - at - 1)
-		}
-		return uint8(base + slices.Index(rets, r) - at - 1)
+		return uint8(p.labels[label] - at - 1)
 	}
 	for _, f := range p.fixups {
-		p.code[f.at].Jt, p.code[f.at].Jf = target(f.at, f.jt), target(f.at, f.jf)
+		p.code[f.at].Jt, p.code[f.at].Jf = off(f.at, f.jt), off(f.at, f.jf)
 	}
 	return p.code
+}
+
+// tree emits a binary search over the sorted call numbers: a call
+// reaches its handler's label in a few comparisons, and one not listed
+// is allowed. (The kernel also runs the filter for every call number
+// when it installs it, to cache the calls always allowed: a chain of
+// comparisons made that the most of a confined start.)
+func (p *program) tree(nrs []uint32, to map[uint32]string) {
+	if len(nrs) <= 3 {
+		for _, nr := range nrs {
+			p.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, to[nr], "")
+		}
+		p.stmt(unix.BPF_RET|unix.BPF_K, retAllow)
+		return
+	}
+	mid := len(nrs) / 2
+	right := fmt.Sprintf("nr>=%d", nrs[mid])
+	p.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, nrs[mid], right, "")
+	p.tree(nrs[:mid], to)
+	p.label(right)
+	p.tree(nrs[mid:], to)
+}
+
+// argCheck is a call decided by one of its arguments: match when the
+// argument, tested with test (BPF_JSET or BPF_JEQ) against k, is true.
+type argCheck struct {
+	arg          int
+	test         uint16
+	k            uint32
+	match, other uint32
 }
 
 // buildFilter is the seccomp program for policy p: containment calls
@@ -162,29 +177,53 @@ func (p *program) finish() []unix.SockFilter {
 // openat), and with the network off, sockets other than AF_UNIX go to the
 // server, which refuses them.
 func buildFilter(p *Policy) []unix.SockFilter {
+	to := map[uint32]string{}
 	var f program
-	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
-	f.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, auditArch, 0, retKill)
-	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
-	f.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, retErrno(unix.EPERM), 0)
-	for _, nr := range sortedKeys(callsDenied) {
-		f.onCall(nr, retNotify)
+	actions := map[uint32]uint32{sysClone3: retErrno(unix.ENOSYS), sysOpenat2: retErrno(unix.ENOSYS)}
+	for nr := range callsDenied {
+		actions[nr] = retNotify
 	}
-	for _, nr := range sortedKeys(callsWrite) {
-		f.onCall(nr, retNotify)
+	for nr := range callsWrite {
+		actions[nr] = retNotify
 	}
-	f.onCall(sysClone3, retErrno(unix.ENOSYS))
-	f.onCall(sysOpenat2, retErrno(unix.ENOSYS))
-	f.onArg(sysOpenat, 2, unix.BPF_JSET, openWrite, retNotify, retAllow)
+	checks := map[uint32]argCheck{
+		sysOpenat: {2, unix.BPF_JSET, openWrite, retNotify, retAllow},
+		sysClone:  {0, unix.BPF_JSET, newNamespaces, retNotify, retAllow},
+		sysIoctl:  {1, unix.BPF_JEQ, unix.TIOCSTI, retErrno(unix.EPERM), retAllow},
+	}
 	if sysOpen != ^uint32(0) {
-		f.onArg(sysOpen, 1, unix.BPF_JSET, openWrite, retNotify, retAllow)
+		checks[sysOpen] = argCheck{1, unix.BPF_JSET, openWrite, retNotify, retAllow}
 	}
-	f.onArg(sysClone, 0, unix.BPF_JSET, newNamespaces, retNotify, retAllow)
-	f.onArg(sysIoctl, 1, unix.BPF_JEQ, unix.TIOCSTI, retErrno(unix.EPERM), retAllow)
 	if p.Network == NetworkOff {
-		f.onArg(sysSocket, 0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify)
+		checks[sysSocket] = argCheck{0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify}
 	}
-	return f.finish()
+	var nrs []uint32
+	for nr, a := range actions {
+		to[nr] = fmt.Sprintf("ret %#x", a)
+		nrs = append(nrs, nr)
+	}
+	for nr := range checks {
+		to[nr] = fmt.Sprintf("check %d", nr)
+		nrs = append(nrs, nr)
+	}
+	slices.Sort(nrs)
+	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
+	f.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, auditArch, "", "ret-kill")
+	f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
+	f.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32Bit, fmt.Sprintf("ret %#x", retErrno(unix.EPERM)), "")
+	f.tree(nrs, to)
+	for _, nr := range sortedKeys(checks) {
+		c := checks[nr]
+		f.label(fmt.Sprintf("check %d", nr))
+		f.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg(c.arg))
+		f.jump(unix.BPF_JMP|c.test|unix.BPF_K, c.k, fmt.Sprintf("ret %#x", c.match), fmt.Sprintf("ret %#x", c.other))
+	}
+	f.label("ret-kill")
+	f.stmt(unix.BPF_RET|unix.BPF_K, retKill)
+	for _, a := range []uint32{retAllow, retNotify, retErrno(unix.EPERM), retErrno(unix.ENOSYS)} {
+		f.ret(a)
+	}
+	return f.resolve()
 }
 
 func sortedKeys[V any](m map[uint32]V) []uint32 {
