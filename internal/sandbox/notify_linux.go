@@ -150,14 +150,19 @@ func (m *Monitor) decide(n *notif) unix.Errno {
 // checkPaths refuses a write when one of its paths is not allowed:
 // EACCES, as Landlock answers, or EPERM for what Landlock does not cover.
 func (m *Monitor) checkPaths(n *notif, op string, args []pathArg) unix.Errno {
+	metadata := op == "chmod" || op == "chown" || op == "setxattr" || op == "removexattr" || op == "utime"
 	for i, a := range args {
 		path, ok := resolve(int(n.pid), n.args, a)
-		if !ok || m.policy.allowed(op, path) || creates(op) && i == len(args)-1 && exists(path) {
+		switch {
+		case !ok && metadata:
+			path = "(unreadable)" // nothing but this check stands in the way: refused
+		case !ok || m.policy.allowed(op, path):
+			continue // Landlock has its say
+		case creates(op) && i == len(args)-1 && exists(path):
 			continue // a new name that exists: the kernel answers EEXIST, as it would
 		}
 		m.denied.add(op, path, "")
-		switch op {
-		case "chmod", "chown", "setxattr", "removexattr", "utime":
+		if metadata {
 			return unix.EPERM
 		}
 		return unix.EACCES

@@ -7,9 +7,8 @@ import (
 	"sync"
 )
 
-// Modes, as YIELDSHELL_SANDBOX and exec's sandbox spell them.
+// Modes of a confined command, as YIELDSHELL_SANDBOX spells them.
 const (
-	ModeOff            = "off"
 	ModeReadOnly       = "read-only"
 	ModeWorkspaceWrite = "workspace-write"
 )
@@ -61,7 +60,7 @@ type Denial struct {
 }
 
 // MaxDenials bounds the distinct denials a Monitor keeps; later ones
-// are counted under the last entry's op "more".
+// are counted in one more entry, op "more".
 const MaxDenials = 16
 
 // denials records refusals, bounded.
@@ -80,11 +79,10 @@ func (d *denials) add(op, path, addr string) {
 		}
 	}
 	if len(d.list) == MaxDenials {
-		last := &d.list[len(d.list)-1]
-		if last.Op != "more" {
-			*last = Denial{Op: "more", Count: last.Count}
-		}
-		last.Count++
+		d.list = append(d.list, Denial{Op: "more"})
+	}
+	if len(d.list) > MaxDenials {
+		d.list[MaxDenials].Count++
 		return
 	}
 	d.list = append(d.list, Denial{Op: op, Path: path, Address: addr, Count: 1})

@@ -43,7 +43,7 @@ func TestDenialsBounded(t *testing.T) {
 		d.add("open", "/same", "")
 	}
 	list := d.snapshot()
-	if len(list) != MaxDenials || list[len(list)-1].Op != "more" || list[0].Path != "/xaa" {
+	if len(list) != MaxDenials+1 || list[MaxDenials].Op != "more" || list[MaxDenials].Count != 40-(MaxDenials-1) || list[0].Path != "/xaa" {
 		t.Errorf("denials = %+v", list)
 	}
 	if list[1].Path != "/same" || list[1].Count != 40 {
