@@ -7,11 +7,11 @@ import (
 
 // Support is what this kernel offers a sandbox.
 type Support struct {
-	LandlockABI int  `json:"landlock_abi"` // 0: none
-	Seccomp     bool `json:"seccomp"`      // filters with user notification
+	LandlockABI int  // 0: none
+	Seccomp     bool // filters with user notification
 	// Seatbelt: macOS's sandbox-exec is there (commands are wrapped in
 	// it: SeatbeltArgv; untested here).
-	Seatbelt bool `json:"seatbelt,omitempty"`
+	Seatbelt bool
 }
 
 // Landlock ABIs the sandbox relies on.
