@@ -2,6 +2,7 @@ package tools
 
 import (
 	"io"
+	"maps"
 	"os"
 	osexec "os/exec"
 	"syscall"
@@ -39,16 +40,7 @@ func BenchmarkExecVsFork(b *testing.B) {
 	shell := defaultShell(b, nil)
 	exec := func(tty bool) func(b *testing.B) {
 		return func(b *testing.B) {
-			args := map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}, "tty": tty}
-			for b.Loop() {
-				res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "exec", Arguments: args})
-				if err != nil || res.IsError {
-					b.Fatal(err, res)
-				}
-				if out := res.StructuredContent.(map[string]any); out["status"] != "completed" || out["stdout"] != "hello\n" {
-					b.Fatalf("answer %v", out)
-				}
-			}
+			execEchoHello(b, cs, map[string]any{"tty": tty})
 		}
 	}
 	for _, base := range []struct {
@@ -196,21 +188,26 @@ func BenchmarkExecSandboxed(b *testing.B) {
 	for _, tty := range []bool{false, true} {
 		for _, mode := range []string{"off", "workspace-write"} {
 			name := map[bool]string{false: "pipe", true: "pty"}[tty] + "/" + map[string]string{"off": "off", "workspace-write": "sandboxed"}[mode]
-			args := map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}, "tty": tty}
+			args := map[string]any{"tty": tty}
 			if mode != "off" {
 				args["sandbox"] = mode
 			}
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "exec", Arguments: args})
-					if err != nil || res.IsError {
-						b.Fatal(err, res)
-					}
-					if out := res.StructuredContent.(map[string]any); out["status"] != "completed" || out["stdout"] != "hello\n" {
-						b.Fatalf("answer %v", out)
-					}
-				}
-			})
+			b.Run(name, func(b *testing.B) { execEchoHello(b, cs, args) })
+		}
+	}
+}
+
+// execEchoHello calls exec of echo hello, with args added, b.N times.
+func execEchoHello(b *testing.B, cs *mcp.ClientSession, args map[string]any) {
+	args = maps.Clone(args)
+	args["command"], args["side_effects"] = "echo hello", []string{"NONE"}
+	for b.Loop() {
+		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "exec", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+		if out := res.StructuredContent.(map[string]any); out["status"] != "completed" || out["stdout"] != "hello\n" {
+			b.Fatalf("answer %v", out)
 		}
 	}
 }
