@@ -30,6 +30,12 @@ type Options struct {
 	// Cols and Rows give the terminal size; zero means [DefaultCols] and
 	// [DefaultRows].
 	Cols, Rows uint16
+
+	// Confine, when set, performs the fork (Unix): it must call fork
+	// exactly once and return its error; it may first restrict the
+	// calling thread, which the child inherits (a sandbox). tty is the
+	// child's terminal ("" with pipes).
+	Confine func(tty string, fork func() error) error
 }
 
 // ExitStatus is how a process ended.

@@ -164,7 +164,11 @@ func (r *Reaper) spawn(opts Options, p *Process) error {
 		}
 	}
 	files, sys := p.io.child()
-	setDeathSignal(sys)
+	if opts.Confine == nil {
+		// Bound to the forking thread, which a confining fork discards
+		// at once: the backstop would kill the child.
+		setDeathSignal(sys)
+	}
 	attr := &os.ProcAttr{Dir: dir, Env: opts.Env, Files: files, Sys: sys}
 
 	r.mu.Lock()
@@ -172,7 +176,12 @@ func (r *Reaper) spawn(opts Options, p *Process) error {
 		r.mu.Unlock()
 		return errReaperClosed
 	}
-	proc, err := os.StartProcess(opts.Path, args, attr)
+	var proc *os.Process
+	fork := func() (err error) {
+		proc, err = os.StartProcess(opts.Path, args, attr)
+		return err
+	}
+	err = runFork(opts, p, fork)
 	if err == nil {
 		p.pid = proc.Pid
 		r.procs[p.pid] = p
@@ -189,6 +198,18 @@ func (r *Reaper) spawn(opts Options, p *Process) error {
 	// Releases the pidfd only; reaping stays with the Reaper.
 	_ = proc.Release()
 	return nil
+}
+
+// runFork calls fork, through opts.Confine when set.
+func runFork(opts Options, p *Process, fork func() error) error {
+	if opts.Confine == nil {
+		return fork()
+	}
+	tty := ""
+	if opts.TTY {
+		tty = p.io.inputPath()
+	}
+	return opts.Confine(tty, fork)
 }
 
 // Signal sends sig to the process group.

@@ -226,6 +226,7 @@ func (h *handlers) execSpec(in wire.ExecIn) session.Spec {
 		Cols:        uint16(deref(in.Cols)),
 		Rows:        uint16(deref(in.Rows)),
 		Restart:     restartPolicy(in),
+		Sandbox:     in.Sandbox,
 	}
 }
 

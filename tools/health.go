@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/session"
 )
 
@@ -25,6 +26,7 @@ func (h *handlers) health(req *mcp.CallToolRequest) *wire.Health {
 		LogDir:             h.cfg.Log.Dir,
 		Toolset:            h.cfg.Toolset,
 	}
+	out.Sandbox = answer.SandboxHealth(h.cfg, h.m)
 	for _, b := range h.cfg.Rules.Blocked {
 		out.BlockedSideEffects = append(out.BlockedSideEffects, string(b))
 	}

@@ -231,7 +231,27 @@ func ReplyNotes(in session.Info) []string {
 // Long fills the long-running fields of an answer about p from its
 // snapshot s.
 func (r *Reader) Long(p *session.Process, s session.Snapshot) wire.LongFields {
-	return wire.LongFields{URLs: s.URLs, LogPath: r.m.LogPath(p), TailCommand: r.m.TailCommand(p)}
+	return wire.LongFields{URLs: s.URLs, LogPath: r.m.LogPath(p), TailCommand: r.m.TailCommand(p), Sandbox: SandboxOut(p.Sandbox())}
+}
+
+// SandboxHealth says what the server's sandbox enforces, for ps and
+// health_check.
+func SandboxHealth(cfg *policy.Config, m *session.Manager) wire.SandboxHealth {
+	s := m.SandboxSupport()
+	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network, LandlockABI: s.LandlockABI,
+		Seccomp: s.Seccomp, NotEnforced: s.Gaps()}
+}
+
+// SandboxOut is a process's sandbox as answers show it; nil unconfined.
+func SandboxOut(r *session.SandboxReport) *wire.SandboxOut {
+	if r == nil {
+		return nil
+	}
+	out := &wire.SandboxOut{Mode: r.Mode, Network: r.Network, NotEnforced: r.Gaps, Denied: []wire.SandboxDenial{}}
+	for _, d := range r.Denied {
+		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Count: d.Count})
+	}
+	return out
 }
 
 // Log is read's answer about p's log after since (nil: the newest output),

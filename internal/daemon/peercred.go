@@ -24,12 +24,16 @@ func admitPeer(c *net.UnixConn, self uint32) error {
 		return fmt.Errorf("reading peer credentials: %w", err)
 	}
 	var uid uint32
+	var pid int
 	var cerr error
-	if err := raw.Control(func(fd uintptr) { uid, cerr = peerUID(int(fd)) }); err != nil {
+	if err := raw.Control(func(fd uintptr) { uid, pid, cerr = peerCred(int(fd)) }); err != nil {
 		return fmt.Errorf("reading peer credentials: %w", err)
 	}
 	if cerr != nil {
 		return fmt.Errorf("reading peer credentials: %w", cerr)
 	}
-	return checkPeer(uid, self)
+	if err := checkPeer(uid, self); err != nil {
+		return err
+	}
+	return checkConfined(pid)
 }

@@ -116,6 +116,12 @@ func Vars() []Var {
 			"yieldshell extension: exec, read and ps answers also carry a resource_link to each process's log (yieldshell://process/ID/log) for every client; by default only for a client that has read or subscribed to a resource in that session (other clients show links as text, or drop them)."},
 		{envShell, "bash if installed, else /bin/sh (cmd.exe on Windows)",
 			"yieldshell extension: program that runs a command with -c when exec names no shell: an absolute path or a name on PATH. bash runs it as its terminal would (a lone command gets bash's own process; a Ctrl-C reports the program's exit code), with --norc --noprofile."},
+		{envSandbox, SandboxOff,
+			"yieldshell extension: confine every command with the kernel (Linux: Landlock and seccomp; docs/sandbox.md): off; workspace-write (writes only in the allowed roots, " + envAllowedCwds + " else the client's roots else the server's cwd, its own TMPDIR, the terminal and " + envSandboxWritable + "); read-only (writes only its TMPDIR and the terminal); best-effort (workspace-write with whatever the kernel offers, the gaps reported on every answer). The server refuses to start in a mode the kernel cannot enforce. Recommended: workspace-write."},
+		{envSandboxWritable, "(none)",
+			"yieldshell extension: more paths a sandboxed command may write, separated by " + listSeparatorName() + "."},
+		{envSandboxNetwork, NetworkOff,
+			"yieldshell extension: network of a sandboxed command: off (only Unix sockets), on, or a comma-separated host list (example.com, *.example.com, example.com:443) reached through yieldshell's proxy."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
 			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
 	}
@@ -179,6 +185,7 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	c.Limits.ScreenCells = l.int(envMaxScreenCells, defaultMaxScreenCells, 4)
 	c.Rules.Ask = l.bool(envAsk, false)
 	c.ResourceLinks = l.bool(envResourceLinks, false)
+	c.Sandbox = l.sandbox()
 	c.Shell = l.shell()
 	c.Log.Dir = l.logDir()
 	c.Cwd.Default, c.Cwd.ExplicitDefault = l.defaultCwd()

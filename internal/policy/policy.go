@@ -15,6 +15,8 @@ type Config struct {
 	Times  Times    // yields, timeouts, purge
 	Rules  Rules    // what a command may be and do
 	Log    LogFiles // where processes' logs are also written
+	// Sandbox: how commands are confined by the kernel (sandbox.go).
+	Sandbox Sandbox
 
 	TTY     bool   // default for exec's tty (true)
 	Toolset string // ToolsetDefault, ToolsetShellYeah or ToolsetAll

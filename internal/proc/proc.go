@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // root is where the kernel mounts the process file system.
@@ -94,3 +95,18 @@ func ReadFDInfo(pid, fd int) ([]byte, error) {
 // (/proc/self/fd/FD): a directory opened without following links can be
 // changed into by it.
 func SelfFD(fd int) string { return root + "/self/fd/" + strconv.Itoa(fd) }
+
+// ReadCwd returns process pid's working directory (/proc/PID/cwd).
+func ReadCwd(pid int) (string, error) { return os.Readlink(path(pid, "cwd")) }
+
+// ForProcess rewrites a path that process pid would resolve through its
+// own /proc/self or /proc/thread-self so that another process resolves
+// it the same way.
+func ForProcess(p string, pid int) string {
+	for _, self := range []string{root + "/self", root + "/thread-self"} {
+		if p == self || strings.HasPrefix(p, self+"/") {
+			return root + "/" + strconv.Itoa(pid) + p[len(self):]
+		}
+	}
+	return p
+}

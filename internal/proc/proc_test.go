@@ -85,6 +85,16 @@ func TestParseStatus(t *testing.T) {
 	if _, err := ParseStatus([]byte("SigIgn:\tzz\n")); !errors.Is(err, ErrFormat) {
 		t.Errorf("a garbled SigIgn: %v, want ErrFormat", err)
 	}
+	for text, confined := range map[string]bool{
+		"NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n": true,
+		"NoNewPrivs:\t0\nSeccomp:\t2\n":                      false, // a container's filter
+		"NoNewPrivs:\t1\nSeccomp:\t0\n":                      false,
+		"Name:\tx\n":                                         false,
+	} {
+		if st, err := ParseStatus([]byte(text)); err != nil || st.Confined() != confined {
+			t.Errorf("%q: Confined = %v, %v; want %v", text, st.Confined(), err, confined)
+		}
+	}
 }
 
 func TestParseSyscall(t *testing.T) {

@@ -11,6 +11,10 @@ type Status struct {
 	SigIgn uint64 // the signals it ignores: bit n-1 for signal n
 	// VoluntarySwitches counts the times it gave up the CPU to wait.
 	VoluntarySwitches uint64
+	// NoNewPrivs: it can gain no privileges by exec (no_new_privs).
+	NoNewPrivs bool
+	// Seccomp is its seccomp mode: 0 none, 1 strict, 2 filters.
+	Seccomp int
 }
 
 // ReadStatus reads process pid's /proc/PID/status.
@@ -43,6 +47,10 @@ func ParseStatus(b []byte) (Status, error) {
 			s.SigIgn, err = strconv.ParseUint(string(v), 16, 64)
 		case "voluntary_ctxt_switches":
 			s.VoluntarySwitches, err = strconv.ParseUint(string(v), 10, 64)
+		case "NoNewPrivs":
+			s.NoNewPrivs = string(v) == "1"
+		case "Seccomp":
+			s.Seccomp, err = strconv.Atoi(string(v))
 		}
 		if err != nil {
 			return Status{}, ErrFormat
@@ -50,6 +58,10 @@ func ParseStatus(b []byte) (Status, error) {
 	}
 	return s, nil
 }
+
+// Confined reports whether the status is a sandboxed command's, as
+// yieldshell's sandbox leaves it: no_new_privs and seccomp filters.
+func (s Status) Confined() bool { return s.NoNewPrivs && s.Seccomp == 2 }
 
 // Ignores reports whether the status says signal sig is ignored.
 func (s Status) Ignores(sig int) bool {

@@ -304,5 +304,6 @@ func (p *Process) Close() {
 		p.stopReplies()
 		<-p.w.done
 		p.finish(true)
+		p.sandbox.close()
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/disklog"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
 	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/pty"
 )
@@ -46,10 +47,13 @@ type Manager struct {
 
 	mu       sync.Mutex
 	shellDir string // private directory of shell-integration files; "" until needed
-	reg      registry
-	typed    personSecrets // typed on secret pages, redacted everywhere (shared.go)
-	running  int           // started and not yet ended, including reservations
-	shutdown bool
+	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
+	sandboxSupport sandbox.Support
+	sandboxDir     string // holds confined processes' TMPDIRs; "" until needed
+	reg            registry
+	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
+	running        int           // started and not yet ended, including reservations
+	shutdown       bool
 }
 
 // Options are what a Manager is given by the program it runs in, rather
@@ -71,6 +75,9 @@ type Options struct {
 	Tag string
 	// Log gets the Manager's records; nil discards them.
 	Log *slog.Logger
+	// Sandbox is what the kernel offers a sandbox (sandbox.Probe): a
+	// sandboxed configuration the kernel cannot enforce is refused.
+	Sandbox sandbox.Support
 }
 
 // LocalOptions returns the Options of a server that runs commands on this
@@ -94,11 +101,12 @@ func LocalOptions(log *slog.Logger) (Options, error) {
 		return Options{}, fmt.Errorf("starting reaper: %w", err)
 	}
 	return Options{
-		Engine: reaperEngine{reaper},
-		Prober: prompt.NewProber(),
-		Env:    os.Environ(),
-		Tag:    fmt.Sprintf("%d:%d:", os.Getpid(), self),
-		Log:    log,
+		Engine:  reaperEngine{reaper},
+		Prober:  prompt.NewProber(),
+		Env:     os.Environ(),
+		Tag:     fmt.Sprintf("%d:%d:", os.Getpid(), self),
+		Log:     log,
+		Sandbox: sandbox.Probe(),
 	}, nil
 }
 
@@ -114,20 +122,25 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		_ = o.Engine.Close()
 		return nil, errors.New("session: the options need a prober and a tag")
 	}
+	if err := checkSandbox(cfg, o.Sandbox); err != nil {
+		_ = o.Engine.Close()
+		return nil, err
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{
-		tag:       o.Tag,
-		cfg:       cfg,
-		engine:    o.Engine,
-		log:       o.Log,
-		baseEnv:   o.Env,
-		prober:    o.Prober,
-		timing:    defaultTiming(cfg),
-		keep:      defaultRetention(),
-		startedAt: time.Now(),
-		reg:       newRegistry(),
+		sandboxSupport: o.Sandbox,
+		tag:            o.Tag,
+		cfg:            cfg,
+		engine:         o.Engine,
+		log:            o.Log,
+		baseEnv:        o.Env,
+		prober:         o.Prober,
+		timing:         defaultTiming(cfg),
+		keep:           defaultRetention(),
+		startedAt:      time.Now(),
+		reg:            newRegistry(),
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.lateOutput = m.outputClosed
@@ -241,6 +254,11 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	if m.disk != nil {
 		m.disk.Wait() // every process ended, so every writer finishes
 	}
+	m.mu.Lock()
+	if m.sandboxDir != "" {
+		_ = os.RemoveAll(m.sandboxDir) // every confined process is closed
+	}
+	m.mu.Unlock()
 	// Descendants that escaped processes which had already ended.
 	m.engine.EndTagged(ctx, m.tag, m.timing.shutdownGrace)
 	m.mu.Lock()

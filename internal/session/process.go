@@ -61,6 +61,7 @@ type Process struct {
 	// process that had already ended reaches EOF: the Manager measures it
 	// again (startSpec's; retention.go).
 	lateOutput func()
+	sandbox    *sandboxRun // nil: unconfined; set at start
 }
 
 // endHooks are what the Manager learns of a process's end. Each is called

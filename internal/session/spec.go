@@ -37,6 +37,9 @@ type Spec struct {
 	// (policy.Config.WithRoots): nil for a connection without them. A
 	// restart checks against the same roots.
 	Roots *policy.Roots
+	// Sandbox tightens the server's sandbox for this start ("" keeps
+	// it): policy.SandboxWorkspaceWrite or policy.SandboxReadOnly.
+	Sandbox string
 }
 
 // startSpec is a Spec after policy, with what was resolved.
@@ -52,6 +55,7 @@ type startSpec struct {
 	// integrated: the command is a shell we integrated, run by exec, so
 	// the process's pid is the shell's own.
 	integrated bool
+	sandbox    *sandboxRun // nil: unconfined
 	timing     *timing
 	// sharePersonSecret redacts a secret a person typed into this process
 	// from every process of the Manager (shared.go).

@@ -65,6 +65,7 @@ type launch struct {
 	opts    pty.Options
 	ss      *startSpec
 	secrets []policy.Secret
+	sandbox *sandboxRun // nil: unconfined
 }
 
 // prepare applies policy in the spec's order (side effects, command
@@ -128,9 +129,12 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		Rows: spec.Rows,
 	}
 	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
+	if err := m.confine(l, spec); err != nil {
+		return nil, err
+	}
 	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: &m.timing, integrated: integrated,
-		sharePersonSecret: m.sharePersonSecret, lateOutput: m.lateOutput}
+		sharePersonSecret: m.sharePersonSecret, lateOutput: m.lateOutput, sandbox: l.sandbox}
 	// The command line itself may carry a secret (a token pasted into a
 	// curl header): ps and every answer show it redacted.
 	l.ss.Command = policy.Redact(l.secrets, spec.Command)
@@ -158,9 +162,13 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := l.sandbox.makeTmp(); err != nil {
+		return nil, err
+	}
 	l.ss.startedAt = time.Now()
 	proc, err := m.engine.Start(ctx, l.opts)
 	if err != nil {
+		l.sandbox.close()
 		return nil, err
 	}
 	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)
@@ -196,6 +204,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 	life, endLife := context.WithCancel(context.Background())
 	p.eng.Store(&engineRef{EngineProcess: proc, life: life, endLife: endLife})
 	p.sharePersonSecret, p.lateOutput = spec.sharePersonSecret, spec.lateOutput
+	p.sandbox = spec.sandbox
 	list := newSecretList(secrets)
 	p.out.secrets = list
 	if p.TTY {

@@ -7,8 +7,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/roots"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // HealthOut is health_check's answer.
@@ -25,6 +27,7 @@ type HealthOut struct {
 	LogDir              string  `json:"log_dir,omitempty"`
 	PurgeAfterMs        int     `json:"purge_after_ms"`
 	roots.Report
+	Sandbox wire.SandboxHealth `json:"sandbox" jsonschema:"yieldshell extension: what confines shells and what the kernel enforces"`
 }
 
 func healthCheckTool() *mcp.Tool {
@@ -39,7 +42,8 @@ func healthCheckTool() *mcp.Tool {
 func (h *handlers) healthCheck(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, HealthOut, error) {
 	st := h.m.Stats()
 	return nil, HealthOut{
-		Status: "ok", ServerName: "yieldshell", ServerVersion: h.version,
+		Sandbox: answer.SandboxHealth(h.cfg, h.m),
+		Status:  "ok", ServerName: "yieldshell", ServerVersion: h.version,
 		ActiveShells: st.Running, TotalShells: st.Total, MaxShells: h.cfg.Limits.Processes,
 		UptimeMs:     math.Round(float64(time.Since(st.StartedAt))/float64(time.Millisecond)*10) / 10,
 		LogDir:       h.cfg.Log.Dir,

@@ -8,11 +8,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yieldshell/yieldshell/internal/answer"
 	"github.com/yieldshell/yieldshell/internal/askhuman"
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
+	"github.com/yieldshell/yieldshell/internal/wire"
 )
 
 // Timings of the answers. They are bounds: each wait returns as soon as its
@@ -102,6 +104,8 @@ type Shell struct {
 	Prompt        string `json:"prompt,omitempty" jsonschema:"the prompt it waits at"`
 	InputKind     string `json:"input_kind,omitempty" jsonschema:"yieldshell extension: what it waits for: line, password, command, confirm (type one of choices; Enter alone takes default), choice (a menu: items and selected), continuation, pager or editor"`
 	mcptool.Asked
+	// Sandbox is yieldshell's: the kernel sandbox and its denials.
+	Sandbox *wire.SandboxOut `json:"sandbox,omitempty" jsonschema:"yieldshell extension: the kernel sandbox the shell runs in and what it was denied (present when confined)"`
 }
 
 // status maps a run onto shell-yeah's statuses.
@@ -142,6 +146,7 @@ func (h *handlers) shell(p *session.Process, s session.Snapshot) Shell {
 		LogFilePath:  h.m.LogPath(p),
 		TailCommand:  h.m.TailCommand(p),
 		DetectedURLs: s.URLs,
+		Sandbox:      answer.SandboxOut(p.Sandbox()),
 	}
 	if s.Signal != "" {
 		sh.Signal = new(s.Signal)

@@ -28,6 +28,7 @@ type StartShellIn struct {
 	// them there); they mean what they mean in start_shell_with_verification.
 	VerificationPattern   string `json:"verification_pattern,omitempty" jsonschema:"regex (Go RE2) that means the shell is up, e.g. 'ready in|Local:'; output from its first byte counts. The answer comes when it appears, the shell ends, or verification_timeout_ms passes"`
 	VerificationTimeoutMs *int   `json:"verification_timeout_ms,omitempty" jsonschema:"how long to wait for verification_pattern (default 30000; -1 also means the default, never forever)"`
+	Sandbox               string `json:"sandbox,omitempty" jsonschema:"yieldshell extension: confine this shell more tightly than the server does (never less): \"workspace-write\" or \"read-only\" (Linux)"`
 	OnInput               string `json:"on_input,omitempty" jsonschema:"yieldshell extension: \"fail\" stops the shell if it waits for input while it starts (status crashed, with the prompt, input_kind and its choices or items); \"return\" (default) leaves it waiting, isProbablyAwaitingInput true"`
 }
 
@@ -137,6 +138,7 @@ func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in Start
 		Cwd:         in.WorkingDirectory,
 		TTY:         true,
 		Restart:     v.restart,
+		Sandbox:     in.Sandbox,
 	}
 	if h.cfg.NeedsRoots(spec.Cwd) {
 		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)

@@ -25,6 +25,7 @@ type ExecIn struct {
 	MaxRetries       *int    `json:"max_retries,omitempty" jsonschema:"Restart the process up to this many times in a row when it crashes (exits non-zero, or a signal we did not send kills it); stop never triggers it. Needs name. Default 0."`
 	RetryDelayMs     *int    `json:"retry_delay_ms,omitempty" jsonschema:"Delay before the first crash restart (default 1000); it doubles for each further restart in a row. No restart comes sooner than 100 ms after the crash."`
 	RetryMaxDelayMs  *int    `json:"retry_max_delay_ms,omitempty" jsonschema:"Cap of the doubling delay (default 30000)."`
+	Sandbox          string  `json:"sandbox,omitempty" jsonschema:"Confine this command more tightly than the server does (never less): \"workspace-write\" (writes only in the allowed roots, its TMPDIR and the terminal) or \"read-only\" (only its TMPDIR and the terminal). Linux; see health's sandbox."`
 	OnInput          string  `json:"on_input,omitempty" jsonschema:"What to do when the command waits for input within yield_ms: \"return\" (default) answers at once, backgrounded, with the prompt; \"fail\" stops the command the moment it asks (status \"failed\", ended_by \"input\") and answers with the prompt and its grammar (input_kind, choices, default, items): for commands that must not prompt."`
 }
 
@@ -56,6 +57,22 @@ type ExecOut struct {
 	PatternFields
 	LongFields
 	OmitFields
+}
+
+// SandboxOut is a confined process's sandbox in answers.
+type SandboxOut struct {
+	Mode        string          `json:"mode" jsonschema:"workspace-write, read-only or best-effort"`
+	Network     string          `json:"network" jsonschema:"off (only Unix sockets) or on"`
+	NotEnforced []string        `json:"not_enforced,omitempty" jsonschema:"best-effort: what this kernel could not enforce"`
+	Denied      []SandboxDenial `json:"denied" jsonschema:"what the kernel refused the command, first of each kind (bounded): op and path or address, with a count"`
+}
+
+// SandboxDenial is one kind of refusal.
+type SandboxDenial struct {
+	Op      string `json:"op"`
+	Path    string `json:"path,omitempty"`
+	Address string `json:"address,omitempty"`
+	Count   int    `json:"count"`
 }
 
 // Outcome is what the answer says for counting: its status, the rule that

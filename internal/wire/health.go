@@ -16,9 +16,19 @@ type Health struct {
 	DenyCommandRegex   string   `json:"deny_command_regex,omitempty"`
 	AllowCommandRegex  string   `json:"allow_command_regex,omitempty"`
 	roots.Report
-	PurgeAfterMs int    `json:"purge_after_ms" jsonschema:"finished processes are forgotten this long after they end (0: never)"`
-	LogDir       string `json:"log_dir,omitempty"`
-	Toolset      string `json:"toolset"`
+	PurgeAfterMs int           `json:"purge_after_ms" jsonschema:"finished processes are forgotten this long after they end (0: never)"`
+	LogDir       string        `json:"log_dir,omitempty"`
+	Toolset      string        `json:"toolset"`
+	Sandbox      SandboxHealth `json:"sandbox" jsonschema:"what confines commands and what the kernel enforces"`
+}
+
+// SandboxHealth says what is enforced.
+type SandboxHealth struct {
+	Mode        string   `json:"mode" jsonschema:"YIELDSHELL_SANDBOX: off, read-only, workspace-write or best-effort"`
+	Network     string   `json:"network" jsonschema:"YIELDSHELL_SANDBOX_NETWORK of a sandboxed command"`
+	LandlockABI int      `json:"landlock_abi" jsonschema:"the kernel's Landlock ABI (0: none)"`
+	Seccomp     bool     `json:"seccomp" jsonschema:"seccomp filters with user notification"`
+	NotEnforced []string `json:"not_enforced,omitempty" jsonschema:"what this kernel lacks for a sandboxed command"`
 }
 
 // RunHistory is a name's restart history in ps entries.

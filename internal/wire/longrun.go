@@ -6,6 +6,8 @@ type LongFields struct {
 	URLs        []string `json:"urls,omitempty" jsonschema:"http(s) URLs the process printed, in order, without duplicates"`
 	LogPath     string   `json:"log_path,omitempty" jsonschema:"file the process's clean log is appended to (YIELDSHELL_LOG_DIR)"`
 	TailCommand string   `json:"tail_command,omitempty" jsonschema:"a shell command that follows log_path as it grows"`
+	// Sandbox is here because every answer about a process carries it.
+	Sandbox *SandboxOut `json:"sandbox,omitempty" jsonschema:"the kernel sandbox the process runs in and what it was denied (present when confined)"`
 }
 
 // PatternFields report a wait for a pattern (exec wait_for, wait until).

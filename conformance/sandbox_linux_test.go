@@ -1,0 +1,191 @@
+package conformance
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sandboxDenied returns an answer's sandbox.denied as "op path|address"
+// strings, and its mode.
+func sandboxDenied(t *testing.T, r result) (string, []string) {
+	t.Helper()
+	sb, ok := r.m["sandbox"].(map[string]any)
+	if !ok {
+		t.Fatalf("no sandbox in the answer: %s", r.text)
+	}
+	var list []struct{ Op, Path, Address string }
+	b, _ := json.Marshal(sb["denied"])
+	_ = json.Unmarshal(b, &list)
+	var out []string
+	for _, d := range list {
+		out = append(out, strings.TrimSpace(d.Op+" "+d.Path+d.Address))
+	}
+	return sb["mode"].(string), out
+}
+
+// sandboxRoot makes a root with a git directory and a directory outside it.
+func sandboxRoot(t *testing.T) (root, outside string) {
+	base := t.TempDir()
+	root, outside = filepath.Join(base, "root"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, ".git", "hooks"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+// Issue 40 items 1, 3, 4: in workspace-write a command writes its root and
+// TMPDIR only; what the kernel refused is named in the answer.
+func TestSandboxWorkspaceWrite(t *testing.T) {
+	root, outside := sandboxRoot(t)
+	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root, "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,"}
+	forEachProtocol(t, env, func(t *testing.T, s *server) {
+		r := s.exec(`echo ok > in.txt && cat in.txt && echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; `+
+			`echo pwn > `+outside+`/x; echo pwn > .git/hooks/pre-commit; echo > /dev/tcp/127.0.0.1/9; echo done`,
+			map[string]any{"cwd": root}).mustStatus(t, "completed")
+		if got := r.str("stdout"); !strings.HasPrefix(got, "ok\nt\n") || !strings.HasSuffix(got, "done\n") {
+			t.Errorf("stdout = %q", got)
+		}
+		for _, p := range []string{filepath.Join(outside, "x"), filepath.Join(root, ".git/hooks/pre-commit")} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s was written", p)
+			}
+		}
+		mode, denied := sandboxDenied(t, r)
+		want := []string{"open " + filepath.Join(outside, "x"), "open " + filepath.Join(root, ".git/hooks/pre-commit"), "socket AF_INET stream"}
+		if mode != "workspace-write" || strings.Join(denied, "|") != strings.Join(want, "|") {
+			t.Errorf("sandbox mode %q denied %q, want workspace-write %q", mode, denied, want)
+		}
+		// read-only tightens; off would loosen and is refused.
+		r = s.exec(`echo x > in2.txt`, map[string]any{"cwd": root, "sandbox": "read-only"}).mustStatus(t, "completed")
+		if _, denied := sandboxDenied(t, r); len(denied) != 1 || r.num("exit_code") == 0 {
+			t.Errorf("read-only: exit %v, denied %q; want a refused write", r.m["exit_code"], denied)
+		}
+		r = s.exec(`true`, map[string]any{"cwd": root, "sandbox": "off"}).mustStatus(t, "failed_to_start")
+		if r.str("rule") != "sandbox" {
+			t.Errorf("loosening: rule %q, want sandbox (%s)", r.str("rule"), r.text)
+		}
+		ps := s.call("ps", nil)
+		health, _ := ps.m["server"].(map[string]any)
+		sb, _ := health["sandbox"].(map[string]any)
+		if sb["mode"] != "workspace-write" || sb["landlock_abi"].(float64) < 1 || sb["seccomp"] != true {
+			t.Errorf("ps server.sandbox = %v", sb)
+		}
+	})
+}
+
+// Issue 40 item 6: input-wait detection reads a confined program from
+// outside, as before.
+func TestSandboxInputWait(t *testing.T) {
+	root, _ := sandboxRoot(t)
+	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root}
+	forEachProtocol(t, env, func(t *testing.T, s *server) {
+		r := s.exec(`read -p "Name? " n; echo "hi $n"`, map[string]any{"cwd": root, "yield_ms": 10000})
+		if r.str("status") != "backgrounded" || r.m["waiting_for_input"] != true {
+			t.Fatalf("want backgrounded, waiting for input: %s", r.text)
+		}
+		w := s.call("write", map[string]any{"process_id": r.str("process_id"), "input": "bob", "newline": true, "yield_ms": 5000})
+		if !strings.Contains(w.str("stdout"), "hi bob") {
+			t.Errorf("write answered %s", w.text)
+		}
+	})
+}
+
+// Issue 40 items 2 and 5: a host list is refused until the proxy is in
+// the build; so is a mode the kernel cannot enforce (not testable here).
+func TestSandboxHostListRefused(t *testing.T) {
+	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), "YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_SANDBOX_NETWORK=example.com")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "host lists need the proxy: not in this build") {
+		t.Errorf("start with a host list: %v\n%s", err, out)
+	}
+}
+
+// Issue 40 item 3: a confined command cannot reach the persistent server
+// through its socket (which would run commands outside the sandbox).
+func TestSandboxDaemonUnreachable(t *testing.T) {
+	root, _ := sandboxRoot(t)
+	env := persistRuntime(t, "YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS="+root)
+	s := start(t, "2025-06-18", env...)
+	r := s.exec(`"$YS" ps >/dev/null 2>&1 && echo REACHED || echo refused`, map[string]any{"cwd": root, "env": map[string]string{"YS": binPath}}).mustStatus(t, "completed")
+	if got := r.str("stdout"); got != "refused\n" {
+		t.Errorf("yieldshell ps from a confined command: %q, want refused", got)
+	}
+	// The same from outside the sandbox works (the test is sound).
+	cmd := exec.Command(binPath, "ps")
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("yieldshell ps from outside: %v\n%s", err, out)
+	}
+}
+
+// Issue 40 item 6: ordinary work in a root needs no configuration:
+// git commit, go build (its caches), make.
+func TestSandboxOrdinaryWork(t *testing.T) {
+	root, _ := sandboxRoot(t)
+	os.RemoveAll(filepath.Join(root, ".git"))
+	steps := map[string]string{
+		"git":  `git init -q . && git add -A && git commit -qm first && git log --oneline | wc -l`,
+		"go":   `go build -o hello . && ./hello`,
+		"make": `make -s && cat made.txt`,
+	}
+	files := map[string]string{
+		"go.mod":   "module hello\n\ngo 1.22\n",
+		"main.go":  "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built\") }\n",
+		"Makefile": "all:\n\techo made > made.txt\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// git init runs outside (a sandboxed one may not write .git/hooks).
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root, "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GOTOOLCHAIN=local"}
+	s := start(t, "2025-06-18", env...)
+	want := map[string]string{"git": "1\n", "go": "built\n", "make": "made\n"}
+	for _, name := range []string{"git", "go", "make"} {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Logf("%s not installed: skipped", name)
+			continue
+		}
+		cmd := strings.Replace(steps[name], "git init -q . && ", "", 1)
+		r := s.exec(cmd, map[string]any{"cwd": root, "yield_ms": 120000, "tty": false}).mustStatus(t, "completed")
+		_, denied := sandboxDenied(t, r)
+		// The go command counts its runs in the user's config directory
+		// (telemetry), and goes on when it cannot: refused, and said so.
+		denied = slices.DeleteFunc(denied, func(d string) bool { return strings.Contains(d, "/go/telemetry/") })
+		if r.str("stdout") != want[name] || len(denied) > 0 {
+			t.Errorf("%s: stdout %q stderr %q, denied %q", name, r.str("stdout"), r.str("stderr"), denied)
+		}
+	}
+}
+
+// Issue 40 items 1, 4, 5 in the shell-yeah toolset: start_shell tightens,
+// its answer and health_check say what confines it.
+func TestSandboxShellYeah(t *testing.T) {
+	root, outside := sandboxRoot(t)
+	env := []string{"YIELDSHELL_TOOLSET=shell-yeah", "YIELDSHELL_SANDBOX_NETWORK=on"}
+	s := start(t, "2025-06-18", env...)
+	r := s.call("start_shell", map[string]any{"command": "echo x > " + outside + "/f; echo done; sleep 30",
+		"workingDirectory": root, "sandbox": "workspace-write", "verification_pattern": "done"})
+	if mode, denied := sandboxDenied(t, r); mode != "workspace-write" || len(denied) != 1 || denied[0] != "open "+filepath.Join(outside, "f") {
+		t.Errorf("start_shell sandbox %q %q: %s", mode, denied, r.text)
+	}
+	h := s.call("health_check", nil)
+	sb, _ := h.m["sandbox"].(map[string]any)
+	if sb["mode"] != "off" || sb["network"] != "on" || sb["seccomp"] != true {
+		t.Errorf("health_check sandbox = %v", sb)
+	}
+	s.call("stop_shell", map[string]any{"label": r.str("label")})
+}

@@ -1,0 +1,191 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
+)
+
+// SandboxReport is what a process's answers say about its sandbox.
+type SandboxReport struct {
+	Mode, Network string
+	Gaps          []string // best-effort: what the kernel lacked
+	Denied        []sandbox.Denial
+}
+
+// sandboxRun is one process's sandbox: its private TMPDIR and the
+// Monitor that names its denials.
+type sandboxRun struct {
+	mode, network string
+	gaps          []string
+	tmp           string
+	monitor       *sandbox.Monitor // set by the fork; nil without seccomp
+}
+
+// report returns what answers show; nil when the process is unconfined.
+func (r *sandboxRun) report() *SandboxReport {
+	if r == nil {
+		return nil
+	}
+	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: r.monitor.Denied()}
+}
+
+// makeTmp makes the private TMPDIR, right before the start.
+func (r *sandboxRun) makeTmp() error {
+	if r == nil {
+		return nil
+	}
+	if err := os.Mkdir(r.tmp, 0o700); err != nil {
+		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
+	}
+	return nil
+}
+
+// close stops naming denials and removes the TMPDIR.
+func (r *sandboxRun) close() {
+	if r == nil {
+		return
+	}
+	_ = r.monitor.Close()
+	_ = os.RemoveAll(r.tmp)
+}
+
+// ErrHostsNeedProxy refuses a host list until the proxy is in the build.
+// The proxy plugs in here: start it, and give the command its address.
+var ErrHostsNeedProxy = errors.New("YIELDSHELL_SANDBOX_NETWORK: host lists need the proxy: not in this build")
+
+// checkSandbox refuses a configuration the server cannot enforce.
+func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
+	sb := cfg.Sandbox
+	if sb.Network == policy.NetworkHosts { // whatever the mode: a call may tighten to one
+		return ErrHostsNeedProxy
+	}
+	if sb.Mode == policy.SandboxOff {
+		return nil
+	}
+	p := sandbox.Policy{Mode: sb.Mode, BestEffort: sb.Mode == policy.SandboxBestEffort}
+	if err := s.Check(&p); err != nil {
+		return fmt.Errorf("YIELDSHELL_SANDBOX=%s: %w (YIELDSHELL_SANDBOX=best-effort runs with what there is and says so)", sb.Mode, err)
+	}
+	return nil
+}
+
+// confine sets up l's sandbox when its mode is not off: a private
+// TMPDIR (and cache, so builds work), the writable paths and the fork
+// hook that confines the child.
+func (m *Manager) confine(l *launch, spec Spec) error {
+	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
+	if err != nil || mode == policy.SandboxOff {
+		return err
+	}
+	tmp, err := m.sandboxTmp(l.id)
+	if err != nil {
+		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
+	}
+	network := sandbox.NetworkOff // a host list plugs in here, with the proxy
+	if m.cfg.Sandbox.Network == policy.NetworkOn {
+		network = sandbox.NetworkOn
+	}
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: network, BestEffort: mode == policy.SandboxBestEffort,
+		Writable: []string{tmp}, Protected: m.protected()}
+	if mode == policy.SandboxReadOnly {
+		p.Mode = sandbox.ModeReadOnly
+	} else {
+		p.Writable = append(p.Writable, m.writableRoots(spec)...)
+		p.Writable = append(p.Writable, m.cfg.Sandbox.Writable...)
+		if c := m.sandboxCache(); c != "" {
+			p.Writable = append(p.Writable, c)
+			l.opts.Env = dedupEnv(append(l.opts.Env, "XDG_CACHE_HOME="+c, "GOCACHE="+filepath.Join(c, "go-build"),
+				"npm_config_cache="+filepath.Join(c, "npm")))
+		}
+	}
+	l.opts.Env = dedupEnv(append(l.opts.Env, "TMPDIR="+tmp))
+	run := &sandboxRun{mode: mode, network: p.Network, tmp: tmp}
+	if p.BestEffort {
+		run.gaps = m.sandboxSupport.Gaps()
+	}
+	l.sandbox = run
+	if m.sandboxSupport.Seatbelt { // macOS: sandbox-exec applies a profile, then execs the command
+		l.opts.Path, l.opts.Args = sandbox.SeatbeltArgv(p, l.opts.Args)
+		return nil
+	}
+	l.opts.Confine = func(tty string, fork func() error) error {
+		mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
+		run.monitor = mon
+		return err
+	}
+	return nil
+}
+
+// sandboxTmp names a confined process's private TMPDIR, id, in the
+// server's directory of them (made once: NewTempDir reads /proc, which a
+// start should not pay for). spawn makes it: a start that policy or the
+// process limit refuses after resolve leaves nothing behind.
+func (m *Manager) sandboxTmp(id string) (string, error) {
+	m.mu.Lock()
+	if m.sandboxDir == "" {
+		dir, err := NewTempDir("sandbox")
+		if err != nil {
+			m.mu.Unlock()
+			return "", err
+		}
+		m.sandboxDir = dir
+	}
+	dir := filepath.Join(m.sandboxDir, id)
+	m.mu.Unlock()
+	return dir, nil
+}
+
+// writableRoots are the roots a workspace-write command may write: the
+// operator's allowed cwds, else the client's roots, else the server's
+// working directory.
+func (m *Manager) writableRoots(spec Spec) []string {
+	if len(m.cfg.Cwd.Allowed) > 0 {
+		return slices.Clone(m.cfg.Cwd.Allowed)
+	}
+	if spec.Roots != nil && len(spec.Roots.Paths) > 0 {
+		return slices.Clone(spec.Roots.Paths)
+	}
+	return []string{m.cfg.Cwd.Default}
+}
+
+// protected are yieldshell's own files, read-only even inside a root.
+func (m *Manager) protected() []string {
+	var p []string
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shellDir != "" {
+		p = append(p, m.shellDir)
+	}
+	if m.cfg.Log.Dir != "" {
+		p = append(p, m.cfg.Log.Dir)
+	}
+	return p
+}
+
+// sandboxCache is a cache directory of sandboxed commands' own (go build,
+// npm, pip): shared between them so builds stay warm, apart from the
+// user's so a sandboxed command cannot poison what runs outside.
+func (m *Manager) sandboxCache() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(base, "yieldshell", "sandbox")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// Sandbox reports the process's sandbox and what it was denied so far;
+// nil when it runs unconfined.
+func (p *Process) Sandbox() *SandboxReport { return p.sandbox.report() }
+
+// SandboxSupport is what the kernel offers a sandbox, for health reports.
+func (m *Manager) SandboxSupport() sandbox.Support { return m.sandboxSupport }
