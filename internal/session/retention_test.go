@@ -332,3 +332,22 @@ func BenchmarkEndedBookkeeping(b *testing.B) {
 		})
 	}
 }
+
+// Asking an ended process for its URLs keeps nothing of its unfinished
+// last line (what it kept would grow after the ended runs' count, which
+// then held more than its budget: TestEndedOutputBudget, 1 in 15 runs),
+// and a URL on that line is found: the line is as finished as it will be.
+func TestURLsOfEndedOutputKeepNothing(t *testing.T) {
+	m := newTestManager(t, nil)
+	p, _, _ := run(t, m, spec("head -c 100000 /dev/zero | tr '\\0' x; printf ' see http://example.test/end'", false))
+	_, before, open := p.held()
+	if open {
+		t.Fatal("output still open after the end")
+	}
+	if got := p.URLs(); !slices.Contains(got, "http://example.test/end") {
+		t.Errorf("URLs %q, want the one on the unfinished last line", got)
+	}
+	if _, after, _ := p.held(); after != before {
+		t.Errorf("held %d bytes before asking for URLs, %d after", before, after)
+	}
+}

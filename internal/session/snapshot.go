@@ -240,6 +240,17 @@ func (p *Process) urlsLocked(pending []byte) []string {
 	u.scan.Needle = urlMark
 	if len(u.list) < maxURLs {
 		u.scan.Scan(p.log, u.add)
+		if p.lc.ended() && p.streams.open == 0 {
+			// The output is complete: a line begun is as finished as it
+			// will be, and what was kept of it would count against the
+			// ended runs' budget unseen (it grows after their count).
+			for i, part := range u.scan.Partial {
+				if len(u.list) < maxURLs && bytes.Contains(part, urlMark) {
+					u.add(part)
+				}
+				u.scan.Partial[i] = nil
+			}
+		}
 	}
 	list := append([]string(nil), u.list...)
 	if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
