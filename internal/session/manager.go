@@ -32,6 +32,7 @@ type Manager struct {
 	baseEnv []string
 	tag     string // this server's tag prefix, "<pid>:<start>:"
 	prober  Prober
+	hosts   Hosts // nil: no other host
 	timing  timing
 	keep    retention
 
@@ -70,6 +71,9 @@ type Options struct {
 	Tag string
 	// Log gets the Manager's records; nil discards them.
 	Log *slog.Logger
+	// Hosts reaches other hosts (Spec.Host); nil refuses them. The
+	// Manager owns it: Shutdown closes it once their processes ended.
+	Hosts Hosts
 }
 
 // LocalOptions returns the Options of a server that runs commands on this
@@ -123,6 +127,7 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		log:       o.Log,
 		baseEnv:   o.Env,
 		prober:    o.Prober,
+		hosts:     o.Hosts,
 		timing:    defaultTiming(cfg),
 		keep:      defaultRetention(),
 		startedAt: time.Now(),
@@ -223,16 +228,14 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	m.mu.Lock()
 	procs := slices.Clone(m.reg.order)
 	m.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range procs {
-		wg.Go(func() {
-			if !p.Ended() {
-				_, _ = p.Stop(ctx, syscall.SIGTERM, m.timing.shutdownGrace, EndedByShutdown)
-			}
-			p.Close()
-		})
+	// Another host's processes first, while the connections to their
+	// executors (local processes) still stand.
+	remote := slices.DeleteFunc(slices.Clone(procs), func(p *Process) bool { return p.Host == "" })
+	m.endAll(ctx, remote)
+	if m.hosts != nil {
+		_ = m.hosts.Close()
 	}
-	wg.Wait()
+	m.endAll(ctx, slices.DeleteFunc(procs, func(p *Process) bool { return p.Host != "" }))
 	if m.disk != nil {
 		m.disk.Wait() // every process ended, so every writer finishes
 	}
@@ -244,6 +247,20 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	}
 	m.mu.Unlock()
 	_ = m.engine.Close() // a reaper only stops its own goroutine
+}
+
+// endAll stops and closes procs, all at once.
+func (m *Manager) endAll(ctx context.Context, procs []*Process) {
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() {
+			if !p.Ended() {
+				_, _ = p.Stop(ctx, syscall.SIGTERM, m.timing.shutdownGrace, EndedByShutdown)
+			}
+			p.Close()
+		})
+	}
+	wg.Wait()
 }
 
 // Stats is the Manager's own state.
