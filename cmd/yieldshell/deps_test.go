@@ -63,8 +63,8 @@ func TestImportDirection(t *testing.T) {
 		"internal/mcplog":    {},
 		"internal/resources": {"internal/answer", "internal/wire", "internal/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"tools", "internal/toolhost", "internal/mcptool", "internal/metrics", "internal/session", "pty",
-			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots"},
-		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
+			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots", "internal/remote"},
+		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/executor", "internal/linerpc", "internal/metrics", "internal/policy",
 			"internal/console", "internal/httpserve", "internal/proc"},
 	}
 	root := filepath.Join("..", "..")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/app"
 	"github.com/yieldshell/yieldshell/internal/console"
+	"github.com/yieldshell/yieldshell/internal/executor"
 	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/linerpc"
 	"github.com/yieldshell/yieldshell/internal/metrics"
@@ -63,6 +64,10 @@ var commands = map[string]func(ctx context.Context, c *cli, args []string) int{
 	"ps":     psCmd,
 	"logs":   logsCmd,
 	"attach": attachCmd,
+	// Another host's end of exec's host: started there over ssh.
+	"executor": func(ctx context.Context, c *cli, args []string) int {
+		return executor.Main(ctx, args, c.stdin, c.stdout, c.stderr)
+	},
 
 	"healthcheck": func(ctx context.Context, c *cli, args []string) int {
 		return httpserve.HealthCmd(ctx, c.getenv, args, c.stderr)

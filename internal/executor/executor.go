@@ -87,13 +87,14 @@ func (e *Executor) Run(ctx context.Context, first *execproto.Conn, ln net.Listen
 }
 
 // awaitIdle returns once no connection has been there for the grace
-// period, or ctx ends.
+// period (at once when no process is left to keep), or ctx ends.
 func (e *Executor) awaitIdle(ctx context.Context) {
 	for {
 		e.mu.Lock()
 		wake, connected, left := e.wake, e.conn != nil, e.grace-time.Since(e.gone)
+		idle := len(e.procs) == 0
 		e.mu.Unlock()
-		if !connected && left <= 0 {
+		if !connected && (left <= 0 || idle) {
 			return
 		}
 		var timer <-chan time.Time

@@ -116,6 +116,10 @@ func Vars() []Var {
 			"yieldshell extension: exec, read and ps answers also carry a resource_link to each process's log (yieldshell://process/ID/log) for every client; by default only for a client that has read or subscribed to a resource in that session (other clients show links as text, or drop them)."},
 		{envShell, "bash if installed, else /bin/sh (cmd.exe on Windows)",
 			"yieldshell extension: program that runs a command with -c when exec names no shell: an absolute path or a name on PATH. bash runs it as its terminal would (a lone command gets bash's own process; a Ctrl-C reports the program's exit code), with --norc --noprofile."},
+		{envHosts, "(none: any host)",
+			"yieldshell extension: the hosts exec's host may name (ssh destinations, separated by commas or blanks); a command for another host is refused."},
+		{envSSH, "ssh",
+			"yieldshell extension: the ssh command, with options, that reaches exec's host (e.g. \"ssh -F /path/config\"); the user's ssh config, agent, keys and known hosts apply."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
 			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
 	}
@@ -180,6 +184,10 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	c.Rules.Ask = l.bool(envAsk, false)
 	c.ResourceLinks = l.bool(envResourceLinks, false)
 	c.Shell = l.shell()
+	c.Remote = Remote{
+		Hosts: strings.FieldsFunc(getenv(envHosts), func(r rune) bool { return r == ',' || r == ' ' }),
+		SSH:   strings.Fields(getenv(envSSH)),
+	}
 	c.Log.Dir = l.logDir()
 	c.Cwd.Default, c.Cwd.ExplicitDefault = l.defaultCwd()
 	c.Cwd.Allowed, c.Cwd.FromRoots = l.allowedCwds()

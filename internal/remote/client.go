@@ -113,7 +113,9 @@ func (c *Client) connect(ctx context.Context) error {
 	}
 	conn := execproto.NewConn(rwc, rwc, rwc)
 	c.wg.Go(func() { c.read(conn) })
-	h, err := c.hello(ctx, conn)
+	hctx, cancel := context.WithTimeout(ctx, c.timing.Call)
+	h, err := c.hello(hctx, conn)
+	cancel()
 	if err != nil {
 		_ = conn.Close()
 		return fmt.Errorf("connecting to %s: %w", c.host, err)
@@ -189,12 +191,12 @@ func (c *Client) send(ctx context.Context, conn *execproto.Conn, m *execproto.Ms
 		c.mu.Unlock()
 	}()
 	if err := conn.Send(m); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Op, errDisconnected)
+		return nil, fmt.Errorf("%s on %s: %w", m.Op, c.host, errDisconnected)
 	}
 	select {
 	case r := <-cl.ch:
 		if r == nil {
-			return nil, fmt.Errorf("%s: %w", m.Op, errDisconnected)
+			return nil, fmt.Errorf("%s on %s: %w", m.Op, c.host, errDisconnected)
 		}
 		if r.Err != "" {
 			return r, fmt.Errorf("%s on %s: %s", m.Op, c.host, r.Err)

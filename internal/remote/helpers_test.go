@@ -1,9 +1,11 @@
 package remote
 
 import (
+	"context"
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func needs(t *testing.T, prog string) {
@@ -14,3 +16,7 @@ func needs(t *testing.T, prog string) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func contextTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,9 @@ func (d *sshDialer) Dial(ctx context.Context, sessionID string) (io.ReadWriteClo
 	rwc, err := d.bootstrap(c)
 	if err != nil {
 		_ = c.Close()
+		if tail := sshSaid(a.proc); tail != "" {
+			err = fmt.Errorf("%w (ssh, %s: %s)", err, a.proc.ID, tail)
+		}
 		return nil, err
 	}
 	return rwc, nil
@@ -89,14 +93,15 @@ func (d *sshDialer) start(ctx context.Context, sessionID string) (*attempt, erro
 			a.conn <- c
 		}
 	}()
-	sum, _, err := selfHash(d.cfg.Self)
+	sum, size, err := selfHash(d.cfg.Self)
 	if err != nil {
 		a.close()
 		return nil, err
 	}
 	argv := append([]string{d.cfg.Self, "executor", "--relay", sock, "--"}, d.cfg.SSH...)
-	argv = append(argv, "-T", "-o", "ServerAliveInterval=15", "--", d.host, bootstrapScript(sum, sessionID))
-	a.proc, err = d.m.Start(ctx, session.Spec{Command: "exec " + shellQuote(argv), TTY: true, Name: "ssh@" + d.host})
+	argv = append(argv, "-T", "-o", "ServerAliveInterval=15", "--", d.host, bootstrapScript(sum, size, sessionID))
+	a.proc, err = d.m.Start(ctx, session.Spec{Command: "exec " + shellQuote(argv), TTY: true, Name: "ssh@" + d.host,
+		SideEffects: []string{"MAKES_NETWORK_REQUESTS"}})
 	if err != nil {
 		a.close()
 		return nil, fmt.Errorf("starting ssh: %w", err)
@@ -128,8 +133,7 @@ func (d *sshDialer) await(ctx context.Context, a *attempt) (net.Conn, error) {
 		}
 		if o.Reason == session.ReasonExited {
 			a.close()
-			tail := strings.TrimSpace(string(a.proc.Snapshot(session.Query{MaxBytes: 2 << 10, Streams: session.Stdout}).Stdout))
-			return nil, fmt.Errorf("ssh to %s ended before the executor started (%s): %s", d.host, a.proc.ID, tail)
+			return nil, fmt.Errorf("ssh to %s ended before the executor started (%s): %s", d.host, a.proc.ID, sshSaid(a.proc))
 		}
 		if ctx.Err() != nil {
 			a.close()
@@ -143,13 +147,18 @@ func (d *sshDialer) await(ctx context.Context, a *attempt) (net.Conn, error) {
 	}
 }
 
+// sshSaid is the end of what ssh printed on its terminal.
+func sshSaid(p *session.Process) string {
+	return strings.TrimSpace(string(p.Snapshot(session.Query{MaxBytes: 1 << 10, Streams: session.Stdout}).Stdout))
+}
+
 // bootstrapScript starts the executor of session on the host: the copy of
 // this binary in the user's private directory there, when its hash is
-// sum; otherwise it asks for the binary ("need OS ARCH"), reads it from
-// stdin, checks its hash and keeps it, mode 0700, in a directory only the
-// user may write.
-func bootstrapScript(sum, sessionID string) string {
-	return strings.NewReplacer("SUM", sum, "SHORT", sum[:16], "SID", sessionID).Replace(`set -e
+// sum; otherwise it asks for the binary ("need OS ARCH"), reads its size
+// bytes from stdin (no more: the protocol follows), checks its hash and
+// keeps it, mode 0700, in a directory only the user may write.
+func bootstrapScript(sum string, size int64, sessionID string) string {
+	return strings.NewReplacer("SUM", sum, "SHORT", sum[:16], "SID", sessionID, "SIZE", strconv.FormatInt(size, 10)).Replace(`set -e
 umask 077
 d="${XDG_CACHE_HOME:-$HOME/.cache}/yieldshell"
 mkdir -p "$d"; chmod 700 "$d"
@@ -159,9 +168,8 @@ hash() { if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1"; else shas
 os=$(uname -s); arch=$(uname -m)
 if [ ! -f "$b" ] || [ ! -O "$b" ] || [ "$(hash "$b")" != SUM ]; then
   echo "yieldshell-bootstrap need $os $arch"
-  n=$(head -n 1)
   t="$b.$$"
-  head -c "$n" > "$t"
+  head -c SIZE > "$t"
   [ "$(hash "$t")" = SUM ] || { rm -f "$t"; echo "yieldshell-bootstrap badhash"; exit 4; }
   chmod 700 "$t"; mv -f "$t" "$b"
 fi
@@ -172,7 +180,7 @@ exec "$b" executor --session SID --dir "$d"`)
 // bootstrap follows the script on c: it sends this binary when asked (or
 // refuses a host it was not built for) and returns once the executor runs.
 func (d *sshDialer) bootstrap(c net.Conn) (io.ReadWriteCloser, error) {
-	_ = c.SetDeadline(time.Now().Add(5 * time.Minute))
+	_ = c.SetDeadline(time.Now().Add(2 * time.Minute))
 	defer c.SetDeadline(time.Time{})
 	for {
 		line, err := readLine(c)
@@ -215,9 +223,6 @@ func (d *sshDialer) send(c net.Conn, sys []string) error {
 		return fmt.Errorf("copying yieldshell to %s: %w", d.host, err)
 	}
 	defer f.Close()
-	if _, err := fmt.Fprintf(c, "%d\n", size); err != nil {
-		return fmt.Errorf("copying yieldshell to %s: %w", d.host, err)
-	}
 	if _, err := io.CopyN(c, f, size); err != nil {
 		return fmt.Errorf("copying yieldshell to %s: %w", d.host, err)
 	}

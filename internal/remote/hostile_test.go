@@ -1,0 +1,98 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/session"
+)
+
+// hostileDialer connects to a stand-in for an executor that misbehaves.
+type hostileDialer struct {
+	t    *testing.T
+	play func(net.Conn)
+}
+
+func (d hostileDialer) Dial(context.Context, string) (io.ReadWriteCloser, error) {
+	a, b := net.Pipe()
+	done := make(chan struct{})
+	go func() { defer close(done); d.play(b) }()
+	d.t.Cleanup(func() { _ = b.Close(); <-done })
+	return a, nil
+}
+
+// answerHello reads the hello and answers it, as an executor would.
+func answerHello(c net.Conn) *bufio.Reader {
+	r := bufio.NewReader(c)
+	if _, err := r.ReadString('\n'); err == nil {
+		_, _ = io.WriteString(c, `{"id":1,"re":true,"hello":{"version":1}}`+"\n")
+	}
+	return r
+}
+
+var hostile = map[string]func(net.Conn){
+	"garbage": func(c net.Conn) {
+		answerHello(c)
+		_, _ = io.WriteString(c, "\x1b]0;pwned\x07 not a message at all\n")
+		_, _ = io.Copy(io.Discard, c)
+	},
+	"flood": func(c net.Conn) { // one endless line
+		answerHello(c)
+		line := strings.Repeat("A", 64<<10)
+		for {
+			if _, err := io.WriteString(c, line); err != nil {
+				return
+			}
+		}
+	},
+	"hang": func(c net.Conn) { _, _ = io.Copy(io.Discard, c) },
+	"events": func(c net.Conn) { // valid messages naming nothing the server knows
+		r := answerHello(c)
+		go func() { _, _ = io.Copy(io.Discard, r) }()
+		for {
+			if _, err := io.WriteString(c, `{"op":"out","proc":99,"seq":0,"data":"aGk="}`+"\n"+`{"id":77,"re":true}`+"\n"); err != nil {
+				return
+			}
+		}
+	},
+	"bad-version": func(c net.Conn) {
+		r := bufio.NewReader(c)
+		_, _ = r.ReadString('\n')
+		_, _ = io.WriteString(c, `{"id":1,"re":true,"hello":{"version":99}}`+"\n")
+		_, _ = io.Copy(io.Discard, r)
+	},
+}
+
+// TestHostileExecutor: an executor that sends garbage, floods, hangs or
+// names what does not exist costs a failed start on its host, within the
+// call timeout, and nothing else: the same server runs a command on a
+// good host meanwhile and after.
+func TestHostileExecutor(t *testing.T) {
+	good := inProcess(t)
+	m := newRemoteManager(t, func(host string) Dialer {
+		if play, ok := hostile[host]; ok {
+			return hostileDialer{t, play}
+		}
+		return good
+	})
+	for name := range hostile {
+		t.Run(name, func(t *testing.T) {
+			began := time.Now()
+			_, err := m.Start(t.Context(), session.Spec{Command: "echo hi", SideEffects: []string{"NONE"}, TTY: true, Host: name})
+			if err == nil {
+				t.Fatal("a start through a hostile executor succeeded")
+			}
+			if d := time.Since(began); d > 10*time.Second {
+				t.Errorf("the start took %s to fail", d)
+			}
+			t.Logf("refused: %v", err)
+			p := start(t, m, session.Spec{Command: "echo still here", TTY: true, Host: "good"})
+			await(t, p, session.ReasonExited)
+		})
+	}
+}
