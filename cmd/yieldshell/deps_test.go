@@ -19,8 +19,9 @@ import (
 // point one way, from cmd through the serving packages (daemon, httpserve,
 // console, tools, metrics) to session and the engine below it, and
 // conformance speaks to the binary only. Tests anywhere may use the test
-// helpers internal/poll, internal/testdir, internal/cdptest and
-// internal/gpgtest, which import nothing of ours but each other.
+// helpers internal/poll, internal/testdir, internal/cdptest,
+// internal/gpgtest and internal/sshdtest, which import nothing of ours but
+// each other.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
@@ -58,6 +59,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/testdir":   {},
 		"internal/cdptest":   {"internal/poll", "internal/testdir"},
 		"internal/gpgtest":   {},
+		"internal/sshdtest":  {"internal/poll"},
 		"internal/console":   {"internal/wire", "internal/daemon", "internal/safetext"},
 		"internal/httpserve": {"internal/policy"},
 		"internal/mcplog":    {},
@@ -93,7 +95,7 @@ func TestImportDirection(t *testing.T) {
 			}
 			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 				ours, found := strings.CutPrefix(imp, mod)
-				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest"
+				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest" || ours == "internal/sshdtest"
 				if !found || ours == pkg || testHelper && !slices.Contains(p.Imports, imp) { // ours == pkg: an example of the package
 					continue
 				}

@@ -1,0 +1,60 @@
+//go:build linux
+
+package conformance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/yieldshell/yieldshell/internal/sshdtest"
+)
+
+// exec's host runs the command on another host over the user's ssh, with
+// the built binary copied there as its executor: the answer, the input
+// waits, a password and stop are a local process's, and the id says the
+// host. The other host is a real sshd on 127.0.0.1 as a throwaway user.
+//
+// Spec: issue 44 items 1, 2, 3 and 6.
+func TestRemoteHost(t *testing.T) {
+	need(t, "bash")
+	h := sshdtest.Start(t)
+	s := start(t, "", "YIELDSHELL_SSH="+strings.Join(h.SSH, " "))
+	box := map[string]any{"host": "box"}
+
+	r := s.exec("echo hello from $(whoami)", box).mustStatus(t, "completed")
+	if r.str("stdout") != "hello from "+h.User+"\n" || !strings.HasSuffix(r.str("process_id"), "@box") {
+		t.Errorf("remote echo: %s", r.text)
+	}
+
+	const secret = "correct-horse-over-ssh"
+	p := waiting(t, s.exec(`read -rs -p "Password: " pw; echo; echo "length ${#pw}"`, map[string]any{"host": "box", "yield_ms": longYield}), "password")
+	if p.str("input_signal") != "tty_read" {
+		t.Errorf("remote password prompt seen on %q, want the remote kernel's tty_read", p.str("input_signal"))
+	}
+	id := p.str("process_id")
+	w := s.call("write", map[string]any{"process_id": id, "input": secret, "newline": true, "wait_for_password": true, "yield_ms": longYield})
+	if w.isError || !strings.Contains(w.str("stdout"), "length 22") {
+		t.Errorf("write: %s", w.text)
+	}
+	all := s.call("read", map[string]any{"process_id": id, "since_seq": 0})
+	ps := s.call("ps", nil)
+	for _, x := range []result{p, w, all, ps} {
+		if strings.Contains(x.text, secret) {
+			t.Errorf("the password leaked: %s", x.text)
+		}
+	}
+	if !strings.Contains(ps.text, "ssh@box") || !strings.Contains(ps.text, id) {
+		t.Errorf("ps shows neither the connection nor the remote process: %s", ps.text)
+	}
+
+	sl := s.exec("sleep 600", map[string]any{"host": "box", "yield_ms": 100}).mustStatus(t, "backgrounded")
+	st := s.call("stop", map[string]any{"process_id": sl.str("process_id")})
+	if st.isError || st.str("status") != "stopped" {
+		t.Errorf("stop of a remote process: %s", st.text)
+	}
+
+	bad := s.exec("echo no", map[string]any{"host": "-oProxyCommand=touch /tmp/pwned"})
+	if bad.str("status") != "failed_to_start" || !strings.Contains(bad.str("error"), "ssh destination") {
+		t.Errorf("a host that is an ssh option: %s", bad.text)
+	}
+}
