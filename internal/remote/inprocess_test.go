@@ -63,7 +63,7 @@ func (d *pipeDialer) drop() {
 }
 
 // newRemoteManager is a Manager whose Hosts reach an in-process executor.
-func newRemoteManager(t *testing.T, dialer func(host string) Dialer) *session.Manager {
+func newRemoteManager(t testing.TB, dialer func(host string) Dialer) *session.Manager {
 	t.Helper()
 	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
 	if err != nil {
@@ -85,7 +85,7 @@ func newRemoteManager(t *testing.T, dialer func(host string) Dialer) *session.Ma
 
 // ownTag is this process's tag prefix: a made-up one would look like
 // a dead server's to the orphan sweep of any server on the machine.
-func ownTag(t *testing.T) string {
+func ownTag(t testing.TB) string {
 	start, err := pty.StartTime(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func ownTag(t *testing.T) string {
 }
 
 // inProcess starts an executor in this process, ended at cleanup.
-func inProcess(t *testing.T) *pipeDialer {
+func inProcess(t testing.TB) *pipeDialer {
 	t.Helper()
 	reaper, err := pty.NewReaper()
 	if err != nil {

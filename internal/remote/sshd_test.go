@@ -17,7 +17,7 @@ import (
 
 // sshManager is a server's Manager (the local engine runs ssh) that
 // reaches "box" through h.
-func sshManager(t *testing.T, h *sshdtest.Host) *session.Manager {
+func sshManager(t testing.TB, h *sshdtest.Host) *session.Manager {
 	t.Helper()
 	cfg, err := policy.Load(func(string) string { return "" }, t.TempDir())
 	if err != nil {

@@ -30,7 +30,7 @@ type Host struct {
 
 // Start starts sshd and creates its user; both go at cleanup, after
 // every process of the user ended.
-func Start(t *testing.T) *Host {
+func Start(t testing.TB) *Host {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts sshd: not in -short")
@@ -106,7 +106,7 @@ LogLevel ERROR
 
 // remove waits for the user's processes to end (the executor ends once
 // its server went and it keeps nothing), then deletes the user.
-func (h *Host) remove(t *testing.T) {
+func (h *Host) remove(t testing.TB) {
 	gone := poll.Within(20*time.Second, func() bool {
 		return exec.Command("pgrep", "-u", h.User).Run() != nil
 	})
@@ -125,14 +125,14 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func runCmd(t *testing.T, name string, args ...string) {
+func runCmd(t testing.TB, name string, args ...string) {
 	t.Helper()
 	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v: %s", name, err, out)
 	}
 }
 
-func writeFile(t *testing.T, path, s string) {
+func writeFile(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func writeFile(t *testing.T, path, s string) {
 }
 
 // writeOwned makes a directory (content "") or a file owned by u.
-func writeOwned(t *testing.T, u *user.User, path, content string, mode os.FileMode) {
+func writeOwned(t testing.TB, u *user.User, path, content string, mode os.FileMode) {
 	t.Helper()
 	var err error
 	if content == "" {
@@ -158,7 +158,7 @@ func writeOwned(t *testing.T, u *user.User, path, content string, mode os.FileMo
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
