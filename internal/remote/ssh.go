@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/session"
@@ -39,10 +40,18 @@ type sshDialer struct {
 
 // attempt is one ssh on its way to a connection.
 type attempt struct {
-	ln   net.Listener
-	dir  string
-	proc *session.Process
-	conn chan net.Conn
+	ln    net.Listener
+	dir   string
+	proc  *session.Process
+	first chan firstLine // the relay's connection, once the script spoke
+}
+
+// firstLine is the relay's connection and the script's first line: until
+// it comes, ssh may be asking its questions.
+type firstLine struct {
+	c    net.Conn
+	line string
+	err  error
 }
 
 func (d *sshDialer) Dial(ctx context.Context, sessionID string) (io.ReadWriteCloser, error) {
@@ -59,12 +68,13 @@ func (d *sshDialer) Dial(ctx context.Context, sessionID string) (io.ReadWriteClo
 			return nil, err
 		}
 	}
-	c, err := d.await(ctx, a)
+	f, err := d.await(ctx, a)
 	if err != nil {
 		return nil, err
 	}
 	a.close()
-	rwc, err := d.bootstrap(c)
+	c := f.c
+	rwc, err := d.bootstrap(c, f.line, f.err)
 	if err != nil {
 		_ = c.Close()
 		if tail := sshSaid(a.proc); tail != "" {
@@ -87,10 +97,11 @@ func (d *sshDialer) start(ctx context.Context, sessionID string) (*attempt, erro
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("listening for the relay: %w", err)
 	}
-	a := &attempt{ln: ln, dir: dir, conn: make(chan net.Conn, 1)}
-	go func() { // ends when the listener closes
+	a := &attempt{ln: ln, dir: dir, first: make(chan firstLine, 1)}
+	go func() { // ends when the listener closes, or ssh ends
 		if c, err := ln.Accept(); err == nil {
-			a.conn <- c
+			line, err := readLine(c)
+			a.first <- firstLine{c, line, err}
 		}
 	}()
 	sum, size, err := selfHash(d.cfg.Self)
@@ -114,36 +125,44 @@ func (a *attempt) close() {
 	_ = os.RemoveAll(a.dir)
 }
 
+// abandon ends an attempt that will not connect, and its ssh.
+func (a *attempt) abandon(ctx context.Context) {
+	a.close()
+	if a.proc != nil {
+		_, _ = a.proc.Stop(context.WithoutCancel(ctx), syscall.SIGTERM, time.Second, session.EndedByStop)
+	}
+}
+
 // await waits for the relay to connect. When ssh asks a question first
 // (a host key, a password), the attempt is kept for the next dial and the
 // error names the process to answer.
-func (d *sshDialer) await(ctx context.Context, a *attempt) (net.Conn, error) {
+func (d *sshDialer) await(ctx context.Context, a *attempt) (firstLine, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	outcome := make(chan session.Outcome, 1)
 	go func() { outcome <- a.proc.Await(actx, time.Now().Add(connectWait), session.Until{InputWait: true}) }()
 	select {
-	case c := <-a.conn:
-		return c, nil
+	case f := <-a.first:
+		return f, nil
 	case o := <-outcome:
 		select {
-		case c := <-a.conn:
-			return c, nil
+		case f := <-a.first:
+			return f, nil
 		default:
 		}
 		if o.Reason == session.ReasonExited {
 			a.close()
-			return nil, fmt.Errorf("ssh to %s ended before the executor started (%s): %s", d.host, a.proc.ID, sshSaid(a.proc))
+			return firstLine{}, fmt.Errorf("ssh to %s ended before the executor started (%s): %s", d.host, a.proc.ID, sshSaid(a.proc))
 		}
-		if ctx.Err() != nil {
-			a.close()
-			return nil, ctx.Err()
+		if ctx.Err() != nil || o.Reason != session.ReasonInputWait {
+			a.abandon(ctx)
+			if ctx.Err() != nil {
+				return firstLine{}, ctx.Err()
+			}
+			return firstLine{}, fmt.Errorf("ssh to %s did not connect within %s (%s): %s", d.host, connectWait, a.proc.ID, sshSaid(a.proc))
 		}
 		d.pending = a
-		if o.Reason == session.ReasonInputWait {
-			return nil, fmt.Errorf("ssh to %s asks %q: answer it in process %s (write; wait_for_password for a password), then retry", d.host, o.Input.Prompt, a.proc.ID)
-		}
-		return nil, fmt.Errorf("ssh to %s has not connected after %s: see process %s, then retry", d.host, connectWait, a.proc.ID)
+		return firstLine{}, fmt.Errorf("ssh to %s asks %q: answer it in process %s (write; wait_for_password for a password or passphrase), then retry", d.host, o.Input.Prompt, a.proc.ID)
 	}
 }
 
@@ -179,11 +198,10 @@ exec "$b" executor --session SID --dir "$d"`)
 
 // bootstrap follows the script on c: it sends this binary when asked (or
 // refuses a host it was not built for) and returns once the executor runs.
-func (d *sshDialer) bootstrap(c net.Conn) (io.ReadWriteCloser, error) {
+func (d *sshDialer) bootstrap(c net.Conn, line string, err error) (io.ReadWriteCloser, error) {
 	_ = c.SetDeadline(time.Now().Add(2 * time.Minute))
 	defer c.SetDeadline(time.Time{})
-	for {
-		line, err := readLine(c)
+	for ; ; line, err = readLine(c) {
 		if err != nil {
 			return nil, fmt.Errorf("starting the executor on %s: %w", d.host, err)
 		}

@@ -159,3 +159,39 @@ func TestSSHDropped(t *testing.T) {
 		t.Errorf("%d ssh runs: no reconnection", n)
 	}
 }
+
+// TestSSHAsks: ssh's own question (a key's passphrase) is asked on the
+// local process ssh@box, which waits for a password as the kernel shows
+// it; the failed start says so. Once it is answered there, the start goes
+// through on that same ssh, and the passphrase shows nowhere.
+func TestSSHAsks(t *testing.T) {
+	h := sshdtest.Start(t)
+	const passphrase = "key-passphrase-42"
+	h.Protect(t, passphrase)
+	m := sshManager(t, h)
+	spec := session.Spec{Command: "echo in", SideEffects: []string{"NONE"}, TTY: true, Host: "box"}
+	_, err := m.Start(t.Context(), spec)
+	if err == nil || !strings.Contains(err.Error(), "passphrase") {
+		t.Fatalf("start while ssh asks: %v", err)
+	}
+	ssh, err2 := m.Get("ssh@box")
+	if err2 != nil || !strings.Contains(err.Error(), ssh.ID) {
+		t.Fatalf("the error does not name the ssh process (%v): %v", err2, err)
+	}
+	o, ok := ssh.AwaitPassword(t.Context(), time.Now().Add(20*time.Second))
+	if !ok {
+		t.Fatalf("ssh's passphrase prompt is no password wait: %+v", o.Input)
+	}
+	ssh.AddSecret(passphrase)
+	if err := ssh.Type(t.Context(), passphrase, nil, true, false); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, m, spec)
+	await(t, p, session.ReasonExited)
+	if output(p) != "in\n" || countRuns(m, "ssh@box") != 1 {
+		t.Errorf("after the answer: %q, %d ssh runs", output(p), countRuns(m, "ssh@box"))
+	}
+	if strings.Contains(output(ssh), passphrase) {
+		t.Errorf("the passphrase shows in ssh's log: %q", output(ssh))
+	}
+}

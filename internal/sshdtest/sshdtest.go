@@ -26,6 +26,14 @@ import (
 type Host struct {
 	User, Home string   // the throwaway user and its home
 	SSH        []string // ssh -F CONFIG: "box" is this host as User
+	dir        string
+}
+
+// Protect gives the user's key a passphrase: ssh asks for it on its
+// terminal.
+func (h *Host) Protect(t testing.TB, passphrase string) {
+	t.Helper()
+	runCmd(t, "ssh-keygen", "-q", "-p", "-P", "", "-N", passphrase, "-f", filepath.Join(h.dir, "id"))
 }
 
 // Start starts sshd and creates its user; both go at cleanup, after
@@ -48,7 +56,7 @@ func Start(t testing.TB) *Host {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := &Host{User: "ysr" + randHex(4)}
+	h := &Host{User: "ysr" + randHex(4), dir: dir}
 	// "*": no password, but not locked (sshd refuses a locked account).
 	runCmd(t, "useradd", "-m", "-s", "/bin/bash", "-p", "*", h.User)
 	t.Cleanup(func() { h.remove(t) })
