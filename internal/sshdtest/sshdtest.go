@@ -36,22 +36,14 @@ func (h *Host) Protect(t testing.TB, passphrase string) {
 	runCmd(t, "ssh-keygen", "-q", "-p", "-P", "", "-N", passphrase, "-f", filepath.Join(h.dir, "id"))
 }
 
+// sshd needs its absolute path.
+const sshd = "/usr/sbin/sshd"
+
 // Start starts sshd and creates its user; both go at cleanup, after
 // every process of the user ended.
 func Start(t testing.TB) *Host {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts sshd: not in -short")
-	}
-	const sshd = "/usr/sbin/sshd"
-	for _, p := range []string{sshd, "ssh", "ssh-keygen", "useradd", "userdel", "pgrep"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("needs %s", p)
-		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: sshd and useradd")
-	}
+	skipUnlessAble(t)
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -74,7 +66,31 @@ func Start(t testing.TB) *Host {
 	ssh := filepath.Join(h.Home, ".ssh")
 	writeOwned(t, u, ssh, "", 0o700)
 	writeOwned(t, u, filepath.Join(ssh, "authorized_keys"), string(pub), 0o600)
-	port := freePort(t)
+	h.configure(t, freePort(t))
+	startSSHD(t, dir)
+	return h
+}
+
+// skipUnlessAble skips t in -short, without root or without the programs.
+func skipUnlessAble(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts sshd: not in -short")
+	}
+	for _, p := range []string{sshd, "ssh", "ssh-keygen", "useradd", "userdel", "pgrep"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("needs %s", p)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: sshd and useradd")
+	}
+}
+
+// configure writes sshd's and ssh's configurations.
+func (h *Host) configure(t testing.TB, port int) {
+	t.Helper()
+	dir := h.dir
 	writeFile(t, filepath.Join(dir, "sshd_config"), fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s/hostkey
@@ -98,6 +114,11 @@ LogLevel ERROR
   ControlMaster no
 `, port, h.User, dir, dir))
 	h.SSH = []string{"ssh", "-F", filepath.Join(dir, "ssh_config")}
+}
+
+// startSSHD runs sshd until t ends.
+func startSSHD(t testing.TB, dir string) {
+	t.Helper()
 	_ = os.MkdirAll("/run/sshd", 0o755) // sshd's privilege separation directory
 	cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	cmd.Stderr = os.Stderr
@@ -109,7 +130,6 @@ LogLevel ERROR
 		_, err := os.Stat(filepath.Join(dir, "sshd.pid"))
 		return err == nil
 	})
-	return h
 }
 
 // remove waits for the user's processes to end (the executor ends once
