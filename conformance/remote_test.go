@@ -58,3 +58,37 @@ func TestRemoteHost(t *testing.T) {
 		t.Errorf("a host that is an ssh option: %s", bad.text)
 	}
 }
+
+// Where no executor runs, ssh itself in exec is what is left: its remote
+// password prompt is seen by its text only, so wait_for_password refuses
+// and says how the user may agree; with secret_at_text_prompt the secret
+// is typed, the answer says it was unverified, and it shows nowhere.
+//
+// Spec: issue 44 item 5.
+func TestInteractiveSSHSecretOptIn(t *testing.T) {
+	need(t, "bash")
+	h := sshdtest.Start(t)
+	s := start(t, "")
+	const secret = "typed-at-a-text-prompt"
+	cmd := strings.Join(h.SSH, " ") + ` -tt box 'read -rs -p "Password: " pw; echo; echo "length ${#pw}"'`
+	p := s.exec(cmd, map[string]any{"yield_ms": longYield, "side_effects": []string{"MAKES_NETWORK_REQUESTS"}})
+	id := p.str("process_id")
+	if p.m["waiting_for_input"] != true || p.str("input_signal") == "tty_read" {
+		t.Fatalf("interactive ssh: %s", p.text)
+	}
+	no := s.call("write", map[string]any{"process_id": id, "input": secret, "newline": true, "wait_for_password": true, "yield_ms": 2000})
+	if !no.isError || !strings.Contains(no.str("error"), "secret_at_text_prompt") || !strings.Contains(no.str("error"), "exec's host") {
+		t.Errorf("wait_for_password at a text-only prompt: %s", no.text)
+	}
+	yes := s.call("write", map[string]any{"process_id": id, "input": secret, "newline": true, "wait_for_password": true,
+		"secret_at_text_prompt": true, "yield_ms": longYield})
+	if yes.isError || yes.m["secret_unverified"] != true || !strings.Contains(yes.str("stdout"), "length 22") {
+		t.Errorf("with secret_at_text_prompt: %s", yes.text)
+	}
+	all := s.call("read", map[string]any{"process_id": id, "since_seq": 0})
+	for _, x := range []result{p, no, yes, all} {
+		if strings.Contains(x.text, secret) {
+			t.Errorf("the secret leaked: %s", x.text)
+		}
+	}
+}

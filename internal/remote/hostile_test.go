@@ -96,3 +96,18 @@ func TestHostileExecutor(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusesOtherSystems: a host this build cannot run on is refused by
+// name, saying what is needed and what is left.
+func TestRefusesOtherSystems(t *testing.T) {
+	d := &sshDialer{host: "pi", cfg: &Config{}}
+	err := d.send(nil, []string{"Linux", "armv7l"})
+	if err == nil || !strings.Contains(err.Error(), "linux/armv7l build of yieldshell is needed") || !strings.Contains(err.Error(), "secret_at_text_prompt") {
+		t.Errorf("refusal: %v", err)
+	}
+	for _, c := range [][4]string{{"Linux", "x86_64", "linux", "amd64"}, {"Darwin", "arm64", "darwin", "arm64"}, {"Linux", "aarch64", "linux", "arm64"}} {
+		if os, arch := goSystem(c[0], c[1]); os != c[2] || arch != c[3] {
+			t.Errorf("goSystem(%s, %s) = %s/%s", c[0], c[1], os, arch)
+		}
+	}
+}

@@ -207,7 +207,7 @@ func (d *sshDialer) bootstrap(c net.Conn, line string, err error) (io.ReadWriteC
 		}
 		f := strings.Fields(line)
 		if len(f) < 2 || f[0] != "yieldshell-bootstrap" {
-			return nil, fmt.Errorf("starting the executor on %s: unexpected %q (does the login shell print to stdout?)", d.host, line)
+			return nil, fmt.Errorf("starting the executor on %s: unexpected %q (does the login shell print to stdout?)%s", d.host, line, noExecutor)
 		}
 		switch f[1] {
 		case "ready":
@@ -217,7 +217,7 @@ func (d *sshDialer) bootstrap(c net.Conn, line string, err error) (io.ReadWriteC
 				return nil, err
 			}
 		default:
-			return nil, fmt.Errorf("starting the executor on %s: %s", d.host, strings.Join(f[1:], " "))
+			return nil, fmt.Errorf("starting the executor on %s: %s%s", d.host, strings.Join(f[1:], " "), noExecutor)
 		}
 	}
 }
@@ -229,8 +229,8 @@ func (d *sshDialer) send(c net.Conn, sys []string) error {
 	}
 	goos, goarch := goSystem(sys[0], sys[1])
 	if goos != runtime.GOOS || goarch != runtime.GOARCH {
-		return fmt.Errorf("starting the executor on %s: it is %s/%s and this yieldshell is %s/%s: a %s/%s build of yieldshell is needed there (install it, or run ssh in exec as today)",
-			d.host, goos, goarch, runtime.GOOS, runtime.GOARCH, goos, goarch)
+		return fmt.Errorf("starting the executor on %s: it is %s/%s and this yieldshell is %s/%s: a %s/%s build of yieldshell is needed there%s",
+			d.host, goos, goarch, runtime.GOOS, runtime.GOARCH, goos, goarch, noExecutor)
 	}
 	_, size, err := selfHash(d.cfg.Self)
 	if err != nil {
@@ -246,6 +246,11 @@ func (d *sshDialer) send(c net.Conn, sys []string) error {
 	}
 	return nil
 }
+
+// noExecutor ends the refusal of a host where no executor can run: what
+// is left is ssh itself, as before exec had host.
+const noExecutor = "; without an executor there, run ssh itself in exec: an interactive session whose prompts are seen by their text only " +
+	"(a password is then typed only with wait_for_password and secret_at_text_prompt, and only if the user agreed)"
 
 // goSystem names uname's system and machine as Go does.
 func goSystem(kernel, machine string) (string, string) {
