@@ -384,6 +384,8 @@ Usage:
   yieldshell attach ID|NAME [--watch]
                                    show a process's terminal and type into it; Ctrl-] detaches and
                                    leaves it running; --watch only watches (Ctrl-C leaves too)
+  yieldshell executor              another host's end of exec's host, which the server starts there
+                                   over ssh and speaks to on stdin/stdout (docs/remote.md)
   yieldshell help [COMMAND]        print this help, or a command's (as yieldshell COMMAND --help)
   yieldshell --version             print the version
   yieldshell --help                print this help
