@@ -103,8 +103,9 @@ type Hello struct {
 	Resume []Resume `json:"resume,omitempty"`
 	// From the executor: its system, and the processes of Resume it no
 	// longer has.
-	OS, Arch string   `json:"os,omitempty"`
-	Lost     []uint64 `json:"lost,omitempty"`
+	OS   string   `json:"os,omitempty"`
+	Arch string   `json:"arch,omitempty"`
+	Lost []uint64 `json:"lost,omitempty"`
 }
 
 // Resume is one process's place in its streams.

@@ -165,7 +165,11 @@ var waits = []struct {
 
 func TestInProcessWaits(t *testing.T) {
 	d := inProcess(t)
-	m := newRemoteManager(t, func(string) Dialer { return d })
+	checkWaits(t, newRemoteManager(t, func(string) Dialer { return d }))
+}
+
+// checkWaits runs the cases of waits on host "box" of m, then a password.
+func checkWaits(t *testing.T, m *session.Manager) {
 	for _, c := range waits {
 		t.Run(c.name, func(t *testing.T) {
 			needs(t, c.prog)
@@ -180,14 +184,13 @@ func TestInProcessWaits(t *testing.T) {
 			await(t, p, session.ReasonExited)
 		})
 	}
+	t.Run("password", func(t *testing.T) { checkPassword(t, m) })
 }
 
-// TestInProcessPassword: a remote password is typed only once the remote
-// kernel shows the read with echo off, and no view shows it.
-func TestInProcessPassword(t *testing.T) {
+// checkPassword: a remote password is typed only once the remote kernel
+// shows the read with echo off, and no view shows it.
+func checkPassword(t *testing.T, m *session.Manager) {
 	needs(t, "bash")
-	d := inProcess(t)
-	m := newRemoteManager(t, func(string) Dialer { return d })
 	p := start(t, m, session.Spec{Command: `read -s -p 'Password: ' pw; echo; echo "got $pw"`, TTY: true, Host: "box"})
 	if _, ok := p.AwaitPassword(t.Context(), time.Now().Add(20*time.Second)); !ok {
 		t.Fatalf("no password read seen: %q", output(p))

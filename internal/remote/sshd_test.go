@@ -86,36 +86,7 @@ func countRuns(m *session.Manager, name string) int {
 // kernel; a password typed with the kernel's evidence shows nowhere.
 func TestSSHWaits(t *testing.T) {
 	h := sshdtest.Start(t)
-	m := sshManager(t, h)
-	for _, c := range waits {
-		t.Run(c.name, func(t *testing.T) {
-			needs(t, c.prog)
-			p := start(t, m, session.Spec{Command: c.command, TTY: true, Host: "box"})
-			o := await(t, p, session.ReasonInputWait)
-			if o.Input.Kind != c.kind || o.Input.Signal != c.signal {
-				t.Errorf("waits as %s on %s, want %s on %s", o.Input.Kind, o.Input.Signal, c.kind, c.signal)
-			}
-			if err := p.Type(t.Context(), "x", nil, true, false); err != nil {
-				t.Fatal(err)
-			}
-			await(t, p, session.ReasonExited)
-		})
-	}
-	t.Run("password", func(t *testing.T) {
-		p := start(t, m, session.Spec{Command: `read -s -p 'Password: ' pw; echo; echo "got $pw"`, TTY: true, Host: "box"})
-		if _, ok := p.AwaitPassword(t.Context(), time.Now().Add(20*time.Second)); !ok {
-			t.Fatalf("no password read seen: %q", output(p))
-		}
-		const secret = "s3cret-over-ssh"
-		p.AddSecret(secret)
-		if err := p.Type(t.Context(), secret, nil, true, false); err != nil {
-			t.Fatal(err)
-		}
-		await(t, p, session.ReasonExited)
-		if out := output(p); strings.Contains(out, secret) || !strings.Contains(out, "got ") {
-			t.Errorf("output %q", out)
-		}
-	})
+	checkWaits(t, sshManager(t, h))
 }
 
 // TestSSHStopDaemonized: stop ends a remote tree whose child left its
