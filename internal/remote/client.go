@@ -45,15 +45,14 @@ type Client struct {
 	wg   sync.WaitGroup
 	dmu  sync.Mutex // one dial at a time
 
-	mu      sync.Mutex
-	conn    *execproto.Conn // nil while disconnected
-	up      chan struct{}   // closed when conn is set; replaced when it drops
-	calls   map[uint64]*call
-	nextID  uint64
-	procs   map[uint64]*process
-	redial  bool // the reconnecting goroutine runs
-	closed  bool
-	sysinfo [2]string // the executor's OS and architecture
+	mu     sync.Mutex
+	conn   *execproto.Conn // nil while disconnected
+	up     chan struct{}   // closed when conn is set; replaced when it drops
+	calls  map[uint64]*call
+	nextID uint64
+	procs  map[uint64]*process
+	redial bool // the reconnecting goroutine runs
+	closed bool
 }
 
 type call struct {
@@ -74,9 +73,6 @@ func NewClient(host string, d Dialer, t Timing, log *slog.Logger) *Client {
 	return &Client{host: host, dial: d, session: hex.EncodeToString(b[:]), timing: t, log: log,
 		life: life, stop: stop, up: make(chan struct{}), calls: map[uint64]*call{}, procs: map[uint64]*process{}}
 }
-
-// Host is the ssh destination.
-func (c *Client) Host() string { return c.host }
 
 // Close drops the connection and stops reconnecting; processes still
 // open end as lost.
@@ -126,9 +122,10 @@ func (c *Client) connect(ctx context.Context) error {
 		_ = conn.Close()
 		return errors.New("connecting: the client is closed")
 	}
-	c.conn, c.sysinfo = conn, [2]string{h.OS, h.Arch}
+	c.conn = conn
 	close(c.up)
 	c.mu.Unlock()
+	c.log.Info("connected to the executor", "host", c.host, "os", h.OS, "arch", h.Arch, "lost", len(h.Lost))
 	for _, id := range h.Lost {
 		c.lose(id)
 	}

@@ -51,11 +51,6 @@ func NewHosts(cfg Config) *Hosts {
 	return &Hosts{cfg: cfg, clients: map[string]*Client{}}
 }
 
-// ParseHosts reads YIELDSHELL_HOSTS: hosts separated by commas or spaces.
-func ParseHosts(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
-}
-
 // Host connects to host, or reuses its connection.
 func (h *Hosts) Host(ctx context.Context, host string, m *session.Manager) (session.Engine, session.Prober, error) {
 	if err := session.CheckHost(host); err != nil {
