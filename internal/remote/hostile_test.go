@@ -111,3 +111,21 @@ func TestRefusesOtherSystems(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsRefused: a host an agent names that is an ssh option, or
+// carries what a shell or an id would read, is refused before anything
+// runs; so is one YIELDSHELL_HOSTS does not list.
+func TestHostsRefused(t *testing.T) {
+	h := NewHosts(Config{Allowed: []string{"box"}, Dialer: func(string, *session.Manager) Dialer {
+		t.Error("dialled a refused host")
+		return nil
+	}})
+	for _, host := range []string{"-oProxyCommand=touch /tmp/x", "a b", "box;rm", "box/../x", "", "x\nbox", "other"} {
+		if _, _, err := h.Host(t.Context(), host, nil); err == nil {
+			t.Errorf("host %q accepted", host)
+		}
+	}
+	if _, _, err := h.Host(t.Context(), "other", nil); err == nil || !strings.Contains(err.Error(), "YIELDSHELL_HOSTS") {
+		t.Errorf("a host not allowed: %v", err)
+	}
+}
