@@ -47,8 +47,19 @@ func TestRemoteHost(t *testing.T) {
 		t.Errorf("ps shows neither the connection nor the remote process: %s", ps.text)
 	}
 
-	sl := s.exec("sleep 600", map[string]any{"host": "box", "yield_ms": 100}).mustStatus(t, "backgrounded")
-	st := s.call("stop", map[string]any{"process_id": sl.str("process_id")})
+	sl := s.exec("sleep 600", map[string]any{"host": "box", "yield_ms": 100, "name": "nap"}).mustStatus(t, "backgrounded")
+	rs := s.call("restart", map[string]any{"process_id": "nap@box"})
+	if rs.isError || !strings.HasSuffix(rs.str("process_id"), "@box") || rs.str("process_id") == sl.str("process_id") {
+		t.Errorf("restart of a remote process: %s", rs.text)
+	}
+	// wait on a local and a remote process together: the remote one asks.
+	loc := s.exec("sleep 600", map[string]any{"yield_ms": 100}).mustStatus(t, "backgrounded")
+	ask := s.exec("sleep 0.3; read -p 'go? ' x", map[string]any{"host": "box", "yield_ms": 50})
+	wm := s.call("wait", map[string]any{"process_ids": []string{loc.str("process_id"), ask.str("process_id")}, "timeout_ms": longYield})
+	if wm.str("process_id") != ask.str("process_id") || wm.str("yield_reason") != "input_wait" {
+		t.Errorf("wait on a local and a remote process: %s", wm.text)
+	}
+	st := s.call("stop", map[string]any{"process_id": "nap@box"})
 	if st.isError || st.str("status") != "stopped" {
 		t.Errorf("stop of a remote process: %s", st.text)
 	}
