@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -101,5 +102,29 @@ func TestInteractiveSSHSecretOptIn(t *testing.T) {
 		if strings.Contains(x.text, secret) {
 			t.Errorf("the secret leaked: %s", x.text)
 		}
+	}
+}
+
+// An executor that sends garbage, floods or hangs costs a failed start
+// (the hang: after the call's deadline) and nothing else: the server
+// answers the next call, and runs a local command.
+//
+// Spec: issue 44 item 4: "A hostile or broken remote side (garbage on the
+// channel, a flood, a hung executor) cannot take down or stall the local
+// server."
+func TestHostileExecutorKeepsServer(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"garbage", "flood", "hang"} {
+		t.Run(mode, func(t *testing.T) {
+			s := start(t, "", "YIELDSHELL_SSH="+self+" ys-helper hostile-ssh "+mode)
+			r := s.exec("echo hi", map[string]any{"host": "box"})
+			if r.str("status") != "failed_to_start" {
+				t.Errorf("through a hostile executor: %s", r.text)
+			}
+			s.exec("echo still here", nil).mustStatus(t, "completed")
+		})
 	}
 }
