@@ -129,3 +129,21 @@ func TestHostsRefused(t *testing.T) {
 		t.Errorf("a host not allowed: %v", err)
 	}
 }
+
+// TestRemoteSpecRefused: a relative cwd means nothing on another host,
+// and a screen over the limit is refused there as here.
+func TestRemoteSpecRefused(t *testing.T) {
+	m := newRemoteManager(t, func(string) Dialer {
+		t.Error("dialled for a refused start")
+		return nil
+	})
+	for _, s := range []session.Spec{
+		{Command: "pwd", Cwd: "src", Host: "box"},
+		{Command: "pwd", TTY: true, Cols: 1000, Rows: 1000, Host: "box"},
+	} {
+		s.SideEffects = []string{"NONE"}
+		if p, err := m.Start(t.Context(), s); err == nil {
+			t.Errorf("%+v started %s", s, p.ID)
+		}
+	}
+}

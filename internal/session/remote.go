@@ -71,6 +71,11 @@ func (m *Manager) resolveRemote(spec Spec, secrets []policy.Secret) (*launch, er
 	if spec.Rows == 0 {
 		spec.Rows = DefaultRows
 	}
+	if spec.TTY {
+		if err := m.cfg.CheckScreen(int(spec.Cols), int(spec.Rows)); err != nil {
+			return nil, err
+		}
+	}
 	shell := spec.Shell
 	if shell == "" {
 		shell = remoteShell
