@@ -47,7 +47,6 @@ type Client struct {
 
 	mu     sync.Mutex
 	conn   *execproto.Conn // nil while disconnected
-	up     chan struct{}   // closed when conn is set; replaced when it drops
 	calls  map[uint64]*call
 	nextID uint64
 	procs  map[uint64]*process
@@ -71,7 +70,7 @@ func NewClient(host string, d Dialer, t Timing, log *slog.Logger) *Client {
 	_, _ = rand.Read(b[:])
 	life, stop := context.WithCancel(context.Background())
 	return &Client{host: host, dial: d, session: hex.EncodeToString(b[:]), timing: t, log: log,
-		life: life, stop: stop, up: make(chan struct{}), calls: map[uint64]*call{}, procs: map[uint64]*process{}}
+		life: life, stop: stop, calls: map[uint64]*call{}, procs: map[uint64]*process{}}
 }
 
 // Close drops the connection and stops reconnecting; processes still
@@ -108,7 +107,14 @@ func (c *Client) connect(ctx context.Context) error {
 		return fmt.Errorf("connecting to %s: %w", c.host, err)
 	}
 	conn := execproto.NewConn(rwc, rwc, rwc)
+	c.mu.Lock()
+	if c.closed { // Close waits for the readers it knows of: no new one after it
+		c.mu.Unlock()
+		_ = conn.Close()
+		return errors.New("connecting: the client is closed")
+	}
 	c.wg.Go(func() { c.read(conn) })
+	c.mu.Unlock()
 	hctx, cancel := context.WithTimeout(ctx, c.timing.Call)
 	h, err := c.hello(hctx, conn)
 	cancel()
@@ -123,7 +129,6 @@ func (c *Client) connect(ctx context.Context) error {
 		return errors.New("connecting: the client is closed")
 	}
 	c.conn = conn
-	close(c.up)
 	c.mu.Unlock()
 	c.log.Info("connected to the executor", "host", c.host, "os", h.OS, "arch", h.Arch, "lost", len(h.Lost))
 	for _, id := range h.Lost {
@@ -157,13 +162,12 @@ func (c *Client) do(ctx context.Context, m *execproto.Msg, onReply func(*execpro
 	ctx, cancel := context.WithTimeout(ctx, c.timing.Call)
 	defer cancel()
 	c.mu.Lock()
-	conn, up := c.conn, c.up
+	conn := c.conn
 	c.mu.Unlock()
 	if conn == nil {
 		if err := c.connect(ctx); err != nil {
 			return nil, err
 		}
-		<-up
 		c.mu.Lock()
 		conn = c.conn
 		c.mu.Unlock()
@@ -253,7 +257,7 @@ func (c *Client) dropped(conn *execproto.Conn, err error) {
 		return // a hello that failed
 	}
 	c.log.Warn("connection to the executor dropped", "host", c.host, "error", err)
-	c.conn, c.up = nil, make(chan struct{})
+	c.conn = nil
 	if len(c.procs) > 0 && !c.redial && !c.closed {
 		c.redial = true
 		c.wg.Go(c.reconnect)
