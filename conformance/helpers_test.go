@@ -3,6 +3,7 @@ package conformance
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -58,6 +59,8 @@ func runHelper(args []string) int {
 		time.Sleep(time.Minute)
 	case "devserver":
 		return devServer(args[1:])
+	case "hostile-ssh":
+		return hostileSSH(args[1])
 	case "serve-stdin":
 		return serveStdin()
 	case "query-flood":
@@ -175,4 +178,24 @@ func repl() int {
 			fmt.Printf("said %s\nrepl> ", l)
 		}
 	}
+}
+
+// hostileSSH stands in for ssh and an executor that misbehaves after
+// the bootstrap said it runs: garbage, a flood with no end of line, or
+// silence. It ends when the server hangs up.
+func hostileSSH(mode string) int {
+	fmt.Println("yieldshell-bootstrap ready Linux x86_64")
+	switch mode {
+	case "garbage":
+		fmt.Println("\x1b]0;owned\x07{not json")
+	case "flood":
+		line := strings.Repeat("{", 64<<10)
+		for {
+			if _, err := os.Stdout.WriteString(line); err != nil {
+				return 0
+			}
+		}
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
 }

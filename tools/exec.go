@@ -138,7 +138,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	}
 	start := time.Now()
 	spec := h.execSpec(in)
-	if h.cfg.NeedsRoots(spec.Cwd) {
+	if spec.Host == "" && h.cfg.NeedsRoots(spec.Cwd) {
 		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)
 		if ask != nil {
 			return ask, wire.ExecOut{}, nil // the sessionless protocol: the retry carries the client's roots
@@ -225,6 +225,7 @@ func (h *handlers) execSpec(in wire.ExecIn) session.Spec {
 		TTY:         tty,
 		Cols:        uint16(deref(in.Cols)),
 		Rows:        uint16(deref(in.Rows)),
+		Host:        in.Host,
 		Restart:     restartPolicy(in),
 		Sandbox:     in.Sandbox,
 	}

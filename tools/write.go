@@ -27,7 +27,7 @@ func writeTool() *mcp.Tool {
 Example (a REPL): {"process_id": "proc_1a2b3c4d5e6f", "input": "1+1", "newline": true, "yield_ms": 5000}
 Example (keys): {"process_id": "proc_1a2b3c4d5e6f", "keys": ["Down", "Down", "Enter"]}
 
-Passwords: write a secret with wait_for_password: true. Input written before the program turned the terminal's echo off (a password sent right after exec, or exec's stdin) is echoed into the output and the log; wait_for_password holds it until the kernel shows the program reading with echo off at a password prompt, writes nothing if it never does, and redacts the secret from the process's later output. Where only the prompt's text says a password is asked (a program polling several inputs, a remote prompt behind ssh), nothing is written: ask the user to type it (ask_human, where offered), or, only if the user agreed that the secret may appear in the output, write it without wait_for_password.
+Passwords: write a secret with wait_for_password: true. Input written before the program turned the terminal's echo off (a password sent right after exec, or exec's stdin) is echoed into the output and the log; wait_for_password holds it until the kernel shows the program reading with echo off at a password prompt, writes nothing if it never does, and redacts the secret from the process's later output. Where only the prompt's text says a password is asked (a program polling several inputs, a remote prompt behind ssh), nothing is written: ask the user to type it (ask_human, where offered); a remote prompt is kernel-seen when exec's host runs the command there. Only if the user agreed may the secret be typed at such a prompt, with secret_at_text_prompt (still redacted).
 
 In PTY mode newline sends a carriage return, what the Enter key sends. keys names keys (Enter, Tab, Esc, arrows, Backspace, C-c, C-d, ...); in pipe mode C-c, C-z and C-\ signal the process group and C-d closes stdin, as a terminal would. Input typed at a password prompt (input_kind "password") is not echoed, so it never appears in the output. In an interactive shell (bash, zsh, fish), a command written with yield_ms answers when it finishes, with command_exit_code; several lines written at once (or a line typed while a command runs) answer after the last of them, with command_exit_codes listing each one's code in order. read and wait report the codes of commands that finished after the write's answer. A write that the process does not accept within 10 s fails. cols and rows resize the terminal (input may then be empty).
 
@@ -52,10 +52,13 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in wire.
 		yield = h.clampYield(in.YieldMs)
 	}
 	start := time.Now()
+	unverified := false
 	if in.WaitForPassword {
-		if out, ok := h.holdForPassword(ctx, p, in, start, yield); !ok {
+		out, ok := h.holdForPassword(ctx, p, in, start, yield)
+		if !ok {
 			return mcptool.Error(out)
 		}
+		unverified = out.SecretUnverified
 		// From now on every view of the process's output redacts it,
 		// should the program print it back (issue 30 item 2).
 		p.AddSecret(in.Input)
@@ -70,7 +73,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in wire.
 		return mcptool.Error(wire.WriteOut{ProcessID: p.ID, Error: typingError(err)})
 	}
 	if yield <= 0 {
-		return nil, wire.WriteOut{ProcessID: p.ID, OK: true}, nil
+		return nil, wire.WriteOut{ProcessID: p.ID, OK: true, SecretUnverified: unverified}, nil
 	}
 	q := h.Query(&before, in.MaxOutputBytes, session.Both)
 	q.Input = session.InputNow
@@ -89,6 +92,7 @@ func (h *handlers) write(ctx context.Context, req *mcp.CallToolRequest, in wire.
 		YieldReason: string(reason), EndedBy: o.EndedBy, InputOut: o.InputOut, Screen: o.Screen, OmitFields: o.OmitFields,
 	}
 	out.CommandOut = answer.Commands(s.CommandExits)
+	out.SecretUnverified = unverified
 	return nil, out, nil
 }
 
@@ -136,6 +140,9 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in w
 	if o.Reason == session.ReasonInputWait && o.Input.TakesSecret() {
 		return wire.WriteOut{}, true
 	}
+	if o.Reason == session.ReasonInputWait && o.Input.AsksPassword() && in.SecretAtTextPrompt {
+		return wire.WriteOut{SecretUnverified: true}, true // the caller said so, the answer says so
+	}
 	advice := "Read the output, answer what it asks, and write the password again with wait_for_password"
 	var why string
 	switch {
@@ -149,8 +156,10 @@ func (h *handlers) holdForPassword(ctx context.Context, p *session.Process, in w
 		} else {
 			why = "the program shows a password prompt, but its terminal echoes what is typed, so the secret would appear in the output"
 		}
-		advice = "Ask the user to type it themselves (ask_human, where offered), " +
-			"or, only if the user agreed that this secret may appear in the output and the logs, write it without wait_for_password"
+		advice = "Ask the user to type it themselves (ask_human, where offered). " +
+			"For a command on another host, exec's host runs it there with that host's kernel watching (the prompt is then seen as here); " +
+			"where that cannot run (the host has no yieldshell build, or no writable directory), and only if the user agreed that the secret be typed " +
+			"at a prompt nothing verifies, write it again with wait_for_password and secret_at_text_prompt: it stays redacted from every view"
 	case o.Reason == session.ReasonInputWait:
 		why = "the program waits for " + string(o.Input.Kind) + " input, not a password"
 	case o.Reason == session.ReasonExited:

@@ -19,8 +19,9 @@ import (
 // point one way, from cmd through the serving packages (daemon, httpserve,
 // console, tools, metrics) to session and the engine below it, and
 // conformance speaks to the binary only. Tests anywhere may use the test
-// helpers internal/poll, internal/testdir, internal/cdptest and
-// internal/gpgtest, which import nothing of ours but each other.
+// helpers internal/poll, internal/testdir, internal/cdptest,
+// internal/gpgtest and internal/sshdtest, which import nothing of ours but
+// each other.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
@@ -52,10 +53,14 @@ func TestImportDirection(t *testing.T) {
 		"release":            {},
 		"internal/daemon":    {"internal/session", "internal/policy", "internal/linerpc", "internal/safedir", "internal/proc"},
 		"internal/linerpc":   {},
+		"internal/execproto": {},
+		"internal/executor":  {"internal/execproto", "pty", "prompt"},
+		"internal/remote":    {"internal/execproto", "internal/executor", "internal/session", "internal/policy", "prompt", "pty"},
 		"internal/poll":      {},
 		"internal/testdir":   {},
 		"internal/cdptest":   {"internal/poll", "internal/testdir"},
 		"internal/gpgtest":   {},
+		"internal/sshdtest":  {"internal/poll"},
 		"internal/console":   {"internal/wire", "internal/daemon", "internal/safetext"},
 		"internal/httpserve": {"internal/policy"},
 		"internal/mcplog":    {},
@@ -63,8 +68,8 @@ func TestImportDirection(t *testing.T) {
 		"internal/netjail":   {"internal/netproxy"},
 		"internal/resources": {"internal/answer", "internal/wire", "internal/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"tools", "internal/toolhost", "internal/mcptool", "internal/metrics", "internal/session", "pty",
-			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots"},
-		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/linerpc", "internal/metrics", "internal/policy",
+			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots", "internal/remote"},
+		"cmd/yieldshell": {"internal/app", "internal/daemon", "internal/executor", "internal/linerpc", "internal/metrics", "internal/policy",
 			"internal/console", "internal/httpserve", "internal/proc", "internal/netjail"},
 	}
 	root := filepath.Join("..", "..")
@@ -93,7 +98,7 @@ func TestImportDirection(t *testing.T) {
 			}
 			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 				ours, found := strings.CutPrefix(imp, mod)
-				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest"
+				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest" || ours == "internal/sshdtest"
 				if !found || ours == pkg || testHelper && !slices.Contains(p.Imports, imp) { // ours == pkg: an example of the package
 					continue
 				}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/app"
 	"github.com/yieldshell/yieldshell/internal/console"
+	"github.com/yieldshell/yieldshell/internal/executor"
 	"github.com/yieldshell/yieldshell/internal/httpserve"
 	"github.com/yieldshell/yieldshell/internal/linerpc"
 	"github.com/yieldshell/yieldshell/internal/metrics"
@@ -67,6 +68,10 @@ var commands = map[string]func(ctx context.Context, c *cli, args []string) int{
 	"ps":     psCmd,
 	"logs":   logsCmd,
 	"attach": attachCmd,
+	// Another host's end of exec's host: started there over ssh.
+	"executor": func(ctx context.Context, c *cli, args []string) int {
+		return executor.Main(ctx, args, c.stdin, c.stdout, c.stderr)
+	},
 
 	"healthcheck": func(ctx context.Context, c *cli, args []string) int {
 		return httpserve.HealthCmd(ctx, c.getenv, args, c.stderr)
@@ -383,6 +388,8 @@ Usage:
   yieldshell attach ID|NAME [--watch]
                                    show a process's terminal and type into it; Ctrl-] detaches and
                                    leaves it running; --watch only watches (Ctrl-C leaves too)
+  yieldshell executor              another host's end of exec's host, which the server starts there
+                                   over ssh and speaks to on stdin/stdout (docs/remote.md)
   yieldshell help [COMMAND]        print this help, or a command's (as yieldshell COMMAND --help)
   yieldshell --version             print the version
   yieldshell --help                print this help

@@ -25,6 +25,7 @@ import (
 	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/metrics"
 	"github.com/yieldshell/yieldshell/internal/policy"
+	"github.com/yieldshell/yieldshell/internal/remote"
 	"github.com/yieldshell/yieldshell/internal/resources"
 	"github.com/yieldshell/yieldshell/internal/roots"
 	"github.com/yieldshell/yieldshell/internal/session"
@@ -177,6 +178,8 @@ func newManager(cfg *policy.Config, log *slog.Logger) (*session.Manager, error) 
 	if err != nil {
 		return nil, err
 	}
+	self, _ := os.Executable() // without it, a host that lacks yieldshell is refused
+	opts.Hosts = remote.NewHosts(remote.Config{Allowed: cfg.Remote.Hosts, SSH: cfg.Remote.SSH, Self: self, Log: log})
 	return session.NewManager(cfg, opts)
 }
 

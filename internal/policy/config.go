@@ -122,6 +122,10 @@ func Vars() []Var {
 			"yieldshell extension: more paths a sandboxed command may write, separated by " + listSeparatorName() + "."},
 		{envSandboxNetwork, NetworkOff,
 			"yieldshell extension: network of a sandboxed command: off (only Unix sockets), on, or a comma-separated host list (example.com, *.example.com, example.com:443) reached through yieldshell's proxy."},
+		{envHosts, "(none: any host)",
+			"yieldshell extension: the hosts exec's host may name (ssh destinations, separated by commas or blanks); a command for another host is refused."},
+		{envSSH, "ssh",
+			"yieldshell extension: the ssh command, with options, that reaches exec's host (e.g. \"ssh -F /path/config\"); the user's ssh config, agent, keys and known hosts apply."},
 		{envMaxLogLines, strconv.Itoa(defaultMaxLogLines),
 			"mcp-shell-yeah's: the mcp-shell-yeah tools show at most this many of a shell's newest retained lines (" + envMaxBufferBytes + " still bounds what is retained). At least 1."},
 	}
@@ -187,6 +191,10 @@ func Load(getenv func(string) string, cwd string) (*Config, error) {
 	c.ResourceLinks = l.bool(envResourceLinks, false)
 	c.Sandbox = l.sandbox()
 	c.Shell = l.shell()
+	c.Remote = Remote{
+		Hosts: strings.FieldsFunc(getenv(envHosts), func(r rune) bool { return r == ',' || r == ' ' }),
+		SSH:   strings.Fields(getenv(envSSH)),
+	}
 	c.Log.Dir = l.logDir()
 	c.Cwd.Default, c.Cwd.ExplicitDefault = l.defaultCwd()
 	c.Cwd.Allowed, c.Cwd.FromRoots = l.allowedCwds()

@@ -302,7 +302,7 @@ func TestVars(t *testing.T) {
 			t.Errorf("%s: want a default and a one-line help, got %+v", v.Name, v)
 		}
 	}
-	if len(vars) != 26 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
+	if len(vars) != 28 || vars[0].Name != envDefaultCwd || vars[10].Name != envBlocked {
 		t.Errorf("unexpected order: %v", vars)
 	}
 }

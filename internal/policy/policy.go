@@ -24,6 +24,14 @@ type Config struct {
 	// ResourceLinks: YIELDSHELL_RESOURCE_LINKS: answers link to logs for
 	// every client, not only those that read resources.
 	ResourceLinks bool
+	// Remote is how commands reach other hosts (exec's host).
+	Remote Remote
+}
+
+// Remote is YIELDSHELL_HOSTS and YIELDSHELL_SSH.
+type Remote struct {
+	Hosts []string // the hosts allowed; empty = any
+	SSH   []string // the ssh command and its options; empty = ssh
 }
 
 // Cwds are the directories commands start in, and how the client's roots

@@ -11,6 +11,13 @@ import (
 // envShell names the program that runs a command whose exec names no shell.
 const envShell = "YIELDSHELL_SHELL" // extension
 
+// Other hosts (exec's host): the allowed ones, separated by commas or
+// blanks, and the ssh command with its options.
+const (
+	envHosts = "YIELDSHELL_HOSTS"
+	envSSH   = "YIELDSHELL_SSH"
+)
+
 // SystemShell is the POSIX shell every Unix has. It is the default where
 // bash is not installed, and always an allowed shell. On Windows, where
 // there is none, the engine runs cmd.exe for it (package pty).

@@ -32,6 +32,7 @@ type Manager struct {
 	baseEnv []string
 	tag     string // this server's tag prefix, "<pid>:<start>:"
 	prober  Prober
+	hosts   Hosts // nil: no other host
 	timing  timing
 	keep    retention
 
@@ -78,6 +79,9 @@ type Options struct {
 	// Sandbox is what the kernel offers a sandbox (sandbox.Probe): a
 	// sandboxed configuration the kernel cannot enforce is refused.
 	Sandbox sandbox.Support
+	// Hosts reaches other hosts (Spec.Host); nil refuses them. The
+	// Manager owns it: Shutdown closes it once their processes ended.
+	Hosts Hosts
 }
 
 // LocalOptions returns the Options of a server that runs commands on this
@@ -140,6 +144,7 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		timing:         defaultTiming(cfg),
 		keep:           defaultRetention(),
 		startedAt:      time.Now(),
+		hosts:          o.Hosts,
 		reg:            newRegistry(),
 	}
 	m.life, m.endLife = context.WithCancel(context.Background())
@@ -241,16 +246,14 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	m.mu.Lock()
 	procs := slices.Clone(m.reg.order)
 	m.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range procs {
-		wg.Go(func() {
-			if !p.Ended() {
-				_, _ = p.Stop(ctx, syscall.SIGTERM, m.timing.shutdownGrace, EndedByShutdown)
-			}
-			p.Close()
-		})
+	// Another host's processes first, while the connections to their
+	// executors (local processes) still stand.
+	remote := slices.DeleteFunc(slices.Clone(procs), func(p *Process) bool { return p.Host == "" })
+	m.endAll(ctx, remote)
+	if m.hosts != nil {
+		_ = m.hosts.Close()
 	}
-	wg.Wait()
+	m.endAll(ctx, slices.DeleteFunc(procs, func(p *Process) bool { return p.Host != "" }))
 	if m.disk != nil {
 		m.disk.Wait() // every process ended, so every writer finishes
 	}
@@ -267,6 +270,20 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	}
 	m.mu.Unlock()
 	_ = m.engine.Close() // a reaper only stops its own goroutine
+}
+
+// endAll stops and closes procs, all at once.
+func (m *Manager) endAll(ctx context.Context, procs []*Process) {
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() {
+			if !p.Ended() {
+				_, _ = p.Stop(ctx, syscall.SIGTERM, m.timing.shutdownGrace, EndedByShutdown)
+			}
+			p.Close()
+		})
+	}
+	wg.Wait()
 }
 
 // Stats is the Manager's own state.

@@ -31,9 +31,10 @@ type Process struct {
 	Name      string
 	Command   string
 	Cwd       string
-	Pid       int
+	Pid       int // on Host's kernel
 	TTY       bool
 	StartedAt time.Time
+	Host      string // the ssh destination it runs on; "" for this machine
 
 	tag     string                    // tagKey value of the process and its descendants
 	eng     atomic.Pointer[engineRef] // the command as the kernel sees it (engine.go, ended.go)

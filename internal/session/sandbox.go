@@ -189,3 +189,17 @@ func (p *Process) Sandbox() *SandboxReport { return p.sandbox.report() }
 
 // SandboxSupport is what the kernel offers a sandbox, for health reports.
 func (m *Manager) SandboxSupport() sandbox.Support { return m.sandboxSupport }
+
+// refuseRemoteSandboxed refuses a command on another host where this
+// server's sandbox (as spec tightens it) is on: the kernel that would
+// confine it is the other host's, and a sandboxed server runs nothing
+// unconfined.
+func (m *Manager) refuseRemoteSandboxed(spec Spec) error {
+	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
+	if err != nil || mode == policy.SandboxOff {
+		return err
+	}
+	return &policy.Refusal{Rule: "sandbox", Message: fmt.Sprintf(
+		"host %q: the sandbox (%s) confines commands on this machine only, and a command on another host would run unconfined; nothing was started. Ask the operator to run a server with YIELDSHELL_SANDBOX=off for remote hosts (docs/remote.md)",
+		spec.Host, mode)}
+}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -40,3 +41,41 @@ func TestCheckSandbox(t *testing.T) {
 		t.Errorf("host list with the sandbox off: %v", err)
 	}
 }
+
+// A sandboxed server does not run a command on another host, which its
+// kernel cannot confine: the refusal says so, and nothing starts (no
+// connection is made: the sandbox is decided before the host is reached).
+func TestSandboxRefusesRemoteHost(t *testing.T) {
+	cfg, err := policy.Load(func(k string) string { return map[string]string{"YIELDSHELL_SANDBOX": "best-effort"}[k] }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := LocalOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Hosts = unreachedHosts{t}
+	m, err := NewManager(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	_, err = m.Start(t.Context(), Spec{Command: "echo hi", Host: "box.invalid", SideEffects: []string{"NONE"}})
+	var r *policy.Refusal
+	if !errors.As(err, &r) || r.Rule != "sandbox" || !strings.Contains(r.Message, "confines commands on this machine only") {
+		t.Fatalf("Start: %v, want the sandbox's refusal", err)
+	}
+	if n := len(m.List()); n != 0 {
+		t.Errorf("%d processes, want none", n)
+	}
+}
+
+// unreachedHosts fails the test if a host is reached.
+type unreachedHosts struct{ t *testing.T }
+
+func (h unreachedHosts) Host(_ context.Context, host string, _ *Manager) (Engine, Prober, error) {
+	h.t.Errorf("host %q reached", host)
+	return nil, nil, errors.New("unreached")
+}
+
+func (unreachedHosts) Close() error { return nil }

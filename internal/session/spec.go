@@ -27,6 +27,9 @@ type Spec struct {
 	Timeout     time.Duration // 0 means none
 	TTY         bool
 	Cols, Rows  uint16
+	// Host, when set, is the ssh destination the command runs on, through
+	// the Manager's Hosts (remote.go); "" is this machine.
+	Host string
 	// Waived names the askable policy rules a person allowed this one
 	// start to pass (policy.Config.Waive; approve.go).
 	Waived []string

@@ -30,6 +30,9 @@ type startOpts struct {
 // *policy.Refusal; nothing was started then.
 func (m *Manager) Start(ctx context.Context, spec Spec) (*Process, error) {
 	spec.Name = NormalizeName(spec.Name)
+	if spec.Host != "" && spec.Name != "" {
+		spec.Name += "@" + spec.Host // a name says the host, as the id does
+	}
 	if spec.Restart.MaxRetries > 0 && spec.Name == "" {
 		return nil, ErrNameNeeded
 	}
@@ -64,6 +67,7 @@ type launch struct {
 	id      string
 	opts    pty.Options
 	ss      *startSpec
+	host    string // another host's (remote.go)
 	secrets []policy.Secret
 	sandbox *sandboxRun // nil: unconfined
 }
@@ -84,6 +88,9 @@ func (m *Manager) prepare(spec Spec) (*launch, error) {
 
 // resolve is prepare before its errors are redacted.
 func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
+	if spec.Host != "" {
+		return m.resolveRemote(spec, secrets)
+	}
 	cwd, err := m.checkPolicy(spec, secrets)
 	if err != nil {
 		return nil, err
@@ -165,8 +172,15 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err := l.sandbox.makeTmp(); err != nil {
 		return nil, err
 	}
+	engine := m.engine
+	if l.host != "" {
+		var err error
+		if engine, l.ss.prober, err = m.hostEngine(ctx, l.host); err != nil {
+			return nil, err
+		}
+	}
 	l.ss.startedAt = time.Now()
-	proc, err := m.engine.Start(ctx, l.opts)
+	proc, err := engine.Start(ctx, l.opts)
 	if err != nil {
 		l.sandbox.close()
 		return nil, err
@@ -189,6 +203,7 @@ func newProcess(id string, spec *startSpec, proc EngineProcess, capacity int, se
 		Name:      spec.Name,
 		Command:   spec.Command,
 		Cwd:       spec.cwd,
+		Host:      spec.Host,
 		Pid:       proc.Pid(),
 		TTY:       proc.TTY(),
 		StartedAt: spec.startedAt,
@@ -344,8 +359,10 @@ func (m *Manager) ended(p *Process, final Info) {
 // wins over both, and last the containment tag, which nothing overrides (a
 // server started by a command inherits its parent's tag and must replace
 // it).
-func (m *Manager) environ(spec Spec, tag string) []string {
-	env := slices.Clone(m.baseEnv)
+func (m *Manager) environ(spec Spec, tag string) []string { return environ(m.baseEnv, spec, tag) }
+
+func environ(base []string, spec Spec, tag string) []string {
+	env := slices.Clone(base)
 	env = append(env, "PAGER=cat", "GIT_PAGER=cat")
 	if spec.TTY {
 		env = append(env, "TERM=xterm-256color")

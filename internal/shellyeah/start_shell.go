@@ -24,6 +24,7 @@ type StartShellIn struct {
 	Args             []string `json:"args,omitempty" jsonschema:"arguments, each passed to the command as one word (quoted for the shell)"`
 	Host             string   `json:"host,omitempty" jsonschema:"the client: cursor, claude, chatgpt, vscode, windsurf or unknown (default); for cursor the answer suggests how to follow the log"`
 	SideEffects      []string `json:"side_effects,omitempty" jsonschema:"yieldshell extension: side-effect categories of the command, as exec takes them (default [\"UNKNOWN\"])"`
+	SSHHost          string   `json:"ssh_host,omitempty" jsonschema:"yieldshell extension: run the shell on another host, an ssh destination ([user@]host or a name from ~/.ssh/config), as exec's host does (host here names the client); its label ends in @host and workingDirectory is on that host"`
 	// The peer's clients send these to start_shell too (the peer ignores
 	// them there); they mean what they mean in start_shell_with_verification.
 	VerificationPattern   string `json:"verification_pattern,omitempty" jsonschema:"regex (Go RE2) that means the shell is up, e.g. 'ready in|Local:'; output from its first byte counts. The answer comes when it appears, the shell ends, or verification_timeout_ms passes"`
@@ -139,8 +140,9 @@ func (h *handlers) start(ctx context.Context, req *mcp.CallToolRequest, in Start
 		TTY:         true,
 		Restart:     v.restart,
 		Sandbox:     in.Sandbox,
+		Host:        in.SSHHost,
 	}
-	if h.cfg.NeedsRoots(spec.Cwd) {
+	if spec.Host == "" && h.cfg.NeedsRoots(spec.Cwd) {
 		r, ask := h.roots.For(ctx, req, h.cfg.Cwd.FromRoots)
 		if ask != nil {
 			return ask, StartOut{}, nil // the sessionless protocol: the retry carries the client's roots

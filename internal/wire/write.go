@@ -13,8 +13,10 @@ type WriteIn struct {
 	Rows           *int     `json:"rows,omitempty" jsonschema:"resize the terminal to this many rows (with cols)"`
 	// WaitForPassword holds a secret back until the terminal no longer
 	// echoes: typed earlier, it would be echoed into the log.
-	WaitForPassword bool        `json:"wait_for_password,omitempty" jsonschema:"hold the input until the kernel shows the program reading its terminal with echo off at a password prompt (input_kind password, input_signal tty_read or stdin_read; tty_mode where the reader cannot be looked at but the terminal reads lines with echo off, as for sudo), at most yield_ms (10 s without it); if it asks for something else, shows only a prompt's text (a program polling several inputs, ssh relaying a remote prompt), ends or does not ask in time, nothing is written and the answer says so (ok false). The secret is then redacted from every later view of this process's output, even if the program prints it. Use it for every secret: input typed before the prompt is echoed into the output"`
-	Steps           []WriteStep `json:"steps,omitempty" jsonschema:"several inputs in one call, typed in order, each waiting for its condition (until, or the program waiting for input again) before the next; the answer has one result per step and stops at the first that failed (failed_step). Replaces input, keys, newline and yield_ms; never for secrets"`
+	WaitForPassword bool `json:"wait_for_password,omitempty" jsonschema:"hold the input until the kernel shows the program reading its terminal with echo off at a password prompt (input_kind password, input_signal tty_read or stdin_read; tty_mode where the reader cannot be looked at but the terminal reads lines with echo off, as for sudo), at most yield_ms (10 s without it); if it asks for something else, shows only a prompt's text (a program polling several inputs, ssh relaying a remote prompt), ends or does not ask in time, nothing is written and the answer says so (ok false). The secret is then redacted from every later view of this process's output, even if the program prints it. Use it for every secret: input typed before the prompt is echoed into the output"`
+	// SecretAtTextPrompt: issue 44 item 5, where no kernel can be asked.
+	SecretAtTextPrompt bool        `json:"secret_at_text_prompt,omitempty" jsonschema:"with wait_for_password: also type the secret at a password prompt seen by its text only (an interactive ssh to a host where exec's host cannot run yieldshell, a program polling several inputs): nothing then confirms the terminal will not echo it. Only when the user agreed; the answer says so (secret_unverified), and the secret is still redacted from every later view"`
+	Steps              []WriteStep `json:"steps,omitempty" jsonschema:"several inputs in one call, typed in order, each waiting for its condition (until, or the program waiting for input again) before the next; the answer has one result per step and stops at the first that failed (failed_step). Replaces input, keys, newline and yield_ms; never for secrets"`
 }
 
 // WriteOut is write's answer. Without yield_ms it is only process_id and
@@ -35,6 +37,8 @@ type WriteOut struct {
 	InputOut
 	Screen *ScreenOut `json:"screen,omitempty" jsonschema:"with yield_ms: the rendered terminal while a full-screen program runs"`
 	Error  string     `json:"error,omitempty" jsonschema:"why the input was not delivered and what to do instead"`
+	// SecretUnverified: typed under secret_at_text_prompt.
+	SecretUnverified bool `json:"secret_unverified,omitempty" jsonschema:"the secret was typed at a password prompt seen by its text only (secret_at_text_prompt): no kernel showed the terminal's echo off"`
 	StepsFields
 	OmitFields
 }

@@ -1,0 +1,81 @@
+//go:build linux
+
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/execproto"
+	"github.com/yieldshell/yieldshell/internal/poll"
+	"github.com/yieldshell/yieldshell/pty"
+)
+
+// TestGraceEndsTrees: with no connection for the grace period, the
+// executor ends every tree it started (a child that left the session
+// too, found by its tag) and Run returns.
+func TestGraceEndsTrees(t *testing.T) {
+	reaper, err := pty.NewReaper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(reaper, 300*time.Millisecond, nil)
+	a, b := net.Pipe()
+	done := make(chan struct{})
+	go func() { defer close(done); e.Run(context.Background(), execproto.NewConn(b, b, b), nil) }()
+	c := execproto.NewConn(a, a, a)
+	call := func(m *execproto.Msg) *execproto.Msg {
+		t.Helper()
+		if err := c.Send(m); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			r, err := c.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Reply && r.ID == m.ID {
+				return r
+			}
+		}
+	}
+	call(&execproto.Msg{ID: 1, Op: execproto.OpHello, Hello: &execproto.Hello{Version: execproto.Version}})
+	tag := "YIELDSHELL_TAG=grace-test-" + time.Now().Format("150405.000000")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	r := call(&execproto.Msg{ID: 2, Op: execproto.OpStart, Start: &execproto.Start{Path: "/bin/sh",
+		Args: []string{"sh", "-c", "setsid sleep 600 & echo $! > " + pidFile + "; sleep 600"}, Env: []string{tag}}})
+	if r.Err != "" {
+		t.Fatal(r.Err)
+	}
+	pid := r.Int
+	var daemon int
+	poll.Until(t, 10*time.Second, "the daemon's pid", func() bool {
+		b, _ := os.ReadFile(pidFile)
+		daemon, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return daemon > 0
+	})
+	_ = c.Close() // the connection drops, and nobody comes back
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the executor outlived its grace period")
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the command (pid %d) lives on: %v", pid, err)
+	}
+	// Reparented to init, which reaps when it gets to it.
+	poll.Until(t, 10*time.Second, "the daemon gone", func() bool {
+		err := syscall.Kill(daemon, 0)
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", daemon))
+		return errors.Is(err, syscall.ESRCH) || strings.Contains(string(b), ") Z ")
+	})
+}
