@@ -371,7 +371,11 @@ func (a *probeAcc) waitsOnOthers() bool {
 
 func (a *probeAcc) result() Probe {
 	switch {
-	case !a.seen && a.denied:
+	case !a.seen && a.denied, a.denied && a.waitsOnOthers():
+		// Nothing could be read, or only a parent waiting for a child
+		// that cannot be (a shell that ran sudo or passwd, setuid, as
+		// another user, without exec'ing it): the reader may be that
+		// child, and the question stays open.
 		return Probe{Activity: Unknown}
 	case !a.seen:
 		return Probe{Activity: Busy} // nothing left that could read

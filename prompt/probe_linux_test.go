@@ -437,3 +437,30 @@ func lazyRelay() int {
 		_, _ = unix.Poll(fds, -1)
 	}
 }
+
+// TestProbeAccResult: what the threads seen add up to. A server that is
+// not root cannot read a setuid program's system call (sudo, passwd run
+// as another user): alone, or as the child a shell waits for, it leaves
+// the question open (Unknown, so the prompt's text and the terminal's
+// modes decide); beside a thread that computes or waits on something
+// else, the answer stands.
+func TestProbeAccResult(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		acc  probeAcc
+		want Activity
+	}{
+		{"nothing readable", probeAcc{denied: true}, Unknown},
+		{"gone", probeAcc{}, Busy},
+		{"shell waits for a setuid child", probeAcc{seen: true, denied: true}, Unknown},
+		{"shell waits for its child", probeAcc{seen: true}, Busy},
+		{"denied beside a sleeper", probeAcc{seen: true, denied: true, other: true}, Busy},
+		{"denied beside a computer", probeAcc{seen: true, denied: true, running: true}, Busy},
+		{"denied beside a reader", probeAcc{seen: true, denied: true, reader: &Task{Pid: 1, Tid: 1}}, Reading},
+		{"denied beside a poller", probeAcc{seen: true, denied: true, pollsInput: true}, Polling},
+	} {
+		if got := c.acc.result().Activity; got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}
