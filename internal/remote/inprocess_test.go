@@ -27,7 +27,7 @@ type noEngine struct{}
 func (noEngine) Start(context.Context, pty.Options) (session.EngineProcess, error) {
 	return nil, errors.New("no local engine in this test")
 }
-func (noEngine) Close() error { return nil }
+func (noEngine) Close() error                                     { return nil }
 func (noEngine) EndTagged(context.Context, string, time.Duration) {}
 
 // pipeDialer connects to an executor in this process: the first dial
