@@ -68,16 +68,8 @@ func (m *Manager) resolveRemote(spec Spec, secrets []policy.Secret) (*launch, er
 	if spec.Cwd != "" && !path.IsAbs(spec.Cwd) {
 		return nil, fmt.Errorf("checking cwd %q on %s: a directory on another host must be absolute", spec.Cwd, spec.Host)
 	}
-	if spec.Cols == 0 {
-		spec.Cols = DefaultCols
-	}
-	if spec.Rows == 0 {
-		spec.Rows = DefaultRows
-	}
-	if spec.TTY {
-		if err := m.cfg.CheckScreen(int(spec.Cols), int(spec.Rows)); err != nil {
-			return nil, err
-		}
+	if err := m.sizeScreen(&spec); err != nil {
+		return nil, err
 	}
 	shell := spec.Shell
 	if shell == "" {

@@ -99,16 +99,8 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Cols == 0 {
-		spec.Cols = DefaultCols
-	}
-	if spec.Rows == 0 {
-		spec.Rows = DefaultRows
-	}
-	if spec.TTY {
-		if err := m.cfg.CheckScreen(int(spec.Cols), int(spec.Rows)); err != nil {
-			return nil, err
-		}
+	if err := m.sizeScreen(&spec); err != nil {
+		return nil, err
 	}
 	l := &launch{spec: spec, id: newID()}
 	tag := m.tag + l.id
@@ -451,4 +443,19 @@ func (m *Manager) afterEnd(p *Process, in Info) {
 		pr.next = np
 		m.log.Info("restarted after a crash", "name", spec.Name, "process_id", np.ID, "attempt", attempt+1)
 	})
+}
+
+// sizeScreen fills in the default terminal size and checks a terminal's
+// against the screen limit.
+func (m *Manager) sizeScreen(spec *Spec) error {
+	if spec.Cols == 0 {
+		spec.Cols = DefaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = DefaultRows
+	}
+	if spec.TTY {
+		return m.cfg.CheckScreen(int(spec.Cols), int(spec.Rows))
+	}
+	return nil
 }
