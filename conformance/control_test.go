@@ -194,8 +194,10 @@ func TestPsAndCleanup(t *testing.T) {
 //
 // Spec: DESIGN Ending: "On stdin EOF or SIGTERM/SIGINT/SIGHUP the server ends every process it started before it exits."
 func TestShutdownOnEOF(t *testing.T) {
+	t.Parallel()
 	for _, v := range protocols {
 		t.Run(protoName(v), func(t *testing.T) {
+			t.Parallel() // each waits out its own server's kill grace
 			s := start(t, v)
 			r := s.exec(helper("ignore-term"), map[string]any{"yield_ms": 0})
 			pid := int(r.num("pid"))

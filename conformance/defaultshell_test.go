@@ -120,7 +120,7 @@ func TestDefaultShellIsBash(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"HOME=" + home, "SSH_CLIENT=192.0.2.1 50000 22", "SHLVL=", "BASH_ENV=" + benv}
-	forEachProtocol(t, env, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, env, func(t *testing.T, s *server) {
 		for _, tty := range []bool{true, false} {
 			r := s.exec(`echo "bash=${BASH_VERSION:+yes} env=$YS_FROM_BASH_ENV"`, map[string]any{"tty": tty}).mustStatus(t, "completed")
 			out := r.str("stdout")

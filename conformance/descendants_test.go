@@ -94,6 +94,7 @@ func startDetached(t *testing.T, s *server, shape detachedShape, args map[string
 // ends the descendant and answers stopped only once it is gone.
 // Spec: issue 17: "A command is not over while its group (or a tagged descendant) lives: status, stop, timeout_ms and stopped must say and do the truth."
 func TestDescendantOfExitedShellStaysManagedUntilStop(t *testing.T) {
+	t.Parallel()
 	for _, shape := range detachedShapes {
 		t.Run(shape.name, func(t *testing.T) {
 			t.Parallel()
@@ -149,6 +150,7 @@ func TestDescendantOfExitedShellStaysManagedUntilStop(t *testing.T) {
 // SIGKILL, and stop answers when it is gone, not before.
 // Spec: issue 17: "a daemonized descendant stays managed after the shell exits, stop and shutdown reach it, it receives the full grace period."
 func TestStopGivesDescendantOfExitedShellTheFullGrace(t *testing.T) {
+	t.Parallel()
 	const grace = 600 * time.Millisecond
 	for _, tty := range []bool{false, true} {
 		t.Run(fmt.Sprintf("tty=%v", tty), func(t *testing.T) {
@@ -183,6 +185,7 @@ func TestStopGivesDescendantOfExitedShellTheFullGrace(t *testing.T) {
 // once the whole tree is gone, a TERM-ignoring member included.
 // Spec: issue 17: "timed_out is answered while a descendant outside the group is still alive ...: answer once the whole tree is gone."
 func TestTimeoutEndsDescendantOfExitedShell(t *testing.T) {
+	t.Parallel()
 	shapes := []detachedShape{
 		{name: "background_job", cmd: `sleep 30 & echo $! > %[1]s/a.pid; echo started`},
 		{name: "term_ignoring", cmd: `sh -c 'trap "" TERM; echo $$ > %[1]s/a.pid; while :; do sleep 0.05; done' & echo started`},
@@ -263,6 +266,7 @@ func startContained(t *testing.T) *server {
 //
 // Spec: issue 17: "timed_out is answered while a descendant outside the group is still alive ...: answer once the whole tree is gone."
 func TestTimedOutAnsweredOnceEscapedDescendantIsGone(t *testing.T) {
+	t.Parallel()
 	shapes := []detachedShape{
 		{name: "setsid_sleep", cmd: `setsid sh -c 'echo $$ > %[1]s/a.pid; exec sleep 30' < /dev/null > /dev/null 2>&1 & while [ ! -s %[1]s/a.pid ]; do :; done; echo started; sleep 30`},
 		{name: "setsid_term_ignoring", cmd: `setsid sh -c 'trap "" TERM HUP; echo $$ > %[1]s/a.pid; while :; do sleep 0.05; done' < /dev/null > /dev/null 2>&1 & while [ ! -s %[1]s/a.pid ]; do :; done; echo started; sleep 30`},

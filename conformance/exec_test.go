@@ -218,7 +218,7 @@ func TestExecCwd(t *testing.T) {
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	forEachProtocol(t, []string{"YIELDSHELL_DEFAULT_CWD=" + dir}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_DEFAULT_CWD=" + dir}, func(t *testing.T, s *server) {
 		r := s.exec("pwd", nil).mustStatus(t, "completed")
 		if got := strings.TrimSpace(r.str("stdout")); got != dir {
 			t.Errorf("pwd = %q, want the default cwd %q", got, dir)
@@ -239,7 +239,7 @@ func TestExecCwd(t *testing.T) {
 // Spec: 0.4.0 Side-Effects Guide: "The server rejects the call with failed_to_start if any declared category is blocked."
 func TestExecSideEffects(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "marker")
-	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, nil, func(t *testing.T, s *server) {
 		for _, tc := range []struct {
 			name  string
 			decl  []string
@@ -403,7 +403,7 @@ func TestExecAllowedRoots(t *testing.T) {
 	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	forEachProtocol(t, []string{"YIELDSHELL_ALLOWED_CWDS=" + root, "YIELDSHELL_DEFAULT_CWD=" + root}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_ALLOWED_CWDS=" + root, "YIELDSHELL_DEFAULT_CWD=" + root}, func(t *testing.T, s *server) {
 		for _, ok := range []string{root, "sub", filepath.Join(root, "sub", "..")} {
 			s.exec("pwd", map[string]any{"cwd": ok}).mustStatus(t, "completed")
 		}

@@ -41,6 +41,7 @@ func menu(t *testing.T, r result, want []string, selected int) {
 //
 // Spec: issue 32 item 2: "a confirm carries choices and default ...; a menu carries its items and the selected one, so an agent can answer with keys in one write".
 func TestGrammarOfRealPrompts(t *testing.T) {
+	t.Parallel()
 	t.Run("apt-get", func(t *testing.T) {
 		need(t, "apt-get")
 		forEachProtocol(t, nil, func(t *testing.T, s *server) {
@@ -181,6 +182,7 @@ var portRE = regexp.MustCompile(`port (\d+)`)
 //
 // Spec: issue 32 item 3: "a process that reads its terminal while it listens on a socket ... is answered ready: true with its ports ..., not waiting_for_input; exec with wait_for and wait with until keep working".
 func TestServingIsNotWaiting(t *testing.T) {
+	t.Parallel()
 	servers := []struct{ name, command, needs string }{
 		{"python-http-server", "python3 -u testdata/prompts/serve.py", "python3"},
 		{"go-server", helper("serve-stdin"), ""},
@@ -247,7 +249,7 @@ func TestServingVite(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<h1>hi</h1>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	forEachProtocol(t, nil, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, nil, func(t *testing.T, s *server) {
 		port := fmt.Sprint(freePort(t))
 		// Vite offers its shortcuts (and reads its terminal) only outside
 		// CI; CI runs this test with CI=true.

@@ -110,6 +110,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // (issue 41 item 3). The roots/list a call sends on its own stream still
 // reaches such a client.
 func TestHTTPNoGETStreamQuiet(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	h := startHTTP(t, ctx)

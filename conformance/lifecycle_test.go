@@ -169,6 +169,7 @@ func survivors(pids []int) []int {
 //
 // Spec: DESIGN Ending: "stop and timeout signal the whole group, escalate to SIGKILL after the grace, and also reach descendants that left the group".
 func TestNoSurvivors(t *testing.T) {
+	t.Parallel()
 	for _, shape := range treeShapes {
 		for _, path := range endPaths {
 			t.Run(shape.name+"/"+path.name, func(t *testing.T) {

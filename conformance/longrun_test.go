@@ -271,7 +271,7 @@ func TestHealthInPs(t *testing.T) {
 // Spec: issue 16 item 8: "pipe-mode output and disk logs keep raw escape sequences (clipboard and title escapes reach an operator's terminal through tail -F, logs and attach)."
 func TestPipeModeStripsControlStrings(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
-	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
 		r := s.exec(`printf 'a\033]52;c;ZXZpbA==\007b\033]2;pwned\033\\c\033P1$r\033\\\033[31mred\033[0m\n'`,
 			map[string]any{"name": "esc", "tty": false}).mustStatus(t, "completed")
 		const want = "abc\033[31mred\033[0m\n"
@@ -293,7 +293,7 @@ func TestPipeModeStripsControlStrings(t *testing.T) {
 // Spec: shell-yeah: responses carry "log_file_path" and "tail_command" for following a process's log.
 func TestLogsOnDisk(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
-	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir, "YS_SECRET_TOKEN=hunter2hunter2"}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_LOG_DIR=" + dir, "YS_SECRET_TOKEN=hunter2hunter2"}, func(t *testing.T, s *server) {
 		r := s.exec(`printf '\033[32mgreen\033[0m 0 pct\r100 pct done\n'; echo "token=$YS_SECRET_TOKEN"`, map[string]any{"name": "build"}).mustStatus(t, "completed")
 		path := r.str("log_path")
 		if path != filepath.Join(dir, "build.log") || r.str("tail_command") != "tail -n 100 -F '"+path+"'" {
@@ -325,7 +325,7 @@ func TestLogsOnDisk(t *testing.T) {
 func TestLogFileFollowsTheScreen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	runs := 0
-	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_LOG_DIR=" + dir}, func(t *testing.T, s *server) {
 		runs++
 		name := "bar" + strconv.Itoa(runs)
 		r := waiting(t, s.exec(`stty -echo; read x; printf 'A: 0%%\n\033[1A\rA: 9%%\033[K\n'; exec sleep 30`,

@@ -3,10 +3,12 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +33,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "ys-helper" {
 		os.Exit(runHelper(os.Args[2:]))
 	}
+	waitBound()
 	dir, err := os.MkdirTemp("", "yieldshell-conformance")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -54,6 +57,23 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// suiteParallel is how many parallel cases run at once unless -parallel
+// says otherwise: a case mostly waits on the programs it runs (a -short
+// run used under half a core of two), so more than GOMAXPROCS of them
+// keep the machine busy.
+const suiteParallel = 4
+
+// waitBound parses the test flags and, unless -parallel was given, lets
+// suiteParallel cases run at once.
+func waitBound() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(suiteParallel, runtime.GOMAXPROCS(0))))
+	}
 }
 
 // slow skips t under -short: an end-to-end case that waits out real
@@ -84,12 +104,34 @@ type server struct {
 	cmd *exec.Cmd
 }
 
-// forEachProtocol runs f against a fresh server at each protocol version.
-// env entries ("KEY=value") are added to the server's environment.
+// forEachProtocol runs f against a fresh server at each protocol version,
+// the versions side by side: each has a server of its own, and a case
+// mostly waits on the programs it runs. env entries ("KEY=value") are
+// added to the server's environment.
 func forEachProtocol(t *testing.T, env []string, f func(t *testing.T, s *server)) {
 	t.Helper()
+	eachProtocol(t, env, true, f)
+}
+
+// forEachProtocolInTurn is forEachProtocol one version after the other,
+// for a case whose two servers share something outside themselves (a
+// directory the test made: the log directory, the cwd). The case still
+// runs beside other cases.
+func forEachProtocolInTurn(t *testing.T, env []string, f func(t *testing.T, s *server)) {
+	t.Helper()
+	eachProtocol(t, env, false, f)
+}
+
+func eachProtocol(t *testing.T, env []string, parallel bool, f func(t *testing.T, s *server)) {
+	t.Helper()
+	if !strings.Contains(t.Name(), "/") {
+		t.Parallel() // a whole test: it runs beside the others too
+	}
 	for _, v := range protocols {
 		t.Run(protoName(v), func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
 			f(t, start(t, v, env...))
 		})
 	}

@@ -173,6 +173,7 @@ func TestCallBeforeInitialize(t *testing.T) {
 //
 // Spec: DESIGN go-sdk facts: "A cancelled call still gets a response; the handler's ctx is cancelled." (the process is not the request's to end).
 func TestCancelLeavesProcessRunning(t *testing.T) {
+	t.Parallel()
 	w := startWire(t)
 	w.callTool(2, "exec", map[string]any{"command": "echo started; exec sleep 60", "side_effects": []string{"NONE"},
 		"yield_ms": 50000}, "exec-tok")
@@ -209,6 +210,7 @@ func TestCancelLeavesProcessRunning(t *testing.T) {
 //
 // Spec: README HTTP: "yieldshell --http ADDR serves the same tools over the MCP streamable HTTP transport" with a bearer token.
 func TestHTTP(t *testing.T) {
+	t.Parallel()
 	statSources()
 	h := startHTTP(t, t.Context())
 	if cs, err := h.connect("wrong-token-0123456789"); err == nil {

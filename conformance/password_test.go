@@ -19,7 +19,7 @@ func TestWriteHoldsPasswordForItsPrompt(t *testing.T) {
 	need(t, "bash")
 	const secret = "hunter2-correct-horse"
 	logs := t.TempDir()
-	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
 		r := s.exec(`sleep 0.5; read -rs -p "Password: " pw; echo; echo "length ${#pw}"`, map[string]any{"shell": "bash", "yield_ms": 50})
 		if r.str("status") != "backgrounded" || r.m["waiting_for_input"] == true {
 			t.Fatalf("exec answered after the prompt already: %s", r.text)

@@ -28,7 +28,7 @@ const plainMarker = "<tag> a && b >>>"
 func TestTextIsPlainJSON(t *testing.T) {
 	slow(t, "every tool of both toolsets, with their quiet periods and graces")
 	logs := filepath.Join(t.TempDir(), "logs")
-	forEachProtocol(t, []string{"YIELDSHELL_TOOLSET=all", "YIELDSHELL_LOG_DIR=" + logs, "YIELDSHELL_RESOURCE_LINKS=1"}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_TOOLSET=all", "YIELDSHELL_LOG_DIR=" + logs, "YIELDSHELL_RESOURCE_LINKS=1"}, func(t *testing.T, s *server) {
 		list, err := s.cs.ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)

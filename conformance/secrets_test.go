@@ -144,7 +144,7 @@ func TestTypedSecretRedactedWhenEchoed(t *testing.T) {
 	const secret = "echoed-Secret-4410"
 	cmd := pyScript(t, "import getpass\npw = getpass.getpass('Password: ')\nprint('you typed', pw, 'twice:', pw + pw)\nimport time\ntime.sleep(60)\n")
 	logs := t.TempDir()
-	forEachProtocol(t, []string{"YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
 		r := waiting(t, s.exec(cmd, map[string]any{"yield_ms": longYield}), "password")
 		id := r.str("process_id")
 		a := s.call("write", map[string]any{"process_id": id, "input": secret, "newline": true, "wait_for_password": true, "yield_ms": 3000})

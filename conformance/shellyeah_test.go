@@ -17,7 +17,7 @@ import (
 // Spec: DESIGN Toolsets: "YIELDSHELL_TOOLSET=shell-yeah (or all) exposes the mcp-shell-yeah tool names and parameters on the same engine".
 func TestShellYeahToolset(t *testing.T) {
 	logs := filepath.Join(t.TempDir(), "logs")
-	forEachProtocol(t, []string{"YIELDSHELL_TOOLSET=shell-yeah", "YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, []string{"YIELDSHELL_TOOLSET=shell-yeah", "YIELDSHELL_LOG_DIR=" + logs}, func(t *testing.T, s *server) {
 		tools, err := s.cs.ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -55,6 +55,7 @@ func taggedBy(prefix string) []int {
 //
 // Spec: DESIGN Ending: "On stdin EOF or SIGTERM/SIGINT/SIGHUP the server ends every process it started before it exits."
 func TestSignalEndsBlockedServer(t *testing.T) {
+	t.Parallel()
 	for name, sig := range map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGHUP": syscall.SIGHUP} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

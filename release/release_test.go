@@ -72,9 +72,22 @@ func hostBuild(t *testing.T) string {
 	return host.dir
 }
 
+// releaseBuilds skips t under -short: it builds the release (twice, for
+// TestReproducible), which is half a minute on two busy cores and nothing
+// a change to the server's code needs between two edits. The full suite
+// (the README's command) runs it; TestNPMPackageJSON checks the packages'
+// metadata in -short too.
+func releaseBuilds(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the release: runs without -short")
+	}
+}
+
 // TestReproducible builds one target twice and compares the bytes; the
 // checkout's path must not be in them (-trimpath).
 func TestReproducible(t *testing.T) {
+	releaseBuilds(t)
 	first := hostBuild(t)
 	second := t.TempDir()
 	if err := build(second); err != nil {
@@ -106,6 +119,7 @@ func TestReproducible(t *testing.T) {
 // tarballs into an empty directory and speaks MCP to yieldshell through
 // npx, as a client configured with "npx -y yieldshell" would.
 func TestNPM(t *testing.T) {
+	releaseBuilds(t)
 	for _, p := range []string{"npm", "npx", "node"} {
 		if _, err := exec.LookPath(p); err != nil {
 			t.Skip(p + " not installed")
