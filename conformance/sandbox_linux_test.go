@@ -45,7 +45,7 @@ func sandboxRoot(t *testing.T) (root, outside string) {
 func TestSandboxWorkspaceWrite(t *testing.T) {
 	root, outside := sandboxRoot(t)
 	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root, "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,"}
-	forEachProtocol(t, env, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, env, func(t *testing.T, s *server) {
 		r := s.exec(`echo ok > in.txt && cat in.txt && echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; `+
 			`echo pwn > `+outside+`/x; echo pwn > .git/hooks/pre-commit; echo > /dev/tcp/127.0.0.1/9; echo done`,
 			map[string]any{"cwd": root}).mustStatus(t, "completed")
@@ -85,7 +85,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 func TestSandboxInputWait(t *testing.T) {
 	root, _ := sandboxRoot(t)
 	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root}
-	forEachProtocol(t, env, func(t *testing.T, s *server) {
+	forEachProtocolInTurn(t, env, func(t *testing.T, s *server) {
 		r := s.exec(`read -p "Name? " n; echo "hi $n"`, map[string]any{"cwd": root, "yield_ms": 10000})
 		if r.str("status") != "backgrounded" || r.m["waiting_for_input"] != true {
 			t.Fatalf("want backgrounded, waiting for input: %s", r.text)
