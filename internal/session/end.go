@@ -30,8 +30,7 @@ func (p *Process) wait() {
 			exited = nil
 			e.exited()
 		case <-e.drainC:
-			e.drainC, e.drained = nil, true
-			e.settle()
+			e.drainTimedOut()
 		case <-e.detachC:
 			e.detachC = nil
 			e.detach()
@@ -116,6 +115,27 @@ func (e *endWatch) exited() {
 		e.drainT.Stop()
 		e.drainC, e.drained = nil, true
 	}
+	e.settle()
+}
+
+// maxDrainBehind bounds, as a multiple of the drain grace, how long the
+// drain waits for a reader that is behind.
+const maxDrainBehind = 20
+
+// drainTimedOut ends the drain grace, unless output waits for a reader
+// of ours (a loaded machine has not scheduled it since the child wrote):
+// then what the command printed is not lost to its answer, for up to
+// maxDrainBehind graces since the exit. What a process outside the tree
+// keeps writing does not wait for it longer than that.
+func (e *endWatch) drainTimedOut() {
+	p := e.p
+	grace := p.timing.drainGrace
+	behind := p.engine().Pending() || p.in.inFlight.Load() > 0
+	if behind && time.Since(e.exitedAt) < maxDrainBehind*grace {
+		e.drainT.Reset(grace)
+		return
+	}
+	e.drainC, e.drained = nil, true
 	e.settle()
 }
 

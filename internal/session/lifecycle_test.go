@@ -192,6 +192,10 @@ func TestEndWatching(t *testing.T) {
 		{"exit and EOF: over at once", nil, nil, 0, 100 * msec, false},
 		{"output held outside the tree: over after the drain grace", func(f *fakeProc) { f.holdOutput() }, nil,
 			0, 350 * msec, true},
+		// A reader of ours behind on a loaded machine: the grace waits for
+		// it (in steps of the grace), so no output is lost to the answer.
+		{"output unread past the grace: over once it is read", func(f *fakeProc) { f.holdOutput(); f.setPending(true) },
+			func(f *fakeProc) { f.setPending(false) }, 0, 1100 * msec, true},
 		{"a descendant holds the output: detached, over when it ends", func(f *fakeProc) { f.spawnChild(true) }, (*fakeProc).endChild,
 			350 * msec, time.Second, false},
 		{"a descendant without the output: detached, over when it ends", func(f *fakeProc) { f.spawnChild(false) }, (*fakeProc).endChild,
