@@ -128,3 +128,41 @@ func TestHostileExecutorKeepsServer(t *testing.T) {
 		})
 	}
 }
+
+// ask_human and the resources work on a remote process as on a local
+// one: the person types the remote password on the page, the remote
+// kernel's evidence lets it through, it reaches the program and no view
+// of it; the process's log reads as a resource by its host-naming id.
+//
+// Spec: issue 44 items 1 and 2 ("ask_human", "resources"; "ask_human
+// type a remote secret under the same rule as locally").
+func TestRemoteAskHumanAndResources(t *testing.T) {
+	need(t, "bash", "sha256sum")
+	h := sshdtest.Start(t)
+	logs := t.TempDir()
+	s, stderr := startCapturing(t, askClient(nil, nil), protocols[len(protocols)-1],
+		"YIELDSHELL_SSH="+strings.Join(h.SSH, " "), "YIELDSHELL_LOG_DIR="+logs)
+	r := waiting(t, s.exec(passwordProgram, map[string]any{"host": "box", "yield_ms": longYield}), "password")
+	id := r.str("process_id")
+	a := s.call("ask_human", map[string]any{"process_id": id, "message": "The test asks for the remote password.", "secret": true})
+	u := a.str("url")
+	if a.isError || !strings.HasPrefix(u, "http://127.0.0.1:") {
+		t.Fatalf("ask_human on a remote process: %s", a.text)
+	}
+	newPerson(t).submit(u, askSecret)
+	w := s.call("wait", map[string]any{"process_id": id, "timeout_ms": 20000})
+	if w.str("yield_reason") != "human_done" || !strings.Contains(w.str("stdout"), sha(askSecret)) ||
+		!strings.Contains(w.str("stdout"), "you typed: [REDACTED:ask_human]") {
+		t.Errorf("wait after the person typed: %s", w.text)
+	}
+	_, text, meta := s.readResource(t, "yieldshell://process/"+id+"/log")
+	if !strings.Contains(text, sha(askSecret)) || meta["process_id"] != id {
+		t.Errorf("the remote process's log as a resource: %q %v", text, meta)
+	}
+	end := s.reply(id, "no")
+	if !strings.Contains(end.str("stdout"), "bye no") {
+		t.Errorf("the program did not go on: %s", end.text)
+	}
+	noSecret(t, logs, map[string]string{"exec": r.text, "ask_human": a.text, "wait": w.text, "resource": text,
+		"write": end.text, "the server's stderr": stderr.String()})
+}

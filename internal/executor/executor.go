@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"strings"
@@ -38,6 +39,7 @@ type Executor struct {
 
 	mu     sync.Mutex
 	procs  map[uint64]*proc
+	tags   map[string]bool // every tree's tag value this executor started
 	next   uint64
 	conn   *execproto.Conn // the current connection; nil between two
 	wake   chan struct{}   // closed and replaced on new output, an end, a new connection
@@ -52,7 +54,7 @@ func New(reaper *pty.Reaper, grace time.Duration, log *slog.Logger) *Executor {
 	}
 	life, stop := context.WithCancel(context.Background())
 	return &Executor{reaper: reaper, prober: prompt.NewProber(), grace: grace, log: log,
-		life: life, stop: stop, procs: map[uint64]*proc{}, wake: make(chan struct{}), gone: time.Now()}
+		life: life, stop: stop, procs: map[uint64]*proc{}, tags: map[string]bool{}, wake: make(chan struct{}), gone: time.Now()}
 }
 
 // signalLocked wakes the pump and the grace timer. Called with e.mu held.
@@ -94,6 +96,9 @@ func (e *Executor) awaitIdle(ctx context.Context) {
 		wake, connected, left := e.wake, e.conn != nil, e.grace-time.Since(e.gone)
 		idle := len(e.procs) == 0
 		e.mu.Unlock()
+		// What escaped a command that ended (a daemon it started) is kept
+		// as the commands are: a dropped connection must not end it.
+		idle = idle && !connected && len(e.escaped()) == 0
 		if !connected && (left <= 0 || idle) {
 			return
 		}
@@ -130,6 +135,7 @@ func (e *Executor) shutdown() {
 	for _, p := range procs {
 		p.kill()
 	}
+	e.endEscaped()
 	e.stop()
 	for _, p := range procs {
 		select {
@@ -245,4 +251,49 @@ func (p *proc) kill() {
 		_ = p.p.SignalTree(syscall.SIGKILL, p.key, p.value)
 	}
 	_ = p.p.Signal(syscall.SIGKILL)
+}
+
+// escaped returns the processes that carry the tag of a tree this
+// executor started: descendants that left their command's session, the
+// commands' own processes too while they live.
+func (e *Executor) escaped() []int {
+	e.mu.Lock()
+	tags := maps.Clone(e.tags)
+	e.mu.Unlock()
+	if len(tags) == 0 {
+		return nil
+	}
+	var pids []int
+	for pid, v := range pty.Tagged(e.life, tagKey) {
+		if tags[v] {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// escapeGrace is how long an escaped process has between SIGTERM and
+// SIGKILL when the executor ends.
+const escapeGrace = 2 * time.Second
+
+// endEscaped ends what escaped the trees, as a server ends the escaped
+// descendants of its commands when it shuts down: SIGTERM, then SIGKILL
+// to what is left after escapeGrace.
+func (e *Executor) endEscaped() {
+	pids := e.escaped()
+	if len(pids) == 0 {
+		return
+	}
+	for _, pid := range pids {
+		_ = pty.KillPid(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(escapeGrace)
+	for len(pids) > 0 && time.Now().Before(deadline) {
+		t := time.NewTimer(50 * time.Millisecond)
+		<-t.C
+		pids = e.escaped()
+	}
+	for _, pid := range pids {
+		_ = pty.KillPid(pid, syscall.SIGKILL)
+	}
 }

@@ -101,6 +101,9 @@ func (e *Executor) start(s *execproto.Start) (*execproto.Msg, error) {
 	p := &proc{p: pp, inputs: make(chan func(), 64), quit: make(chan struct{})}
 	p.key, p.value = tagOf(opts.Env)
 	e.mu.Lock()
+	if p.value != "" {
+		e.tags[p.value] = true
+	}
 	if e.closed {
 		e.mu.Unlock()
 		p.kill()

@@ -50,9 +50,9 @@ func (e engine) Start(ctx context.Context, o pty.Options) (session.EngineProcess
 func (e engine) Close() error { return nil }
 
 // EndTagged ends nothing from here: a remote process is stopped, tree and
-// all, by its executor, which also ends the trees it still holds when its
-// connection is gone past the grace period; what escaped a remote process
-// that had already ended is not swept yet (docs/remote.md).
+// all, by its executor, which keeps what escaped its ended commands as
+// long as it keeps its processes and ends it with them (at the end of its
+// grace period once the connection is gone).
 func (e engine) EndTagged(context.Context, string, time.Duration) {}
 
 // probeTimeout bounds a question to the remote kernel: a detector that
