@@ -24,31 +24,7 @@ import (
 // executor ends every tree it started (a child that left the session
 // too, found by its tag) and Run returns.
 func TestGraceEndsTrees(t *testing.T) {
-	reaper, err := pty.NewReaper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(reaper, 300*time.Millisecond, nil)
-	a, b := net.Pipe()
-	done := make(chan struct{})
-	go func() { defer close(done); e.Run(context.Background(), execproto.NewConn(b, b, b), nil) }()
-	c := execproto.NewConn(a, a, a)
-	call := func(m *execproto.Msg) *execproto.Msg {
-		t.Helper()
-		if err := c.Send(m); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			r, err := c.Recv()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Reply && r.ID == m.ID {
-				return r
-			}
-		}
-	}
-	call(&execproto.Msg{ID: 1, Op: execproto.OpHello, Hello: &execproto.Hello{Version: execproto.Version}})
+	call, c, done := runExecutor(t, 300*time.Millisecond)
 	tag := "YIELDSHELL_TAG=grace-test-" + time.Now().Format("150405.000000")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	r := call(&execproto.Msg{ID: 2, Op: execproto.OpStart, Start: &execproto.Start{Path: "/bin/sh",
@@ -85,31 +61,7 @@ func TestGraceEndsTrees(t *testing.T) {
 // does not end at once for want of processes), and ended with the rest
 // once the grace period passes.
 func TestEscapedKeptThenEnded(t *testing.T) {
-	reaper, err := pty.NewReaper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(reaper, 2*time.Second, nil)
-	a, b := net.Pipe()
-	done := make(chan struct{})
-	go func() { defer close(done); e.Run(context.Background(), execproto.NewConn(b, b, b), nil) }()
-	c := execproto.NewConn(a, a, a)
-	call := func(m *execproto.Msg) *execproto.Msg {
-		t.Helper()
-		if err := c.Send(m); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			r, err := c.Recv()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Reply && r.ID == m.ID {
-				return r
-			}
-		}
-	}
-	call(&execproto.Msg{ID: 1, Op: execproto.OpHello, Hello: &execproto.Hello{Version: execproto.Version}})
+	call, c, done := runExecutor(t, 2*time.Second)
 	tag := "YIELDSHELL_TAG=escape-test-" + time.Now().Format("150405.000000")
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	r := call(&execproto.Msg{ID: 2, Op: execproto.OpStart, Start: &execproto.Start{Path: "/bin/sh",
@@ -146,4 +98,37 @@ func TestEscapedKeptThenEnded(t *testing.T) {
 		t.Fatal("the executor outlived its grace period")
 	}
 	poll.Until(t, 10*time.Second, "the daemon gone", func() bool { return !alive() })
+}
+
+// runExecutor runs an executor with grace on one end of a pipe and says
+// hello from the other: call sends a request and returns its answer, c is
+// the connection (closing it drops it), done is closed when Run returns.
+func runExecutor(t *testing.T, grace time.Duration) (call func(*execproto.Msg) *execproto.Msg, c *execproto.Conn, done chan struct{}) {
+	t.Helper()
+	reaper, err := pty.NewReaper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(reaper, grace, nil)
+	a, b := net.Pipe()
+	done = make(chan struct{})
+	go func() { defer close(done); e.Run(context.Background(), execproto.NewConn(b, b, b), nil) }()
+	c = execproto.NewConn(a, a, a)
+	call = func(m *execproto.Msg) *execproto.Msg {
+		t.Helper()
+		if err := c.Send(m); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			r, err := c.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Reply && r.ID == m.ID {
+				return r
+			}
+		}
+	}
+	call(&execproto.Msg{ID: 1, Op: execproto.OpHello, Hello: &execproto.Hello{Version: execproto.Version}})
+	return call, c, done
 }
