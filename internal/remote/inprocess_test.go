@@ -159,31 +159,39 @@ var waits = []struct {
 	kind                prompt.Kind
 	signal              prompt.Signal
 	answer              string // typed with a newline, and the program ends; "": stopped instead
+	user                bool   // asks only an ordinary user
 }{
-	{"read-s", "bash", `read -s -p 'Password: ' pw; echo; echo "len ${#pw}"`, prompt.KindPassword, prompt.SignalTTY, "x"},
-	{"read-p", "bash", `read -p 'Name? ' n; echo "hi $n"`, prompt.KindLine, prompt.SignalTTY, "x"},
-	{"python-input", "python3", `python3 -c 'n = input("Your name: "); print("hi", n)'`, prompt.KindLine, prompt.SignalTTY, "x"},
-	{"python-repl", "python3", `python3 -q`, prompt.KindLine, prompt.SignalTTY, "exit()"},
-	{"curses", "python3", `python3 -c 'import curses; curses.wrapper(lambda s: (s.addstr(0, 0, "Press a key: "), s.getkey()))'`, prompt.KindLine, prompt.SignalTTY, "x"},
+	{"read-s", "bash", `read -s -p 'Password: ' pw; echo; echo "len ${#pw}"`, prompt.KindPassword, prompt.SignalTTY, "x", false},
+	{"read-p", "bash", `read -p 'Name? ' n; echo "hi $n"`, prompt.KindLine, prompt.SignalTTY, "x", false},
+	{"python-input", "python3", `python3 -c 'n = input("Your name: "); print("hi", n)'`, prompt.KindLine, prompt.SignalTTY, "x", false},
+	{"python-repl", "python3", `python3 -q`, prompt.KindLine, prompt.SignalTTY, "exit()", false},
+	{"curses", "python3", `python3 -c 'import curses; curses.wrapper(lambda s: (s.addstr(0, 0, "Press a key: "), s.getkey()))'`, prompt.KindLine, prompt.SignalTTY, "x", false},
 	// passwd asks for the current password (another user) or a new one
 	// (root), with echo off; it is stopped, not answered. As another
 	// user its read cannot be seen (setuid root), the terminal's modes
 	// can: tty_mode; as root, tty_read. After another command the shell
 	// does not exec it, and waits for it.
-	{"passwd", "passwd", `passwd`, prompt.KindPassword, "", ""},
-	{"cd-passwd", "passwd", `cd; passwd`, prompt.KindPassword, "", ""},
+	{"passwd", "passwd", `passwd`, prompt.KindPassword, "", "", false},
+	{"cd-passwd", "passwd", `cd; passwd`, prompt.KindPassword, "", "", false},
+	// sudo asks for the user's password on its own terminal (as root it
+	// asks nothing: the case is skipped where the executor is root).
+	{"sudo", "sudo", `sudo -k; sudo -p 'Password for sudo: ' true`, prompt.KindPassword, "", "", true},
 }
 
 func TestInProcessWaits(t *testing.T) {
 	d := inProcess(t)
-	checkWaits(t, newRemoteManager(t, func(string) Dialer { return d }))
+	checkWaits(t, newRemoteManager(t, func(string) Dialer { return d }), os.Geteuid() == 0)
 }
 
-// checkWaits runs the cases of waits on host "box" of m, then a password.
-func checkWaits(t *testing.T, m *session.Manager) {
+// checkWaits runs the cases of waits on host "box" of m, then a password;
+// asRoot: the executor there runs as root.
+func checkWaits(t *testing.T, m *session.Manager, asRoot bool) {
 	for _, c := range waits {
 		t.Run(c.name, func(t *testing.T) {
 			needs(t, c.prog)
+			if c.user && asRoot {
+				t.Skip("asks only an ordinary user; the executor runs as root")
+			}
 			p := start(t, m, session.Spec{Command: c.command, TTY: true, Host: "box"})
 			o := await(t, p, session.ReasonInputWait)
 			kernel := o.Input.Signal == prompt.SignalTTY || o.Input.Signal == prompt.SignalTTYMode

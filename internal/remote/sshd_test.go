@@ -86,7 +86,7 @@ func countRuns(m *session.Manager, name string) int {
 // kernel; a password typed with the kernel's evidence shows nowhere.
 func TestSSHWaits(t *testing.T) {
 	h := sshdtest.Start(t)
-	checkWaits(t, sshManager(t, h))
+	checkWaits(t, sshManager(t, h), false) // the throwaway user
 }
 
 // TestSSHStopDaemonized: stop ends a remote tree whose child left its
