@@ -54,7 +54,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/daemon":    {"internal/session", "internal/policy", "internal/linerpc", "internal/safedir", "internal/proc"},
 		"internal/linerpc":   {},
 		"internal/execproto": {},
-		"internal/executor":  {"internal/execproto", "pty", "prompt"},
+		"internal/executor":  {"internal/execproto", "internal/policy", "pty", "prompt"},
 		"internal/remote":    {"internal/execproto", "internal/executor", "internal/session", "internal/policy", "prompt", "pty"},
 		"internal/poll":      {},
 		"internal/testdir":   {},

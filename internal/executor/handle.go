@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/execproto"
+	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/prompt"
 	"github.com/yieldshell/yieldshell/pty"
 )
@@ -151,19 +151,7 @@ func program(path string) string {
 // environ lays over on this host's environment, the later value of a
 // variable winning.
 func environ(base, over []string) []string {
-	env := slices.Concat(base, over)
-	seen := map[string]int{}
-	out := env[:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := seen[k]; ok {
-			out[i] = kv
-			continue
-		}
-		seen[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
+	return policy.DedupEnv(slices.Concat(base, over))
 }
 
 // write runs in p's writer: input, a command or a reply.

@@ -206,6 +206,24 @@ func runnable(head []byte) bool {
 	return false
 }
 
+// DedupEnv keeps the last value of each variable of env ("KEY=VALUE"),
+// where the first stood, as a child started with env would see them. It
+// reuses env's array.
+func DedupEnv(env []string) []string {
+	seen := make(map[string]int, len(env))
+	out := env[:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if i, ok := seen[k]; ok {
+			out[i] = kv
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
 func getenv(env []string, key string) (string, bool) {
 	v, ok := "", false
 	for _, kv := range env {

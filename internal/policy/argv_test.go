@@ -115,3 +115,18 @@ func TestCommandArgv(t *testing.T) {
 		})
 	}
 }
+
+// DedupEnv keeps each variable once, with its last value, where it first
+// stood: what a child started with the list would see.
+func TestDedupEnv(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{nil, nil},
+		{[]string{"A=1", "B=2"}, []string{"A=1", "B=2"}},
+		{[]string{"A=1", "B=2", "A=3"}, []string{"A=3", "B=2"}},
+		{[]string{"A=1", "A", "A=x=y"}, []string{"A=x=y"}},
+	} {
+		if got := DedupEnv(slices.Clone(c.in)); !slices.Equal(got, c.want) {
+			t.Errorf("DedupEnv(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

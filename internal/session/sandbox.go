@@ -100,11 +100,11 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 		p.Writable = append(p.Writable, m.cfg.Sandbox.Writable...)
 		if c := m.sandboxCache(); c != "" {
 			p.Writable = append(p.Writable, c)
-			l.opts.Env = dedupEnv(append(l.opts.Env, "XDG_CACHE_HOME="+c, "GOCACHE="+filepath.Join(c, "go-build"),
+			l.opts.Env = policy.DedupEnv(append(l.opts.Env, "XDG_CACHE_HOME="+c, "GOCACHE="+filepath.Join(c, "go-build"),
 				"npm_config_cache="+filepath.Join(c, "npm")))
 		}
 	}
-	l.opts.Env = dedupEnv(append(l.opts.Env, "TMPDIR="+tmp))
+	l.opts.Env = policy.DedupEnv(append(l.opts.Env, "TMPDIR="+tmp))
 	run := &sandboxRun{mode: mode, network: p.Network, tmp: tmp}
 	if p.BestEffort {
 		run.gaps = m.sandboxSupport.Gaps()

@@ -361,7 +361,7 @@ func environ(base []string, spec Spec, tag string) []string {
 	}
 	env = append(env, overlayEnv(spec.Env)...)
 	env = append(env, tagKey+"="+tag)
-	return dedupEnv(env)
+	return policy.DedupEnv(env)
 }
 
 func overlayEnv(m map[string]string) []string {
@@ -371,22 +371,6 @@ func overlayEnv(m map[string]string) []string {
 	}
 	slices.Sort(env)
 	return env
-}
-
-// dedupEnv keeps the last value of each variable.
-func dedupEnv(env []string) []string {
-	seen := make(map[string]int, len(env))
-	out := env[:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := seen[k]; ok {
-			out[i] = kv
-			continue
-		}
-		seen[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
 }
 
 func newID() string {
