@@ -1,7 +1,13 @@
 package conformance
 
 import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,25 +133,12 @@ func TestSandboxDaemonUnreachable(t *testing.T) {
 }
 
 // Issue 40 item 6: ordinary work in a root needs no configuration:
-// git commit, go build (its caches), make.
+// git commit, go build (its caches), make, npm ci from a local tarball,
+// a Python venv with pip installing a local wheel. Each step's tool is
+// needed; a missing one is skipped by name.
 func TestSandboxOrdinaryWork(t *testing.T) {
 	root, _ := sandboxRoot(t)
 	os.RemoveAll(filepath.Join(root, ".git"))
-	steps := map[string]string{
-		"git":  `git init -q . && git add -A && git commit -qm first && git log --oneline | wc -l`,
-		"go":   `go build -o hello . && ./hello`,
-		"make": `make -s && cat made.txt`,
-	}
-	files := map[string]string{
-		"go.mod":   "module hello\n\ngo 1.22\n",
-		"main.go":  "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built\") }\n",
-		"Makefile": "all:\n\techo made > made.txt\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// git init runs outside (a sandboxed one may not write .git/hooks).
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
 		t.Skipf("git init: %v %s", err, out)
@@ -153,21 +146,124 @@ func TestSandboxOrdinaryWork(t *testing.T) {
 	env := []string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root, "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GOTOOLCHAIN=local"}
 	s := start(t, "2025-06-18", env...)
-	want := map[string]string{"git": "1\n", "go": "built\n", "make": "made\n"}
-	for _, name := range []string{"git", "go", "make"} {
-		if _, err := exec.LookPath(name); err != nil {
-			t.Logf("%s not installed: skipped", name)
-			continue
+	for _, step := range ordinaryWork {
+		t.Run(step.name, func(t *testing.T) {
+			for _, tool := range step.needs {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s not installed", tool)
+				}
+			}
+			dir := filepath.Join(root, step.name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range step.files {
+				put(t, filepath.Join(dir, name), body)
+			}
+			if step.prepare != nil {
+				step.prepare(t, dir)
+			}
+			r := s.exec(step.cmd, map[string]any{"cwd": dir, "yield_ms": 120000, "tty": false}).mustStatus(t, "completed")
+			_, denied := sandboxDenied(t, r)
+			// Refusals the tools shrug off, with the network off: the go
+			// command counts its runs in the user's config directory
+			// (telemetry), node lists the interfaces (netlink), pip asks
+			// whether IPv6 sockets exist.
+			denied = slices.DeleteFunc(denied, func(d string) bool {
+				return strings.Contains(d, "/go/telemetry/") || strings.HasPrefix(d, "socket ")
+			})
+			if r.str("stdout") != step.want || len(denied) > 0 {
+				t.Errorf("stdout %q stderr %q, denied %q; want stdout %q", r.str("stdout"), r.str("stderr"), denied, step.want)
+			}
+		})
+	}
+}
+
+// ordinaryWork is the work TestSandboxOrdinaryWork does in a root.
+var ordinaryWork = []struct {
+	name    string
+	needs   []string
+	files   map[string]string
+	prepare func(t *testing.T, dir string) // outside the sandbox
+	cmd     string
+	want    string
+}{
+	{name: "git", needs: []string{"git"}, files: map[string]string{"a.txt": "a\n"},
+		cmd: `git add -A && git commit -qm first && git log --oneline | wc -l`, want: "1\n"},
+	{name: "go", needs: []string{"go"}, files: map[string]string{
+		"go.mod":  "module hello\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built\") }\n"},
+		cmd: `go build -o hello . && ./hello`, want: "built\n"},
+	{name: "make", needs: []string{"make"}, files: map[string]string{"Makefile": "all:\n\techo made > made.txt\n"},
+		cmd: `make -s && cat made.txt`, want: "made\n"},
+	{name: "npm", needs: []string{"npm", "node"}, files: map[string]string{
+		"dep/package.json": `{"name":"dep","version":"1.0.0","main":"index.js"}`,
+		"dep/index.js":     `module.exports = "from a tarball"`,
+		"package.json":     `{"name":"app","version":"1.0.0","dependencies":{"dep":"file:dep-1.0.0.tgz"}}`},
+		prepare: prepareNpm,
+		cmd:     `npm ci --offline --no-audit --no-fund >/dev/null && node -p 'require("dep")'`, want: "from a tarball\n"},
+	{name: "python", needs: []string{"python3"}, prepare: prepareWheel,
+		cmd:  `python3 -m venv .venv && .venv/bin/pip install -q --no-index --find-links wheels demo-pkg && .venv/bin/python -c 'import demo_pkg; print(demo_pkg.X)'`,
+		want: "from a wheel\n"},
+}
+
+// prepareNpm packs the local dependency and locks it, then leaves
+// node_modules for the sandboxed npm ci to make.
+func prepareNpm(t *testing.T, dir string) {
+	run := func(args ...string) {
+		cmd := exec.Command("npm", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "npm_config_cache="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("npm %s: %v %s", args[0], err, out)
 		}
-		cmd := strings.Replace(steps[name], "git init -q . && ", "", 1)
-		r := s.exec(cmd, map[string]any{"cwd": root, "yield_ms": 120000, "tty": false}).mustStatus(t, "completed")
-		_, denied := sandboxDenied(t, r)
-		// The go command counts its runs in the user's config directory
-		// (telemetry), and goes on when it cannot: refused, and said so.
-		denied = slices.DeleteFunc(denied, func(d string) bool { return strings.Contains(d, "/go/telemetry/") })
-		if r.str("stdout") != want[name] || len(denied) > 0 {
-			t.Errorf("%s: stdout %q stderr %q, denied %q", name, r.str("stdout"), r.str("stderr"), denied)
+	}
+	run("pack", "--silent", "./dep")
+	run("install", "--offline", "--no-audit", "--no-fund")
+	if err := os.RemoveAll(filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// prepareWheel writes wheels/demo_pkg-1.0-py3-none-any.whl: a wheel is a
+// zip of the module and its dist-info, RECORD hashing the rest.
+func prepareWheel(t *testing.T, dir string) {
+	const info = "demo_pkg-1.0.dist-info/"
+	files := [][2]string{
+		{"demo_pkg/__init__.py", "X = 'from a wheel'\n"},
+		{info + "METADATA", "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n"},
+		{info + "WHEEL", "Wheel-Version: 1.0\nGenerator: yieldshell-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+	}
+	var record strings.Builder
+	for _, f := range files {
+		sum := sha256.Sum256([]byte(f[1]))
+		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f[0], base64.RawURLEncoding.EncodeToString(sum[:]), len(f[1]))
+	}
+	record.WriteString(info + "RECORD,,\n")
+	files = append(files, [2]string{info + "RECORD", record.String()})
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	for _, f := range files {
+		w, err := z.Create(f[0])
+		if err != nil {
+			t.Fatal(err)
 		}
+		io.WriteString(w, f[1])
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	put(t, filepath.Join(dir, "wheels", "demo_pkg-1.0-py3-none-any.whl"), buf.String())
+}
+
+// put writes body at path, making its directory.
+func put(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
