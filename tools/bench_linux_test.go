@@ -171,32 +171,6 @@ func forkWait(b *testing.B, sys *syscall.SysProcAttr, path string, args ...strin
 	return string(out)
 }
 
-// BenchmarkExecSandboxed measures what the kernel sandbox costs (issue
-// 40 item 8): exec of echo hello unconfined and confined by
-// workspace-write (Landlock, no_new_privs, a seccomp filter with its
-// listener, on a thread that is discarded after the fork), on one server
-// in one run. Compare the medians of */sandboxed with */off over
-// -count=6; the goal is at most 1.3x.
-func BenchmarkExecSandboxed(b *testing.B) {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		b.Skip(err)
-	}
-	m, cs := benchServer(b)
-	if len(m.SandboxSupport().Gaps()) > 0 {
-		b.Skipf("the kernel cannot confine: %v", m.SandboxSupport().Gaps())
-	}
-	for _, tty := range []bool{false, true} {
-		for _, mode := range []string{"off", "workspace-write"} {
-			name := map[bool]string{false: "pipe", true: "pty"}[tty] + "/" + map[string]string{"off": "off", "workspace-write": "sandboxed"}[mode]
-			args := map[string]any{"tty": tty}
-			if mode != "off" {
-				args["sandbox"] = mode
-			}
-			b.Run(name, func(b *testing.B) { execEchoHello(b, cs, args) })
-		}
-	}
-}
-
 // execEchoHello calls exec of echo hello, with args added, b.N times.
 func execEchoHello(b *testing.B, cs *mcp.ClientSession, args map[string]any) {
 	args = maps.Clone(args)

@@ -60,7 +60,7 @@ func confineAndFork(p *Policy, s Support, fork func() error) (*Monitor, error) {
 	}
 	var m *Monitor // nil without seccomp (best-effort): nothing is named
 	if s.Seccomp {
-		listener, err := installFilter(buildFilter(p))
+		listener, err := installFilter(s.filter(p))
 		if err != nil {
 			return nil, err
 		}

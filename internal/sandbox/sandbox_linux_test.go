@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -247,6 +248,21 @@ func TestFilterFits(t *testing.T) {
 			if ins.Code&0x07 == unix.BPF_JMP && (i+1+int(ins.Jt) >= len(f) || i+1+int(ins.Jf) >= len(f)) {
 				t.Errorf("network %s: instruction %d jumps out", net, i)
 			}
+		}
+	}
+}
+
+// TestFilterCompiledOnce: the programs Probe prepares are the ones a
+// start with the same policy would assemble.
+func TestFilterCompiledOnce(t *testing.T) {
+	s := Probe()
+	if !s.Seccomp {
+		t.Skip("no seccomp user notification")
+	}
+	for _, net := range []string{NetworkOff, NetworkOn} {
+		p := &Policy{Mode: ModeWorkspaceWrite, Network: net, Writable: []string{t.TempDir()}}
+		if got, want := s.filter(p), buildFilter(p); !slices.Equal(got, want) {
+			t.Errorf("network %s: the compiled filter differs from the assembled one", net)
 		}
 	}
 }

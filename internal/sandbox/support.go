@@ -12,6 +12,10 @@ type Support struct {
 	// Seatbelt: macOS's sandbox-exec is there (commands are wrapped in
 	// it: SeatbeltArgv; untested here).
 	Seatbelt bool
+
+	// compiled holds what Probe prepared once for every start (Linux:
+	// the seccomp programs); nil prepares it per start.
+	compiled *compiled
 }
 
 // Landlock ABIs the sandbox relies on.

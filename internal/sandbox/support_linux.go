@@ -12,5 +12,24 @@ func Probe() Support {
 	action := uint32(retNotify)
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
 	s.Seccomp = errno == 0
+	if s.Seccomp {
+		s.compiled = &compiled{filterOff: buildFilter(&Policy{Network: NetworkOff}), filterOn: buildFilter(&Policy{Network: NetworkOn})}
+	}
 	return s
+}
+
+// compiled are the two seccomp programs a start installs: they depend
+// on the network mode only, and assembling one costs a start ~60 µs.
+type compiled struct{ filterOff, filterOn []unix.SockFilter }
+
+// filter is the seccomp program for p.
+func (s Support) filter(p *Policy) []unix.SockFilter {
+	switch {
+	case s.compiled == nil:
+		return buildFilter(p)
+	case p.Network == NetworkOff:
+		return s.compiled.filterOff
+	default:
+		return s.compiled.filterOn
+	}
 }

@@ -43,6 +43,7 @@ type Manager struct {
 	restarts  sync.WaitGroup // pending crash restarts (start.go)
 	janitor   sync.WaitGroup // purges old records; the orphan sweep
 	watch     changes        // starts, ends and forgets, for followers (watch.go)
+	tmps      tmpDirs        // confined processes' TMPDIRs (sandboxtmp.go)
 	// lateOutput is m.outputClosed, made once: each process holds it.
 	lateOutput func()
 
@@ -50,7 +51,6 @@ type Manager struct {
 	shellDir string // private directory of shell-integration files; "" until needed
 	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
 	sandboxSupport sandbox.Support
-	sandboxDir     string // holds confined processes' TMPDIRs; "" until needed
 	reg            registry
 	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
 	running        int           // started and not yet ended, including reservations
@@ -257,11 +257,7 @@ func (m *Manager) Shutdown(ctx context.Context) {
 	if m.disk != nil {
 		m.disk.Wait() // every process ended, so every writer finishes
 	}
-	m.mu.Lock()
-	if m.sandboxDir != "" {
-		_ = os.RemoveAll(m.sandboxDir) // every confined process is closed
-	}
-	m.mu.Unlock()
+	m.tmps.removeAll()
 	// Descendants that escaped processes which had already ended.
 	m.engine.EndTagged(ctx, m.tag, m.timing.shutdownGrace)
 	m.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/sandbox"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // SandboxReport is what a process's answers say about its sandbox.
@@ -18,12 +19,14 @@ type SandboxReport struct {
 	Denied        []sandbox.Denial
 }
 
-// sandboxRun is one process's sandbox: its private TMPDIR and the
-// Monitor that names its denials.
+// sandboxRun is one process's sandbox: its policy, its private TMPDIR
+// and the Monitor that names its denials.
 type sandboxRun struct {
 	mode, network string
 	gaps          []string
-	tmp           string
+	policy        *sandbox.Policy  // the fork's; makeTmp adds the TMPDIR
+	seatbelt      bool             // macOS: sandbox-exec wraps the command (makeTmp)
+	tmp           string           // "" until makeTmp
 	monitor       *sandbox.Monitor // set by the fork; nil without seccomp
 }
 
@@ -35,13 +38,22 @@ func (r *sandboxRun) report() *SandboxReport {
 	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: r.monitor.Denied()}
 }
 
-// makeTmp makes the private TMPDIR, right before the start.
-func (r *sandboxRun) makeTmp() error {
+// makeTmp gives the process its private TMPDIR, right before the start
+// (a start refused before then leaves none behind): writable, and its
+// TMPDIR. On macOS the profile that says so wraps the command.
+func (r *sandboxRun) makeTmp(dirs *tmpDirs, opts *pty.Options) error {
 	if r == nil {
 		return nil
 	}
-	if err := os.Mkdir(r.tmp, 0o700); err != nil {
-		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
+	tmp, err := dirs.take()
+	if err != nil {
+		return err
+	}
+	r.tmp = tmp
+	r.policy.Writable = append(r.policy.Writable, tmp)
+	opts.Env = policy.DedupEnv(append(opts.Env, "TMPDIR="+tmp))
+	if r.seatbelt {
+		opts.Path, opts.Args = sandbox.SeatbeltArgv(r.policy, opts.Args)
 	}
 	return nil
 }
@@ -52,7 +64,9 @@ func (r *sandboxRun) close() {
 		return
 	}
 	_ = r.monitor.Close()
-	_ = os.RemoveAll(r.tmp)
+	if r.tmp != "" {
+		_ = os.RemoveAll(r.tmp)
+	}
 }
 
 // ErrHostsNeedProxy refuses a host list until the proxy is in the build.
@@ -83,16 +97,12 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if err != nil || mode == policy.SandboxOff {
 		return err
 	}
-	tmp, err := m.sandboxTmp(l.id)
-	if err != nil {
-		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
-	}
 	network := sandbox.NetworkOff // a host list plugs in here, with the proxy
 	if m.cfg.Sandbox.Network == policy.NetworkOn {
 		network = sandbox.NetworkOn
 	}
 	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: network, BestEffort: mode == policy.SandboxBestEffort,
-		Writable: []string{tmp}, Protected: m.protected()}
+		Protected: m.protected()}
 	if mode == policy.SandboxReadOnly {
 		p.Mode = sandbox.ModeReadOnly
 	} else {
@@ -104,14 +114,12 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 				"npm_config_cache="+filepath.Join(c, "npm")))
 		}
 	}
-	l.opts.Env = policy.DedupEnv(append(l.opts.Env, "TMPDIR="+tmp))
-	run := &sandboxRun{mode: mode, network: p.Network, tmp: tmp}
+	run := &sandboxRun{mode: mode, network: p.Network, policy: p, seatbelt: m.sandboxSupport.Seatbelt}
 	if p.BestEffort {
 		run.gaps = m.sandboxSupport.Gaps()
 	}
 	l.sandbox = run
-	if m.sandboxSupport.Seatbelt { // macOS: sandbox-exec applies a profile, then execs the command
-		l.opts.Path, l.opts.Args = sandbox.SeatbeltArgv(p, l.opts.Args)
+	if run.seatbelt { // macOS: sandbox-exec applies a profile, then execs the command
 		return nil
 	}
 	l.opts.Confine = func(tty string, fork func() error) error {
@@ -120,25 +128,6 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 		return err
 	}
 	return nil
-}
-
-// sandboxTmp names a confined process's private TMPDIR, id, in the
-// server's directory of them (made once: NewTempDir reads /proc, which a
-// start should not pay for). spawn makes it: a start that policy or the
-// process limit refuses after resolve leaves nothing behind.
-func (m *Manager) sandboxTmp(id string) (string, error) {
-	m.mu.Lock()
-	if m.sandboxDir == "" {
-		dir, err := NewTempDir("sandbox")
-		if err != nil {
-			m.mu.Unlock()
-			return "", err
-		}
-		m.sandboxDir = dir
-	}
-	dir := filepath.Join(m.sandboxDir, id)
-	m.mu.Unlock()
-	return dir, nil
 }
 
 // writableRoots are the roots a workspace-write command may write: the

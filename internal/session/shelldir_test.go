@@ -129,6 +129,7 @@ func TestSweepRemovesDeadServersTempDirs(t *testing.T) {
 	gone := []string{
 		fmt.Sprintf("yieldshell-logs-%d-12345-1", dead.Process.Pid), // exited
 		"yieldshell-shell-1-1-77",                                   // pid 1 did not start at tick 1
+		"yieldshell-sandbox-1-1-78",                                 // confined processes' TMPDIRs
 	}
 	kept := []string{filepath.Base(live), "yieldshell-1234", "yieldshell-shell-x-1-2", "yieldshell-0"}
 	for _, d := range append(gone, kept[1:]...) {

@@ -161,7 +161,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := l.sandbox.makeTmp(); err != nil {
+	if err := l.sandbox.makeTmp(&m.tmps, &l.opts); err != nil {
 		return nil, err
 	}
 	engine := m.engine
@@ -176,6 +176,9 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err != nil {
 		l.sandbox.close()
 		return nil, err
+	}
+	if l.sandbox != nil {
+		m.tmps.refill() // the next confined start's, while this one runs
 	}
 	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)
 	return newProcess(l.id, l.ss, proc, m.cfg.Limits.BufferBytes, secrets, func(p *Process, final Info) {

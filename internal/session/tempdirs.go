@@ -14,14 +14,14 @@ import (
 )
 
 // Temporary directories a server makes (the shell-integration files, the
-// shell-yeah toolset's logs) carry the server's pid and start time in their
+// shell-yeah toolset's logs, the sandbox's TMPDIRs) carry the server's pid and start time in their
 // name, so that the next server can tell, beyond doubt, that their owner
 // has died (a SIGKILL leaves them behind) and remove them: the pid alone
 // could have been reused; pid and start time together name one process.
-var tempDirName = regexp.MustCompile(`^yieldshell-(shell|logs)-([0-9]+)-([0-9]+)-[0-9]+$`)
+var tempDirName = regexp.MustCompile(`^yieldshell-(shell|logs|sandbox)-([0-9]+)-([0-9]+)-[0-9]+$`)
 
 // NewTempDir makes a private (0700) temporary directory for this server,
-// named for what it holds ("shell" or "logs") and for this process, so
+// named for what it holds ("shell", "logs" or "sandbox") and for this process, so
 // that SweepTempDirs can remove it once this process is dead.
 func NewTempDir(kind string) (string, error) {
 	pid := os.Getpid()
