@@ -19,6 +19,9 @@ type tmpDirs struct {
 	spare string // made, not yet handed out
 	n     int    // names made
 	done  bool   // removed at shutdown: make no more
+
+	refilling bool           // the spare is being made
+	wg        sync.WaitGroup // the goroutine that makes it
 }
 
 // take returns a TMPDIR for one process, made.
@@ -41,25 +44,30 @@ func (d *tmpDirs) take() (string, error) {
 	return tmp, nil
 }
 
-// refill makes the spare the next take hands out, unless there is one.
+// refill makes the spare the next take hands out, unless there is one
+// or it is being made: on a goroutine of its own, which removeAll joins,
+// so that neither the start nor its readers wait for it.
 func (d *tmpDirs) refill() {
 	d.mu.Lock()
-	if d.spare != "" || d.dir == "" || d.done {
-		d.mu.Unlock()
-		return
-	}
-	tmp, _ := d.nextLocked()
-	d.mu.Unlock()
-	if os.Mkdir(tmp, 0o700) != nil {
-		return // take makes one then, and says why if it cannot
-	}
-	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.spare != "" || d.done { // another refill was first, or the server stopped
-		_ = os.Remove(tmp)
+	if d.spare != "" || d.refilling || d.dir == "" || d.done {
 		return
 	}
-	d.spare = tmp
+	tmp, _ := d.nextLocked() // the directory is made: no error
+	d.refilling = true
+	d.wg.Go(func() {
+		err := os.Mkdir(tmp, 0o700)
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.refilling = false
+		switch {
+		case err != nil: // take makes one then, and says why if it cannot
+		case d.done:
+			_ = os.Remove(tmp)
+		default:
+			d.spare = tmp
+		}
+	})
 }
 
 // nextLocked names the next TMPDIR, making the server's directory of
@@ -80,8 +88,9 @@ func (d *tmpDirs) nextLocked() (string, error) {
 // closed) and makes no more spares.
 func (d *tmpDirs) removeAll() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.done = true
+	d.mu.Unlock()
+	d.wg.Wait()
 	if d.dir != "" {
 		_ = os.RemoveAll(d.dir)
 	}
