@@ -98,6 +98,8 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	} else {
 		p.Writable = append(p.Writable, m.writableRoots(spec)...)
 		p.Writable = append(p.Writable, m.cfg.Sandbox.Writable...)
+		p.Writable = append(p.Writable, spec.Writable...)
+		p.Writable = append(p.Writable, m.AllowedWrites()...)
 		if c := m.sandboxCache(); c != "" {
 			p.Writable = append(p.Writable, c)
 			l.opts.Env = policy.DedupEnv(append(l.opts.Env, "XDG_CACHE_HOME="+c, "GOCACHE="+filepath.Join(c, "go-build"),
