@@ -50,7 +50,7 @@ type Manager struct {
 	shellDir string // private directory of shell-integration files; "" until needed
 	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
 	sandboxSupport sandbox.Support
-	sandboxDir     string // holds confined processes' TMPDIRs; "" until needed
+	sandboxDir     string   // holds confined processes' TMPDIRs; "" until needed
 	allowedWrites  []string // a person allowed every later sandboxed command to write (widen.go)
 	reg            registry
 	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
