@@ -44,7 +44,7 @@ type approval struct {
 // client's roots are left out: the sessionless protocol asks for them
 // again, and the directory is pinned (approval.dir) instead.
 func specKey(s session.Spec) string {
-	s.Roots, s.Waived, s.ShownCwd = nil, nil, nil
+	s.Roots, s.Waived, s.ShownCwd, s.Writable = nil, nil, nil, nil
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "" // never equal to a key made by AskApproval, which checks

@@ -59,6 +59,7 @@ type Human struct {
 	closed    bool
 	asks      map[string]*ask      // waiting for the URL elicitation's retry
 	approvals map[string]*approval // waiting for the form elicitation's retry
+	widenings map[string]*widening // sandbox denials waiting for theirs
 }
 
 // New returns a Human that opens pages with pages (nil: ask_human refuses,
@@ -69,7 +70,7 @@ func New(pages *human.Pages, log *slog.Logger) *Human {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Human{pages: pages, log: log, ctx: ctx, cancel: cancel,
-		asks: map[string]*ask{}, approvals: map[string]*approval{}}
+		asks: map[string]*ask{}, approvals: map[string]*approval{}, widenings: map[string]*widening{}}
 }
 
 // Close withdraws every page it follows and joins its goroutines.
@@ -322,6 +323,11 @@ func (h *Human) sweepLocked(now time.Time) {
 	for k, ap := range h.approvals {
 		if now.Sub(ap.at) > keepPending {
 			delete(h.approvals, k)
+		}
+	}
+	for k, w := range h.widenings {
+		if now.Sub(w.at) > keepPending {
+			delete(h.widenings, k)
 		}
 	}
 }

@@ -98,7 +98,10 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	} else {
 		p.Writable = append(p.Writable, m.writableRoots(spec)...)
 		p.Writable = append(p.Writable, m.cfg.Sandbox.Writable...)
-		p.Writable = append(p.Writable, spec.Writable...)
+		if len(spec.Writable) > 0 {
+			m.log.Info("starting a sandboxed command the user allowed to write more, this run only", "paths", spec.Writable)
+			p.Writable = append(p.Writable, spec.Writable...)
+		}
 		p.Writable = append(p.Writable, m.AllowedWrites()...)
 		if c := m.sandboxCache(); c != "" {
 			p.Writable = append(p.Writable, c)

@@ -56,6 +56,7 @@ func (m *Manager) Widenable(p *Process) Widening {
 // paths (a person allowed them for the session), as if they were in
 // YIELDSHELL_SANDBOX_WRITABLE.
 func (m *Manager) AllowWrites(paths []string) {
+	m.log.Info("the user allowed every later sandboxed command to write", "paths", paths)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, p := range paths {
