@@ -55,6 +55,12 @@ func fileLines(t *testing.T, path string) int {
 	return strings.Count(string(b), "\n")
 }
 
+// processes counts the processes ps lists.
+func processes(s *server) int {
+	l, _ := s.call("ps", nil).m["processes"].([]any)
+	return len(l)
+}
+
 // rerunNote returns the answer's note saying it was rerun, or "".
 func rerunNote(r result) string {
 	for _, n := range r.strs("notes") {
@@ -99,11 +105,11 @@ func TestSandboxAskAllow(t *testing.T) {
 			// Once is once: the same command is denied and asked again.
 			for _, ans := range []sandboxAnswer{{"accept", "deny"}, {"decline", ""}, {"cancel", ""}} {
 				a.answer.Store(ans)
-				before := a.asked.Load()
+				before, runs := a.asked.Load(), processes(s)
 				r = s.exec(cmd, map[string]any{"cwd": root}).mustStatus(t, "completed")
 				if _, denied := sandboxDenied(t, r); a.asked.Load() != before+1 || r.num("exit_code") == 0 || fileLines(t, once) != 1 ||
-					rerunNote(r) != "" || len(denied) != 1 || denied[0] != "open "+once {
-					t.Errorf("%s: asked %d, %d lines; answer %s", ans.action, a.asked.Load()-before, fileLines(t, once), r.text)
+					rerunNote(r) != "" || len(denied) != 1 || denied[0] != "open "+once || processes(s) != runs+1 {
+					t.Errorf("%s: asked %d, %d lines, %d runs; answer %s", ans.action, a.asked.Load()-before, fileLines(t, once), processes(s)-runs, r.text)
 				}
 			}
 
