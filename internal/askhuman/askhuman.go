@@ -23,6 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,9 +58,10 @@ type Human struct {
 
 	mu        sync.Mutex
 	closed    bool
-	asks      map[string]*ask      // waiting for the URL elicitation's retry
-	approvals map[string]*approval // waiting for the form elicitation's retry
-	widenings map[string]*widening // sandbox denials waiting for theirs
+	asks      map[string]*ask                               // waiting for the URL elicitation's retry
+	approvals map[string]*approval                          // waiting for the form elicitation's retry
+	widenings map[string]*widening                          // sandbox denials waiting for theirs
+	connects  map[weak.Pointer[mcp.ServerSession]]*connects // each client's held connects (connect.go)
 }
 
 // New returns a Human that opens pages with pages (nil: ask_human refuses,
@@ -70,7 +72,8 @@ func New(pages *human.Pages, log *slog.Logger) *Human {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Human{pages: pages, log: log, ctx: ctx, cancel: cancel,
-		asks: map[string]*ask{}, approvals: map[string]*approval{}, widenings: map[string]*widening{}}
+		asks: map[string]*ask{}, approvals: map[string]*approval{}, widenings: map[string]*widening{},
+		connects: map[weak.Pointer[mcp.ServerSession]]*connects{}}
 }
 
 // Close withdraws every page it follows and joins its goroutines.
