@@ -4,7 +4,9 @@
 // through URL-mode elicitation where the client declared it or returns the
 // link for the agent to show, and follows the page to its end; with
 // YIELDSHELL_ASK, a command policy refused is put to the person through a
-// form elicitation instead of refused.
+// form elicitation instead of refused (approve.go), and so are the writes
+// a command's sandbox denied (sandbox.go) and the connections its network
+// proxy holds (connect.go).
 //
 // Elicitation goes through the SDK's multi-round-trip input requests: a
 // tool answers with an input request and an opaque request state; a client
