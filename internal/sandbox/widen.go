@@ -4,11 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/yieldshell/yieldshell/internal/proc"
 )
 
 // kernelTrees are the kernel's own interfaces: a write there is no
 // workspace file, and never offered.
-var kernelTrees = []string{"/proc", "/sys", "/dev"}
+var kernelTrees = []string{proc.Root(), "/sys", "/dev"}
 
 // Widen returns what a person may allow so that op on path (a denial's,
 // resolved as the Monitor names it) succeeds in a workspace-write
