@@ -145,13 +145,17 @@ func TestSandboxAskAllow(t *testing.T) {
 // and the denial stands.
 func TestSandboxAskUnasked(t *testing.T) {
 	needLandlock(t)
+	const secret = "supersecret-value-123"
 	for name, c := range map[string]struct {
 		modes []string
 		env   []string
+		file  string // as the command names it; "": x
 	}{
-		"no elicitation": {nil, []string{"YIELDSHELL_ASK=1"}},
-		"url only":       {[]string{"url"}, []string{"YIELDSHELL_ASK=1"}},
-		"no ask":         {[]string{"form"}, nil},
+		"no elicitation": {nil, []string{"YIELDSHELL_ASK=1"}, ""},
+		"url only":       {[]string{"url"}, []string{"YIELDSHELL_ASK=1"}, ""},
+		"no ask":         {[]string{"form"}, nil, ""},
+		// A path holding a secret could not be shown to the person.
+		"secret in the path": {[]string{"form"}, []string{"YIELDSHELL_ASK=1", "MY_SECRET_KEY=" + secret}, "$MY_SECRET_KEY"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			root, outside := sandboxRoot(t)
@@ -163,9 +167,16 @@ func TestSandboxAskUnasked(t *testing.T) {
 			env := append([]string{"YIELDSHELL_SANDBOX=workspace-write", "YIELDSHELL_ALLOWED_CWDS=" + root}, c.env...)
 			s, _ := startCapturing(t, client, "", env...)
 			file := filepath.Join(outside, "x")
-			r := s.exec("echo x > "+file, map[string]any{"cwd": root}).mustStatus(t, "completed")
+			named := file
+			if c.file != "" {
+				file, named = filepath.Join(outside, secret), filepath.Join(outside, c.file)
+			}
+			r := s.exec("echo x > "+named, map[string]any{"cwd": root}).mustStatus(t, "completed")
 			if _, denied := sandboxDenied(t, r); asked.Load() != 0 || r.num("exit_code") == 0 || fileLines(t, file) != 0 || len(denied) != 1 {
 				t.Errorf("asked %d: %s", asked.Load(), r.text)
+			}
+			if strings.Contains(r.text, secret) {
+				t.Errorf("a secret reached the answer: %s", r.text)
 			}
 		})
 	}

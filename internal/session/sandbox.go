@@ -188,9 +188,20 @@ func (m *Manager) sandboxCache() string {
 	return dir
 }
 
-// Sandbox reports the process's sandbox and what it was denied so far;
-// nil when it runs unconfined.
-func (p *Process) Sandbox() *SandboxReport { return p.sandbox.report() }
+// Sandbox reports the process's sandbox and what it was denied so far,
+// its secrets redacted from the paths (a program names them); nil when it
+// runs unconfined.
+func (p *Process) Sandbox() *SandboxReport {
+	r := p.sandbox.report()
+	if r == nil {
+		return nil
+	}
+	secrets := p.out.secrets.all()
+	for i := range r.Denied {
+		r.Denied[i].Path = policy.Redact(secrets, r.Denied[i].Path)
+	}
+	return r
+}
 
 // SandboxSupport is what the kernel offers a sandbox, for health reports.
 func (m *Manager) SandboxSupport() sandbox.Support { return m.sandboxSupport }

@@ -23,7 +23,7 @@ type Widening struct {
 // Paths when nothing may be offered: p is unconfined or its sandbox is
 // not workspace-write (read-only writes nowhere, whoever asks), or none of
 // its denials is a write Widen offers. Containment and network denials
-// are never offered.
+// are never offered, nor a path that holds one of the process's secrets.
 func (m *Manager) Widenable(p *Process) Widening {
 	run := p.sandbox
 	if run == nil || run.mode != policy.SandboxWorkspaceWrite && run.mode != policy.SandboxBestEffort {
@@ -35,10 +35,11 @@ func (m *Manager) Widenable(p *Process) Widening {
 		keep = append(keep, m.sandboxDir) // every command's private TMPDIR
 	}
 	m.mu.Unlock()
-	w := Widening{Mode: run.mode, Command: p.Command, Cwd: p.Cwd}
+	secrets := p.out.secrets.all()
+	w := Widening{Mode: run.mode, Command: p.Command, Cwd: policy.Redact(secrets, p.Cwd)}
 	for _, d := range run.monitor.Denied() {
-		if d.Path == "" {
-			continue
+		if d.Path == "" || policy.Redact(secrets, d.Path) != d.Path {
+			continue // a path holding a secret could not be shown
 		}
 		target, ok := sandbox.Widen(d.Op, d.Path, keep)
 		if !ok {
