@@ -30,6 +30,11 @@ import (
 // connectWait bounds how long a held connect waits for the person.
 const connectWait = time.Minute
 
+// maxRefusedConnects is how many destinations of one command the person
+// may refuse before the rest are refused without asking: a program trying
+// host after host must not flood them with questions.
+const maxRefusedConnects = 3
+
 // ConnectAsk says whom to ask about a command's held connects.
 type ConnectAsk struct {
 	// Session is the client whose call started the command.
@@ -53,7 +58,9 @@ type connects struct {
 // form elicitation or on the 2026-07-28 protocol): the proxy refuses then.
 // A destination the person did not allow (deny, decline, cancel, no answer
 // within a.Wait) is refused for the rest of the command without asking
-// again; connections to one destination held at once wait for one answer.
+// again, and after three such, every destination the session has not
+// allowed is; connections to one destination held at once wait for one
+// answer.
 func (h *Human) ConnectApprover(cfg *policy.Config, a ConnectAsk) func(ctx context.Context, host string, port uint16) bool {
 	if h == nil || !cfg.Rules.Ask || a.Session == nil || !canElicitForm(a.Session) {
 		return nil
@@ -66,13 +73,14 @@ func (h *Human) ConnectApprover(cfg *policy.Config, a ConnectAsk) func(ctx conte
 	return func(ctx context.Context, host string, port uint16) bool {
 		dest := net.JoinHostPort(host, strconv.Itoa(int(port)))
 		mu.Lock()
-		no := refused[dest]
-		mu.Unlock()
-		if no {
+		if refused[dest] {
+			mu.Unlock()
 			return false
 		}
-		decision := h.decideConnect(ctx, a, dest)
-		if decision == deny && ctx.Err() == nil { // not for a connection given up
+		ask := len(refused) < maxRefusedConnects
+		mu.Unlock()
+		decision := h.decideConnect(ctx, a, dest, ask)
+		if decision == deny && ask && ctx.Err() == nil { // not for a connection given up, nor past the bound
 			mu.Lock()
 			refused[dest] = true
 			mu.Unlock()
@@ -83,8 +91,8 @@ func (h *Human) ConnectApprover(cfg *policy.Config, a ConnectAsk) func(ctx conte
 
 // decideConnect returns the person's decision on dest (allowSession when
 // the session allowed it before), waiting for a question about dest in
-// flight before asking its own.
-func (h *Human) decideConnect(ctx context.Context, a ConnectAsk, dest string) string {
+// flight before asking its own; without ask, deny instead of asking.
+func (h *Human) decideConnect(ctx context.Context, a ConnectAsk, dest string, ask bool) string {
 	for {
 		h.mu.Lock()
 		if h.closed {
@@ -95,6 +103,10 @@ func (h *Human) decideConnect(ctx context.Context, a ConnectAsk, dest string) st
 		if c.allowed[dest] {
 			h.mu.Unlock()
 			return allowSession
+		}
+		if !ask {
+			h.mu.Unlock()
+			return deny
 		}
 		if wait := c.asking[dest]; wait != nil {
 			h.mu.Unlock()

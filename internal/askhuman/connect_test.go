@@ -106,14 +106,14 @@ func TestConnectApprover(t *testing.T) {
 	}{
 		{allowOnce, "example.com", 443, true, 1},
 		{allowOnce, "example.com", 443, true, 2}, // once is once
-		{deny, "example.org", 80, false, 3},
-		{allowSession, "example.org", 80, false, 3}, // denied for this command: not asked again
-		{"decline", "a.example", 1, false, 4},
-		{"cancel", "b.example", 1, false, 5},
-		{allowSession, "c.example", 8080, true, 6},
-		{deny, "c.example", 8080, true, 6}, // allowed for the session: not asked
-		{allowSession, "c.example", 8081, true, 7},
-		{"allow forever", "d.example", 1, false, 8},
+		{allowSession, "c.example", 8080, true, 3},
+		{deny, "c.example", 8080, true, 3}, // allowed for the session: not asked
+		{allowSession, "c.example", 8081, true, 4},
+		{deny, "example.org", 80, false, 5},
+		{allowSession, "example.org", 80, false, 5}, // denied for this command: not asked again
+		{"allow forever", "d.example", 1, false, 6},
+		{"decline", "a.example", 1, false, 7},
+		{"cancel", "b.example", 1, false, 7}, // three refused: not asked
 	}
 	for _, s := range steps {
 		p.decision.Store(s.decision)
@@ -121,11 +121,17 @@ func TestConnectApprover(t *testing.T) {
 			t.Errorf("%s:%d answered %q: %v after %d questions; want %v after %d", s.host, s.port, s.decision, got, p.asked.Load(), s.want, s.asked)
 		}
 	}
+	// Three destinations refused: the command asks about no more, but
+	// what the session allowed still holds.
+	p.decision.Store(allowOnce)
+	if cmd(ctx, "e.example", 1) || !cmd(ctx, "c.example", 8080) || p.asked.Load() != 7 {
+		t.Errorf("after the command's refusals: %d questions", p.asked.Load())
+	}
 	// Another command of the session: what the session allowed holds;
 	// what the first command was denied is asked anew.
 	other := approver(0)
 	p.decision.Store(deny)
-	if !other(ctx, "c.example", 8080) || other(ctx, "example.org", 80) || p.asked.Load() != 9 {
+	if !other(ctx, "c.example", 8080) || other(ctx, "example.org", 80) || p.asked.Load() != 8 {
 		t.Errorf("another command: %d questions", p.asked.Load())
 	}
 
