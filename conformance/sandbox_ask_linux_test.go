@@ -102,7 +102,13 @@ func TestSandboxAskAllow(t *testing.T) {
 				t.Errorf("the rerun was denied %q", denied)
 			}
 
-			// Once is once: the same command is denied and asked again.
+			// Once is once: a restart of the allowed run is sandboxed as before,
+			// and the same command is denied and asked again.
+			rs := s.call("restart", map[string]any{"process_id": r.str("process_id")})
+			w := s.call("wait", map[string]any{"process_id": rs.str("process_id"), "timeout_ms": 20000})
+			if _, denied := sandboxDenied(t, w); w.num("exit_code") == 0 || fileLines(t, once) != 1 || len(denied) != 1 {
+				t.Errorf("a restart of the run allowed once: %d lines; restart %s; wait %s", fileLines(t, once), rs.text, w.text)
+			}
 			for _, ans := range []sandboxAnswer{{"accept", "deny"}, {"decline", ""}, {"cancel", ""}} {
 				a.answer.Store(ans)
 				before, runs := a.asked.Load(), processes(s)
