@@ -159,18 +159,8 @@ func (h *Human) askConnect(ctx context.Context, a ConnectAsk, dest string) strin
 	ctx, cancel := context.WithTimeout(ctx, a.Wait)
 	defer cancel()
 	defer context.AfterFunc(h.ctx, cancel)()
-	res, err := a.Session.Elicit(ctx, &mcp.ElicitParams{
-		Mode:    "form",
-		Message: connectMessage(a.Command, dest, a.Wait),
-		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{decisionField: map[string]any{
-				"type": "string", "title": "Allow this connection?",
-				"enum": []any{allowOnce, allowSession, deny}, "default": deny,
-			}},
-			"required": []any{decisionField},
-		},
-	})
+	res, err := a.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: connectMessage(a.Command, dest, a.Wait),
+		RequestedSchema: decisionSchema("Allow this connection?", allowOnce, allowSession, deny)})
 	if err != nil {
 		h.log.Debug("asking about a held connect failed", "error", err)
 		return deny

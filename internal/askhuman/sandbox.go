@@ -62,30 +62,13 @@ func (h *Human) AskWiden(req *mcp.CallToolRequest, cfg *policy.Config, m *sessio
 	if len(w.Paths) == 0 || key == "" {
 		return nil
 	}
-	state := randomKey()
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
+	state := h.keep(func(state string, now time.Time) {
+		h.widenings[state] = &widening{key: key, paths: w.Paths, roots: spec.Roots, first: first, process: p.ID, at: now}
+	})
+	if state == "" {
 		return nil
 	}
-	h.sweepLocked(time.Now())
-	h.widenings[state] = &widening{key: key, paths: w.Paths, roots: spec.Roots, first: first, process: p.ID, at: time.Now()}
-	h.mu.Unlock()
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{
-			Mode:    "form",
-			Message: widenMessage(w),
-			RequestedSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{decisionField: map[string]any{
-					"type": "string", "title": "Allow these writes?",
-					"enum": []any{allowOnce, allowSession, deny}, "default": deny,
-				}},
-				"required": []any{decisionField},
-			},
-		}},
-		RequestState: state,
-	}
+	return formRequest(state, widenMessage(w), decisionSchema("Allow these writes?", allowOnce, allowSession, deny))
 }
 
 // Widened is the retry of a call AskWiden answered: when the person
