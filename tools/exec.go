@@ -149,6 +149,10 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
+	widened, rerun := h.human.Widened(req, h.m, &spec)
+	if rerun && !widened.Rerun {
+		return keptAnswer(widened) // the person did not allow the writes (widen.go)
+	}
 	p, err := h.m.Start(ctx, spec)
 	if err != nil {
 		if ask := h.human.AskApproval(req, h.cfg, h.m, spec, err); ask != nil && !retried {
@@ -177,7 +181,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	stopProgress()
 	out := h.execAnswer(p, p.After(o, q), start, waitFor, y)
 	out.Notes = append(out.Notes, h.startNotes(spec, in.Cwd)...)
-	return mcptool.Linked(mcptool.LogLink(p.ID, p.Name)), out, nil
+	return h.execEnded(req, spec, p, out, widened, rerun)
 }
 
 // startNotes are what an answer says of how its command was let start: a

@@ -44,7 +44,7 @@ type approval struct {
 // client's roots are left out: the sessionless protocol asks for them
 // again, and the directory is pinned (approval.dir) instead.
 func specKey(s session.Spec) string {
-	s.Roots, s.Waived, s.ShownCwd = nil, nil, nil
+	s.Roots, s.Waived, s.ShownCwd, s.Writable = nil, nil, nil, nil
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "" // never equal to a key made by AskApproval, which checks
@@ -69,29 +69,52 @@ func (h *Human) AskApproval(req *mcp.CallToolRequest, cfg *policy.Config, m *ses
 	if key == "" {
 		return nil
 	}
-	state := randomKey()
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
+	state := h.keep(func(state string, now time.Time) {
+		h.approvals[state] = &approval{key: key, rules: asking.Rules(), dir: asking.Dir, why: r.Message, at: now}
+	})
+	if state == "" {
 		return nil
 	}
-	h.sweepLocked(time.Now())
-	h.approvals[state] = &approval{key: key, rules: asking.Rules(), dir: asking.Dir, why: r.Message, at: time.Now()}
-	h.mu.Unlock()
+	return formRequest(state, approvalMessage(asking, spec), decisionSchema("Allow this command once?", allowOnce, deny))
+}
+
+// keep runs put, h.mu held, with a new request state for a first call's
+// question and the time; "" when h is closed (nothing is asked then).
+func (h *Human) keep(put func(state string, now time.Time)) string {
+	state := randomKey()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ""
+	}
+	now := time.Now()
+	h.sweepLocked(now)
+	put(state, now)
+	return state
+}
+
+// formRequest is a first call's answer that asks the person message in
+// a form, to be retried with state.
+func formRequest(state, message string, schema map[string]any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{
-			Mode:    "form",
-			Message: approvalMessage(asking, spec),
-			RequestedSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{decisionField: map[string]any{
-					"type": "string", "title": "Allow this command once?",
-					"enum": []any{allowOnce, deny}, "default": deny,
-				}},
-				"required": []any{decisionField},
-			},
+		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}},
+		RequestState:  state,
+	}
+}
+
+// decisionSchema is a form of one field, the decision among choices,
+// titled title; deny is the default.
+func decisionSchema(title string, choices ...string) map[string]any {
+	enum := make([]any, len(choices))
+	for i, c := range choices {
+		enum[i] = c
+	}
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{decisionField: map[string]any{
+			"type": "string", "title": title, "enum": enum, "default": deny,
 		}},
-		RequestState: state,
+		"required": []any{decisionField},
 	}
 }
 

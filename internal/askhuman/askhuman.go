@@ -4,7 +4,9 @@
 // through URL-mode elicitation where the client declared it or returns the
 // link for the agent to show, and follows the page to its end; with
 // YIELDSHELL_ASK, a command policy refused is put to the person through a
-// form elicitation instead of refused.
+// form elicitation instead of refused (approve.go), and so are the writes
+// a command's sandbox denied (sandbox.go) and the connections its network
+// proxy holds (connect.go).
 //
 // Elicitation goes through the SDK's multi-round-trip input requests: a
 // tool answers with an input request and an opaque request state; a client
@@ -23,6 +25,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,8 +60,10 @@ type Human struct {
 
 	mu        sync.Mutex
 	closed    bool
-	asks      map[string]*ask      // waiting for the URL elicitation's retry
-	approvals map[string]*approval // waiting for the form elicitation's retry
+	asks      map[string]*ask                               // waiting for the URL elicitation's retry
+	approvals map[string]*approval                          // waiting for the form elicitation's retry
+	widenings map[string]*widening                          // sandbox denials waiting for theirs
+	connects  map[weak.Pointer[mcp.ServerSession]]*connects // each client's held connects (connect.go)
 }
 
 // New returns a Human that opens pages with pages (nil: ask_human refuses,
@@ -69,7 +74,8 @@ func New(pages *human.Pages, log *slog.Logger) *Human {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Human{pages: pages, log: log, ctx: ctx, cancel: cancel,
-		asks: map[string]*ask{}, approvals: map[string]*approval{}}
+		asks: map[string]*ask{}, approvals: map[string]*approval{}, widenings: map[string]*widening{},
+		connects: map[weak.Pointer[mcp.ServerSession]]*connects{}}
 }
 
 // Close withdraws every page it follows and joins its goroutines.
@@ -322,6 +328,11 @@ func (h *Human) sweepLocked(now time.Time) {
 	for k, ap := range h.approvals {
 		if now.Sub(ap.at) > keepPending {
 			delete(h.approvals, k)
+		}
+	}
+	for k, w := range h.widenings {
+		if now.Sub(w.at) > keepPending {
+			delete(h.widenings, k)
 		}
 	}
 }

@@ -18,6 +18,10 @@ import (
 // root is where the kernel mounts the process file system.
 const root = "/proc"
 
+// Root is where the kernel mounts the process file system, for a caller
+// that must keep away from it (a sandbox never offers it as writable).
+func Root() string { return root }
+
 // path returns the path of file in process pid's directory.
 func path(pid int, file string) string {
 	return root + "/" + strconv.Itoa(pid) + "/" + file

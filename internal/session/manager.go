@@ -51,6 +51,7 @@ type Manager struct {
 	shellDir string // private directory of shell-integration files; "" until needed
 	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
 	sandboxSupport sandbox.Support
+	allowedWrites  []string // a person allowed every later sandboxed command to write (widen.go)
 	reg            registry
 	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
 	running        int           // started and not yet ended, including reservations

@@ -108,6 +108,11 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	} else {
 		p.Writable = append(p.Writable, m.writableRoots(spec)...)
 		p.Writable = append(p.Writable, m.cfg.Sandbox.Writable...)
+		if len(spec.Writable) > 0 {
+			m.log.Info("starting a sandboxed command the user allowed to write more, this run only", "paths", spec.Writable)
+			p.Writable = append(p.Writable, spec.Writable...)
+		}
+		p.Writable = append(p.Writable, m.AllowedWrites()...)
 		if c := m.sandboxCache(); c != "" {
 			p.Writable = append(p.Writable, c)
 			l.opts.Env = policy.DedupEnv(append(l.opts.Env, "XDG_CACHE_HOME="+c, "GOCACHE="+filepath.Join(c, "go-build"),
@@ -172,9 +177,20 @@ func (m *Manager) sandboxCache() string {
 	return dir
 }
 
-// Sandbox reports the process's sandbox and what it was denied so far;
-// nil when it runs unconfined.
-func (p *Process) Sandbox() *SandboxReport { return p.sandbox.report() }
+// Sandbox reports the process's sandbox and what it was denied so far,
+// its secrets redacted from the paths (a program names them); nil when it
+// runs unconfined.
+func (p *Process) Sandbox() *SandboxReport {
+	r := p.sandbox.report()
+	if r == nil {
+		return nil
+	}
+	secrets := p.out.secrets.all()
+	for i := range r.Denied {
+		r.Denied[i].Path = policy.Redact(secrets, r.Denied[i].Path)
+	}
+	return r
+}
 
 // SandboxSupport is what the kernel offers a sandbox, for health reports.
 func (m *Manager) SandboxSupport() sandbox.Support { return m.sandboxSupport }

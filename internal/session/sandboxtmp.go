@@ -84,6 +84,13 @@ func (d *tmpDirs) nextLocked() (string, error) {
 	return filepath.Join(d.dir, "tmp"+strconv.Itoa(d.n)), nil
 }
 
+// parent is the server's directory of TMPDIRs; "" before the first.
+func (d *tmpDirs) parent() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dir
+}
+
 // removeAll removes every TMPDIR (at shutdown: every confined process is
 // closed) and makes no more spares.
 func (d *tmpDirs) removeAll() {

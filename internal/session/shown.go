@@ -46,8 +46,9 @@ func (d *ShownDir) fileInfo() os.FileInfo {
 
 // once is spec as a later run of it (a restart, a crash restart) starts:
 // what a person allowed was this start only, so the rules they waived hold
-// again, and the later run meets the refusal (issue 38: "once" is once).
+// again, the later run meets the refusal, and the paths they let it write
+// are closed to it (issue 38: "once" is once).
 func (s Spec) once() Spec {
-	s.Waived, s.ShownCwd = nil, nil
+	s.Waived, s.ShownCwd, s.Writable = nil, nil, nil
 	return s
 }

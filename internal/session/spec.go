@@ -36,6 +36,10 @@ type Spec struct {
 	// ShownCwd, with Waived, is the directory the person was shown: the
 	// start runs there or not at all (shown.go).
 	ShownCwd *ShownDir
+	// Writable are paths a person allowed this one start to write
+	// besides what its workspace-write sandbox allows (Manager.Widenable;
+	// askhuman's sandbox.go). Never from a client's arguments.
+	Writable []string
 	// Roots are the roots of the client that asked for this start
 	// (policy.Config.WithRoots): nil for a connection without them. A
 	// restart checks against the same roots.

@@ -29,6 +29,8 @@ type SandboxHealth struct {
 	LandlockABI int      `json:"landlock_abi" jsonschema:"the kernel's Landlock ABI (0: none)"`
 	Seccomp     bool     `json:"seccomp" jsonschema:"seccomp filters with user notification"`
 	NotEnforced []string `json:"not_enforced,omitempty" jsonschema:"what this kernel lacks for a sandboxed command"`
+	// AllowedWrites grow when a person allows a denial for the session.
+	AllowedWrites []string `json:"allowed_writes,omitempty" jsonschema:"paths a person allowed every later sandboxed command of this server to write (YIELDSHELL_ASK)"`
 }
 
 // RunHistory is a name's restart history in ps entries.
