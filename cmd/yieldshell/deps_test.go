@@ -65,7 +65,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/httpserve": {"internal/policy"},
 		"internal/mcplog":    {},
 		"internal/netproxy":  {},
-		"internal/netjail":   {"internal/netproxy"},
+		"internal/netjail":   {"internal/netproxy", "internal/sandbox"},
 		"internal/resources": {"internal/answer", "internal/wire", "internal/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"tools", "internal/toolhost", "internal/mcptool", "internal/metrics", "internal/session", "pty",
 			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots", "internal/remote"},

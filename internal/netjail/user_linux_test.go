@@ -31,7 +31,7 @@ func TestJailAsUser(t *testing.T) {
 	}
 	uid, gid := throwawayUser(t)
 	bin := copyTestBinary(t)
-	cmd := exec.Command(bin, "-test.run", "^(TestJailReachesOnlyThroughTheProxy|TestJailRealPrograms|TestJailedProcessStaysReadable|TestJailUnderATerminal|TestCheck)$", "-test.v")
+	cmd := exec.Command(bin, "-test.run", "^(TestJailReachesOnlyThroughTheProxy|TestJailRealPrograms|TestJailedProcessStaysReadable|TestJailUnderATerminal|TestCheck|TestJailConfinesTheCommand)$", "-test.v")
 	cmd.Dir = filepath.Dir(bin)
 	cmd.Env = append(os.Environ(), "YIELDSHELL_NETJAIL_AS_USER=1", "HOME="+filepath.Dir(bin))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}, Pdeathsig: syscall.SIGKILL}
