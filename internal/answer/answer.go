@@ -249,7 +249,8 @@ func SandboxOut(r *session.SandboxReport) *wire.SandboxOut {
 	}
 	out := &wire.SandboxOut{Mode: r.Mode, Network: r.Network, NotEnforced: r.Gaps, Denied: []wire.SandboxDenial{}}
 	for _, d := range r.Denied {
-		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Count: d.Count})
+		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Host: d.Host, Port: d.Port,
+			Reason: d.Reason, Count: d.Count})
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/sandbox"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // SandboxReport is what a process's answers say about its sandbox.
@@ -18,13 +19,14 @@ type SandboxReport struct {
 	Denied        []sandbox.Denial
 }
 
-// sandboxRun is one process's sandbox: its private TMPDIR and the
-// Monitor that names its denials.
+// sandboxRun is one process's sandbox: its private TMPDIR, the Monitor
+// that names its denials and, with a host list, its network jail.
 type sandboxRun struct {
 	mode, network string
 	gaps          []string
 	tmp           string
-	monitor       *sandbox.Monitor // set by the fork; nil without seccomp
+	jail          *jailRun         // a host list's; nil otherwise
+	monitor       *sandbox.Monitor // set by the fork (or the jail); nil without seccomp
 }
 
 // report returns what answers show; nil when the process is unconfined.
@@ -32,39 +34,57 @@ func (r *sandboxRun) report() *SandboxReport {
 	if r == nil {
 		return nil
 	}
-	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: r.monitor.Denied()}
+	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps,
+		Denied: append(r.monitor.Denied(), r.jail.take()...)}
 }
 
-// makeTmp makes the private TMPDIR, right before the start.
-func (r *sandboxRun) makeTmp() error {
+// open makes the private TMPDIR and a host list's jail, right before the
+// start, and wraps opts in the jail's helper.
+func (r *sandboxRun) open(opts *pty.Options) error {
 	if r == nil {
 		return nil
 	}
 	if err := os.Mkdir(r.tmp, 0o700); err != nil {
 		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
 	}
+	if r.jail == nil {
+		return nil
+	}
+	if err := r.jail.open(opts); err != nil {
+		r.close()
+		return err
+	}
 	return nil
 }
 
-// close stops naming denials and removes the TMPDIR.
+// started follows a host list's helper once the process started. When it
+// fails the process has no network and nothing of it is named: said on
+// every answer (the helper ends the command and says why on its stderr).
+func (r *sandboxRun) started(ctx context.Context) {
+	if r == nil || r.jail == nil {
+		return
+	}
+	m, err := r.jail.serve(ctx)
+	if err != nil {
+		r.gaps = append(slices.Clip(r.gaps), err.Error())
+		return
+	}
+	r.monitor = m
+}
+
+// close stops naming denials and the network, and removes the TMPDIR.
 func (r *sandboxRun) close() {
 	if r == nil {
 		return
 	}
+	r.jail.close()
 	_ = r.monitor.Close()
 	_ = os.RemoveAll(r.tmp)
 }
 
-// ErrHostsNeedProxy refuses a host list until the proxy is in the build.
-// The proxy plugs in here: start it, and give the command its address.
-var ErrHostsNeedProxy = errors.New("YIELDSHELL_SANDBOX_NETWORK: host lists need the proxy: not in this build")
-
 // checkSandbox refuses a configuration the server cannot enforce.
 func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 	sb := cfg.Sandbox
-	if sb.Network == policy.NetworkHosts { // whatever the mode: a call may tighten to one
-		return ErrHostsNeedProxy
-	}
 	if sb.Mode == policy.SandboxOff {
 		return nil
 	}
@@ -77,7 +97,8 @@ func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 
 // confine sets up l's sandbox when its mode is not off: a private
 // TMPDIR (and cache, so builds work), the writable paths and the fork
-// hook that confines the child.
+// hook that confines the child (or, with a host list, the jail whose
+// helper confines it).
 func (m *Manager) confine(l *launch, spec Spec) error {
 	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
 	if err != nil || mode == policy.SandboxOff {
@@ -87,11 +108,7 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if err != nil {
 		return fmt.Errorf("creating the sandbox's TMPDIR: %w", err)
 	}
-	network := sandbox.NetworkOff // a host list plugs in here, with the proxy
-	if m.cfg.Sandbox.Network == policy.NetworkOn {
-		network = sandbox.NetworkOn
-	}
-	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: network, BestEffort: mode == policy.SandboxBestEffort,
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: m.sandboxNetwork(), BestEffort: mode == policy.SandboxBestEffort,
 		Writable: []string{tmp}, Protected: m.protected()}
 	if mode == policy.SandboxReadOnly {
 		p.Mode = sandbox.ModeReadOnly
@@ -109,17 +126,35 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if p.BestEffort {
 		run.gaps = m.sandboxSupport.Gaps()
 	}
-	l.sandbox = run
-	if m.sandboxSupport.Seatbelt { // macOS: sandbox-exec applies a profile, then execs the command
-		l.opts.Path, l.opts.Args = sandbox.SeatbeltArgv(p, l.opts.Args)
-		return nil
+	if m.hostList != nil && m.hostList.gap != "" {
+		run.gaps = append(run.gaps, m.hostList.gap)
 	}
-	l.opts.Confine = func(tty string, fork func() error) error {
-		mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
-		run.monitor = mon
-		return err
+	l.sandbox = run
+	switch {
+	case m.sandboxSupport.Seatbelt: // macOS: sandbox-exec applies a profile, then execs the command
+		l.opts.Path, l.opts.Args = sandbox.SeatbeltArgv(p, l.opts.Args)
+	case p.Network == sandbox.NetworkHosts: // the jail's helper confines the command: open
+		run.jail = &jailRun{list: m.hostList, policy: p, support: m.sandboxSupport}
+	default:
+		l.opts.Confine = func(tty string, fork func() error) error {
+			mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
+			run.monitor = mon
+			return err
+		}
 	}
 	return nil
+}
+
+// sandboxNetwork is a sandboxed command's network: a host list only where
+// its jail works (best-effort runs with the network off otherwise).
+func (m *Manager) sandboxNetwork() string {
+	switch {
+	case m.cfg.Sandbox.Network == policy.NetworkOn:
+		return sandbox.NetworkOn
+	case m.hostList != nil && m.hostList.gap == "":
+		return sandbox.NetworkHosts
+	}
+	return sandbox.NetworkOff
 }
 
 // sandboxTmp names a confined process's private TMPDIR, id, in the

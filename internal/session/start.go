@@ -161,7 +161,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := l.sandbox.makeTmp(); err != nil {
+	if err := l.sandbox.open(&l.opts); err != nil {
 		return nil, err
 	}
 	engine := m.engine
@@ -177,6 +177,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 		l.sandbox.close()
 		return nil, err
 	}
+	l.sandbox.started(ctx)
 	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)
 	return newProcess(l.id, l.ss, proc, m.cfg.Limits.BufferBytes, secrets, func(p *Process, final Info) {
 		<-registered

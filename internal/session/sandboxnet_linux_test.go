@@ -1,0 +1,203 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yieldshell/yieldshell/internal/netjail"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
+	"github.com/yieldshell/yieldshell/internal/testuser"
+)
+
+// TestMain answers the network jail's helper mode: this test binary is
+// the Manager's helper (LocalOptions: os.Executable).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == netjail.HelperCommand {
+		os.Exit(netjail.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// hostListWorld is what a host-list sandbox is tried against: a listed
+// and an unlisted HTTP server on 127.0.0.2, a service on the host's
+// loopback, a root to write and a directory outside it.
+type hostListWorld struct {
+	listed, unlisted, hostService int
+	root, outside                 string
+}
+
+func newHostListWorld(t *testing.T) *hostListWorld {
+	if gaps := sandbox.Probe().Gaps(); len(gaps) > 0 {
+		t.Skipf("this kernel cannot confine: %v", gaps)
+	}
+	exe, _ := os.Executable()
+	if err := checkJail(exe); err != nil {
+		t.Skipf("the network jail does not work here: %v", err)
+	}
+	w := &hostListWorld{}
+	w.listed = serveHTTP(t, "127.0.0.2:0", "hello from listed")
+	w.unlisted = serveHTTP(t, "127.0.0.2:0", "hello from unlisted")
+	w.hostService = serveHTTP(t, "127.0.0.1:0", "hello from the host")
+	base, err := os.MkdirTemp("", "ys-hostlist-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	w.root, w.outside = filepath.Join(base, "root"), filepath.Join(base, "outside")
+	for _, d := range []string{base, w.root, w.outside} {
+		os.MkdirAll(d, 0o777)
+		os.Chmod(d, 0o777) // the throwaway user's (TestSandboxHostListAsUser) to write but for the sandbox
+	}
+	return w
+}
+
+// serveHTTP serves body on addr until the test ends; it returns the port.
+func serveHTTP(t *testing.T, addr, body string) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) })}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func (w *hostListWorld) manager(t *testing.T) *Manager {
+	return newTestManager(t, map[string]string{"YIELDSHELL_SANDBOX": "workspace-write", "YIELDSHELL_ALLOWED_CWDS": w.root,
+		"YIELDSHELL_SANDBOX_NETWORK": "127.0.0.2:" + strconv.Itoa(w.listed)})
+}
+
+// fetcher is a shell function "fetch URL" that goes through the proxy
+// variables as programs do: curl, else python3.
+func fetcher(t *testing.T) string {
+	if _, err := exec.LookPath("curl"); err == nil {
+		return `fetch() { curl -sS --max-time 10 "$1"; echo; }`
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		return `fetch() { python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' "$1" 2>&1 | tail -1; }`
+	}
+	t.Skip("neither curl nor python3 is installed")
+	return ""
+}
+
+// Issue 40 items 2, 4, 7: YIELDSHELL_SANDBOX_NETWORK=<host list> is
+// enforced on a sandboxed command, through the Manager's start path: a
+// listed destination is reached through the proxy variables; an unlisted
+// one is refused and named (host and port) next to the kernel's file
+// denials; a direct TCP or UDP connect, the host's loopback services and
+// raw sockets are out of reach; and the helper's confinement holds (no
+// write outside the root, no namespaces).
+func TestSandboxHostList(t *testing.T) {
+	for _, tool := range []string{"bash", "unshare"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	w := newHostListWorld(t)
+	m := w.manager(t)
+	raw := "echo raw: no python3"
+	if _, err := exec.LookPath("python3"); err == nil {
+		raw = `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); print("RAW")' 2>&1 | tail -1`
+	}
+	script := strings.Join([]string{fetcher(t),
+		`fetch http://127.0.0.2:$LISTED/`,
+		`fetch http://127.0.0.2:$UNLISTED/`,
+		`(exec 3<>/dev/tcp/127.0.0.2/$LISTED && echo DIRECT-TCP) 2>/dev/null || echo direct tcp refused`,
+		`(echo x > /dev/udp/192.0.2.1/53 && echo DIRECT-UDP) 2>/dev/null || echo direct udp refused`,
+		`(exec 3<>/dev/tcp/127.0.0.1/$HOSTSVC && echo HOST-LOOPBACK) 2>/dev/null || echo host loopback refused`,
+		raw,
+		`echo pwn > "$OUTSIDE/x" 2>/dev/null || echo write refused`,
+		`unshare -n true 2>/dev/null && echo UNSHARED || echo unshare refused`,
+		`echo ok > in.txt && cat in.txt`,
+	}, "\n")
+	env := map[string]string{"LISTED": strconv.Itoa(w.listed), "UNLISTED": strconv.Itoa(w.unlisted),
+		"HOSTSVC": strconv.Itoa(w.hostService), "OUTSIDE": w.outside}
+	p, _, out := run(t, m, Spec{Command: script, Shell: "bash", Cwd: w.root, Env: env, SideEffects: []string{"NONE"}})
+	got := string(out.Stdout)
+	for _, want := range []string{"hello from listed", "direct tcp refused", "direct udp refused", "host loopback refused", "write refused", "unshare refused", "ok"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, got, out.Stderr)
+		}
+	}
+	for _, escaped := range []string{"hello from unlisted", "DIRECT-", "HOST-LOOPBACK", "hello from the host", "RAW\n", "UNSHARED"} {
+		if strings.Contains(got, escaped) {
+			t.Errorf("stdout has %q: an escape\n%s", escaped, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.outside, "x")); err == nil {
+		t.Error("a file outside the root was written")
+	}
+	r := p.Sandbox()
+	if r == nil || r.Network != sandbox.NetworkHosts || len(r.Gaps) > 0 {
+		t.Fatalf("sandbox report %+v, want network hosts and nothing missing", r)
+	}
+	var named []string
+	for _, d := range r.Denied {
+		named = append(named, strings.TrimSpace(fmt.Sprintf("%s %s%s %s %d", d.Op, d.Path, d.Address, d.Host, d.Port)))
+	}
+	t.Logf("stdout:\n%s\ndenied %q", got, named)
+	for _, want := range []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "open " + filepath.Join(w.outside, "x") + "  0", "unshare   0"} {
+		if !slices.Contains(named, want) {
+			t.Errorf("denied %q, want %q among them", named, want)
+		}
+	}
+}
+
+// Issue 40 item 6 in a host-list sandbox: the command keeps the helper's
+// pid, so input-wait detection reads it from outside as any other's.
+func TestSandboxHostListInputWait(t *testing.T) {
+	w := newHostListWorld(t)
+	m := w.manager(t)
+	p, err := m.Start(t.Context(), Spec{Command: `read -p "Name? " n; echo "hi $n"`, Shell: "bash", TTY: true, Cwd: w.root, SideEffects: []string{"NONE"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := p.Await(t.Context(), time.Now().Add(20*time.Second), Until{InputWait: true})
+	if o.Reason != ReasonInputWait {
+		t.Fatalf("wait: %s, want input_wait", o.Reason)
+	}
+	if err := p.Write(t.Context(), []byte("bob\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.WaitEnd(t.Context(), time.Now().Add(20*time.Second)); r != ReasonExited {
+		t.Fatalf("did not end: %s", r)
+	}
+	zero := int64(0)
+	if s := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both}); !strings.Contains(string(s.Output.Stdout), "hi bob") {
+		t.Errorf("output %q", s.Output.Stdout)
+	}
+}
+
+// TestSandboxHostListAsUser runs the host-list tests again as an ordinary
+// user this test creates and removes: the jail's namespaces then come
+// from an unprivileged user namespace.
+func TestSandboxHostListAsUser(t *testing.T) {
+	if os.Getenv("YIELDSHELL_HOSTLIST_AS_USER") != "" {
+		t.Skip("already the throwaway user")
+	}
+	uid, gid := testuser.New(t)
+	bin := testuser.CopyTestBinary(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^(TestSandboxHostList|TestSandboxHostListInputWait)$", "-test.v")
+	cmd.Dir = filepath.Dir(bin)
+	cmd.Env = append(os.Environ(), "YIELDSHELL_HOSTLIST_AS_USER=1", "HOME="+filepath.Dir(bin))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSandboxHostList ") || !strings.Contains(string(out), "--- PASS: TestSandboxHostListInputWait") {
+		t.Fatalf("as uid %d: %v\n%s", uid, err, out)
+	}
+	t.Logf("as uid %d:\n%s", uid, out)
+}
