@@ -239,7 +239,7 @@ func (r *Reader) Long(p *session.Process, s session.Snapshot) wire.LongFields {
 func SandboxHealth(cfg *policy.Config, m *session.Manager) wire.SandboxHealth {
 	s := m.SandboxSupport()
 	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network, LandlockABI: s.LandlockABI,
-		Seccomp: s.Seccomp, NotEnforced: s.Gaps()}
+		Seccomp: s.Seccomp, NotEnforced: append(s.Gaps(), m.SandboxNetworkGaps()...)}
 }
 
 // SandboxOut is a process's sandbox as answers show it; nil unconfined.

@@ -56,6 +56,16 @@ func checkHostList(sb policy.Sandbox, helper string, check func(helper string) e
 	return nil, fmt.Errorf("YIELDSHELL_SANDBOX_NETWORK: a host list cannot be enforced here: %w (YIELDSHELL_SANDBOX=best-effort runs with the network off and says so)", err)
 }
 
+// SandboxNetworkGaps says, for health reports, what of the network
+// setting is not enforced: a host list whose jail does not work here
+// (best-effort).
+func (m *Manager) SandboxNetworkGaps() []string {
+	if m.hostList == nil || m.hostList.gap == "" {
+		return nil
+	}
+	return []string{m.hostList.gap}
+}
+
 // checkJail is checkHostList's check: it starts the helper once.
 func checkJail(helper string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), jailCheckTimeout)
