@@ -118,6 +118,8 @@ func TestSandboxHostList(t *testing.T) {
 		`(echo x > /dev/udp/192.0.2.1/53 && echo DIRECT-UDP) 2>/dev/null || echo direct udp refused`,
 		`(exec 3<>/dev/tcp/127.0.0.1/$HOSTSVC && echo HOST-LOOPBACK) 2>/dev/null || echo host loopback refused`,
 		raw,
+		// The proxy's own port, asked by hand for the host's loopback service.
+		`(exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:} && printf 'GET http://127.0.0.1:%s/ HTTP/1.0\r\n\r\n' $HOSTSVC >&3 && head -1 <&3 && cat <&3 | tail -1)`,
 		`echo pwn > "$OUTSIDE/x" 2>/dev/null || echo write refused`,
 		`unshare -n true 2>/dev/null && echo UNSHARED || echo unshare refused`,
 		`echo ok > in.txt && cat in.txt`,
@@ -126,7 +128,7 @@ func TestSandboxHostList(t *testing.T) {
 		"HOSTSVC": strconv.Itoa(w.hostService), "OUTSIDE": w.outside}
 	p, _, out := run(t, m, Spec{Command: script, Shell: "bash", Cwd: w.root, Env: env, SideEffects: []string{"NONE"}})
 	got := string(out.Stdout)
-	for _, want := range []string{"hello from listed", "direct tcp refused", "direct udp refused", "host loopback refused", "write refused", "unshare refused", "ok"} {
+	for _, want := range []string{"hello from listed", "HTTP/1.1 403 Forbidden", "direct tcp refused", "direct udp refused", "host loopback refused", "write refused", "unshare refused", "ok"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, got, out.Stderr)
 		}
@@ -148,7 +150,7 @@ func TestSandboxHostList(t *testing.T) {
 		named = append(named, strings.TrimSpace(fmt.Sprintf("%s %s%s %s %d", d.Op, d.Path, d.Address, d.Host, d.Port)))
 	}
 	t.Logf("stdout:\n%s\ndenied %q", got, named)
-	for _, want := range []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "open " + filepath.Join(w.outside, "x") + "  0", "unshare   0"} {
+	for _, want := range []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "connect  127.0.0.1 " + strconv.Itoa(w.hostService), "open " + filepath.Join(w.outside, "x") + "  0", "unshare   0"} {
 		if !slices.Contains(named, want) {
 			t.Errorf("denied %q, want %q among them", named, want)
 		}
@@ -177,6 +179,22 @@ func TestSandboxHostListInputWait(t *testing.T) {
 	zero := int64(0)
 	if s := p.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both}); !strings.Contains(string(s.Output.Stdout), "hi bob") {
 		t.Errorf("output %q", s.Output.Stdout)
+	}
+}
+
+// Issue 40 item 5: where the jail does not work, best-effort runs a
+// sandboxed command with the network off, never open, and says why on
+// every answer.
+func TestSandboxHostListBestEffortGap(t *testing.T) {
+	if gaps := sandbox.Probe().Gaps(); len(gaps) > 0 {
+		t.Skipf("this kernel cannot confine: %v", gaps)
+	}
+	m := newTestManager(t, map[string]string{"YIELDSHELL_SANDBOX": "best-effort"})
+	m.hostList = &hostList{gap: "the host list (no namespaces here): the network is off"} // as checkHostList leaves it
+	p, _, out := run(t, m, Spec{Command: `exec 3<>/dev/tcp/127.0.0.1/9 || echo refused`, Shell: "bash", SideEffects: []string{"NONE"}})
+	r := p.Sandbox()
+	if r == nil || r.Network != sandbox.NetworkOff || !slices.Contains(r.Gaps, m.hostList.gap) || !strings.Contains(string(out.Stdout), "refused") {
+		t.Errorf("sandbox %+v, stdout %q: want the network off and the gap said", r, out.Stdout)
 	}
 }
 
