@@ -1,6 +1,8 @@
 package netjail
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,7 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/netproxy"
+	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/sandbox"
 )
 
@@ -53,5 +60,64 @@ func TestJailConfinesTheCommand(t *testing.T) {
 		if !slices.Contains(named, want) {
 			t.Errorf("denied %q, want %q among them", named, want)
 		}
+	}
+}
+
+// TestJailClosedBeforeServeFailsClosed: when the server gives up on the
+// helper (Serve's ctx ended) and closes the jail, a confined command that
+// runs anyway neither hangs on its first notified call nor gets past it:
+// the seccomp listener in flight is gone with the socket, so the call
+// fails. (Given up on earlier, the
+// helper cannot hand over and does not run the command at all.)
+func TestJailClosedBeforeServeFailsClosed(t *testing.T) {
+	if gaps := sandbox.Probe().Gaps(); len(gaps) > 0 {
+		t.Skipf("this kernel cannot confine: %v", gaps)
+	}
+	j, err := New(netproxy.New(netproxy.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	j.Confine(&sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: sandbox.NetworkHosts, Writable: []string{t.TempDir()}}, sandbox.Probe(), "")
+	exe, _ := os.Executable()
+	var out bytes.Buffer
+	cmd := j.command(exe, "/bin/sh", []string{"sh", "-c", `echo pwn > "$1/x"; echo "write $?"`, "sh", outside})
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// As Serve does, up to the seccomp listener, which is left in flight
+	// (the helper has sent it: the socket is readable) when the jail is
+	// closed.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ln, err := j.handOver(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	rc, err := j.server.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 20*time.Second, "the helper to send its seccomp listener", func() bool {
+		n := 0
+		rc.Control(func(fd uintptr) { n, _ = unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 0) })
+		return n == 1
+	})
+	j.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the command hung: %q", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+		t.Error("a file outside the root was written")
+	}
+	if !strings.Contains(out.String(), "write ") || strings.Contains(out.String(), "write 0") {
+		t.Errorf("output %q: want the write refused", out.String())
 	}
 }

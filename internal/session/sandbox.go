@@ -58,14 +58,17 @@ func (r *sandboxRun) open(opts *pty.Options) error {
 }
 
 // started follows a host list's helper once the process started. When it
-// fails the process has no network and nothing of it is named: said on
-// every answer (the helper ends the command and says why on its stderr).
+// fails (the helper failed, and ends the command saying why on its
+// stderr; or ctx ended first) the jail is closed at once, so that a
+// command that runs anyway has no network and every call the server
+// would have answered fails; every answer says so.
 func (r *sandboxRun) started(ctx context.Context) {
 	if r == nil || r.jail == nil {
 		return
 	}
 	m, err := r.jail.serve(ctx)
 	if err != nil {
+		r.jail.close()
 		r.gaps = append(slices.Clip(r.gaps), err.Error())
 		return
 	}
