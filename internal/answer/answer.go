@@ -238,8 +238,12 @@ func (r *Reader) Long(p *session.Process, s session.Snapshot) wire.LongFields {
 // health_check.
 func SandboxHealth(cfg *policy.Config, m *session.Manager) wire.SandboxHealth {
 	s := m.SandboxSupport()
-	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network, LandlockABI: s.LandlockABI,
-		Seccomp: s.Seccomp, NotEnforced: append(s.Gaps(), m.SandboxNetworkGaps()...)}
+	network, netGaps := cfg.Sandbox.Network, m.SandboxNetworkGaps()
+	if len(netGaps) > 0 {
+		network = policy.NetworkOff // best-effort, where a host list cannot be enforced
+	}
+	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: network, LandlockABI: s.LandlockABI,
+		Seccomp: s.Seccomp, NotEnforced: append(s.Gaps(), netGaps...)}
 }
 
 // SandboxOut is a process's sandbox as answers show it; nil unconfined.

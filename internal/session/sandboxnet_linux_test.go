@@ -196,6 +196,9 @@ func TestSandboxHostListBestEffortGap(t *testing.T) {
 	if r == nil || r.Network != sandbox.NetworkOff || !slices.Contains(r.Gaps, m.hostList.gap) || !strings.Contains(string(out.Stdout), "refused") {
 		t.Errorf("sandbox %+v, stdout %q: want the network off and the gap said", r, out.Stdout)
 	}
+	if g := m.SandboxNetworkGaps(); !slices.Equal(g, []string{m.hostList.gap}) {
+		t.Errorf("health's gaps %q, want the host list's", g)
+	}
 }
 
 // TestSandboxHostListAsUser runs the host-list tests again as an ordinary
