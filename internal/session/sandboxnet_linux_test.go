@@ -100,7 +100,7 @@ func fetcher(t *testing.T) string {
 // raw sockets are out of reach; and the helper's confinement holds (no
 // write outside the root, no namespaces).
 func TestSandboxHostList(t *testing.T) {
-	for _, tool := range []string{"bash", "unshare"} {
+	for _, tool := range []string{"bash", "unshare", "mount"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
 		}
@@ -122,18 +122,19 @@ func TestSandboxHostList(t *testing.T) {
 		`(exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:} && printf 'GET http://127.0.0.1:%s/ HTTP/1.0\r\n\r\n' $HOSTSVC >&3 && head -1 <&3 && cat <&3 | tail -1)`,
 		`echo pwn > "$OUTSIDE/x" 2>/dev/null || echo write refused`,
 		`unshare -n true 2>/dev/null && echo UNSHARED || echo unshare refused`,
+		`mount -t tmpfs none "$OUTSIDE" 2>/dev/null && echo MOUNTED || echo mount refused`,
 		`echo ok > in.txt && cat in.txt`,
 	}, "\n")
 	env := map[string]string{"LISTED": strconv.Itoa(w.listed), "UNLISTED": strconv.Itoa(w.unlisted),
 		"HOSTSVC": strconv.Itoa(w.hostService), "OUTSIDE": w.outside}
 	p, _, out := run(t, m, Spec{Command: script, Shell: "bash", Cwd: w.root, Env: env, SideEffects: []string{"NONE"}})
 	got := string(out.Stdout)
-	for _, want := range []string{"hello from listed", "HTTP/1.1 403 Forbidden", "direct tcp refused", "direct udp refused", "host loopback refused", "write refused", "unshare refused", "ok"} {
+	for _, want := range []string{"hello from listed", "HTTP/1.1 403 Forbidden", "direct tcp refused", "direct udp refused", "host loopback refused", "write refused", "unshare refused", "mount refused", "ok"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, got, out.Stderr)
 		}
 	}
-	for _, escaped := range []string{"hello from unlisted", "DIRECT-", "HOST-LOOPBACK", "hello from the host", "RAW\n", "UNSHARED"} {
+	for _, escaped := range []string{"hello from unlisted", "DIRECT-", "HOST-LOOPBACK", "hello from the host", "RAW\n", "UNSHARED", "MOUNTED"} {
 		if strings.Contains(got, escaped) {
 			t.Errorf("stdout has %q: an escape\n%s", escaped, got)
 		}
@@ -150,7 +151,7 @@ func TestSandboxHostList(t *testing.T) {
 		named = append(named, strings.TrimSpace(fmt.Sprintf("%s %s%s %s %d", d.Op, d.Path, d.Address, d.Host, d.Port)))
 	}
 	t.Logf("stdout:\n%s\ndenied %q", got, named)
-	for _, want := range []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "connect  127.0.0.1 " + strconv.Itoa(w.hostService), "open " + filepath.Join(w.outside, "x") + "  0", "unshare   0"} {
+	for _, want := range []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "connect  127.0.0.1 " + strconv.Itoa(w.hostService), "open " + filepath.Join(w.outside, "x") + "  0", "unshare   0", "mount   0"} {
 		if !slices.Contains(named, want) {
 			t.Errorf("denied %q, want %q among them", named, want)
 		}
