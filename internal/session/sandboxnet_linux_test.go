@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/netjail"
+	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/sandbox"
 	"github.com/yieldshell/yieldshell/internal/testuser"
 )
@@ -183,6 +185,30 @@ func TestSandboxHostListInputWait(t *testing.T) {
 	}
 }
 
+// Issue 40 items 3 and 6 in a host-list sandbox: stop reaches a
+// descendant that left the process group and the session, as for any
+// command (the helper's pid is the command's).
+func TestSandboxHostListStopReachesEscapedDescendant(t *testing.T) {
+	w := newHostListWorld(t)
+	m := w.manager(t)
+	pidFile := filepath.Join(w.root, "pid")
+	t.Cleanup(func() { killPidFile(pidFile) })
+	p, err := m.Start(t.Context(), Spec{Command: fmt.Sprintf(`setsid sh -c 'trap "" TERM; echo $$ > %[1]s; exec sleep 60' & while [ ! -s %[1]s ]; do :; done; echo started; wait`, pidFile),
+		Cwd: w.root, SideEffects: []string{"NONE"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := p.Await(t.Context(), time.Now().Add(20*time.Second), Until{Pattern: regexp.MustCompile("started")}); o.Reason != ReasonPattern {
+		t.Fatalf("the escaped grandchild never started: %s", o.Reason)
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if _, err := p.Stop(t.Context(), syscall.SIGTERM, 200*time.Millisecond, EndedByStop); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, 10*time.Second, fmt.Sprintf("the escaped grandchild %d ends", pid), func() bool { return !processAlive(pid) })
+}
+
 // Issue 40 item 5: where the jail does not work, best-effort runs a
 // sandboxed command with the network off, never open, and says why on
 // every answer.
@@ -213,7 +239,7 @@ func TestSandboxHostListAsUser(t *testing.T) {
 	bin := testuser.CopyTestBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run", "^(TestSandboxHostList|TestSandboxHostListInputWait)$", "-test.v")
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^(TestSandboxHostList|TestSandboxHostListInputWait|TestSandboxHostListStopReachesEscapedDescendant)$", "-test.v")
 	cmd.Dir = filepath.Dir(bin)
 	cmd.Env = append(os.Environ(), "YIELDSHELL_HOSTLIST_AS_USER=1", "HOME="+filepath.Dir(bin))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}, Pdeathsig: syscall.SIGKILL}
