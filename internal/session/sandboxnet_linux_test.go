@@ -209,6 +209,33 @@ func TestSandboxHostListStopReachesEscapedDescendant(t *testing.T) {
 	poll.Until(t, 10*time.Second, fmt.Sprintf("the escaped grandchild %d ends", pid), func() bool { return !processAlive(pid) })
 }
 
+// Issue 40 item 6 in a host-list sandbox: a crash restart gets a jail of
+// its own, which reaches the listed host again and names its own denials.
+func TestSandboxHostListCrashRestart(t *testing.T) {
+	w := newHostListWorld(t)
+	m := w.manager(t)
+	s := named(fetcher(t)+fmt.Sprintf("; fetch http://127.0.0.2:%d/; fetch http://127.0.0.2:%d/; exit 3", w.listed, w.unlisted), "crashy")
+	s.Cwd, s.Shell = w.root, "bash"
+	s.Restart = RestartPolicy{MaxRetries: 1, Delay: 10 * time.Millisecond}
+	p, err := m.Start(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest *Process
+	poll.Until(t, 20*time.Second, "one restart, ended", func() bool {
+		h := m.History(p)
+		newest, _ = m.Get("crashy")
+		return h.Restarts == 1 && !h.RestartPending && newest != nil && newest != p && newest.Ended()
+	})
+	zero := int64(0)
+	out := newest.Snapshot(Query{Since: &zero, MaxBytes: 1 << 20, Streams: Both}).Output
+	r := newest.Sandbox()
+	if !strings.Contains(string(out.Stdout), "hello from listed") || r == nil || r.Network != sandbox.NetworkHosts ||
+		len(r.Denied) != 1 || r.Denied[0].Port != w.unlisted || r.Denied[0].Count != 1 {
+		t.Errorf("the restart: stdout %q, sandbox %+v; want the listed host and its own denial", out.Stdout, r)
+	}
+}
+
 // Issue 40 item 5: where the jail does not work, best-effort runs a
 // sandboxed command with the network off, never open, and says why on
 // every answer.
@@ -239,12 +266,13 @@ func TestSandboxHostListAsUser(t *testing.T) {
 	bin := testuser.CopyTestBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run", "^(TestSandboxHostList|TestSandboxHostListInputWait|TestSandboxHostListStopReachesEscapedDescendant)$", "-test.v")
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^(TestSandboxHostList|TestSandboxHostListInputWait|TestSandboxHostListStopReachesEscapedDescendant|TestSandboxHostListCrashRestart)$", "-test.v")
 	cmd.Dir = filepath.Dir(bin)
 	cmd.Env = append(os.Environ(), "YIELDSHELL_HOSTLIST_AS_USER=1", "HOME="+filepath.Dir(bin))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestSandboxHostList ") || !strings.Contains(string(out), "--- PASS: TestSandboxHostListInputWait") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSandboxHostList ") || !strings.Contains(string(out), "--- PASS: TestSandboxHostListInputWait") ||
+		!strings.Contains(string(out), "--- PASS: TestSandboxHostListStopReachesEscapedDescendant") || !strings.Contains(string(out), "--- PASS: TestSandboxHostListCrashRestart") {
 		t.Fatalf("as uid %d: %v\n%s", uid, err, out)
 	}
 	t.Logf("as uid %d:\n%s", uid, out)
