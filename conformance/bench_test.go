@@ -141,8 +141,9 @@ func timeInitialize(b *testing.B, env []string) {
 	}
 }
 
-func benchSession(b *testing.B, version string) *mcp.ClientSession {
+func benchSession(b *testing.B, version string, env ...string) *mcp.ClientSession {
 	cmd := exec.Command(binPath)
+	cmd.Env = append(os.Environ(), env...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -36,6 +36,11 @@ type Options struct {
 	// calling thread, which the child inherits (a sandbox). tty is the
 	// child's terminal ("" with pipes).
 	Confine func(tty string, fork func() error) error
+	// Prepare, when set, adjusts the start before the fork (Unix): it
+	// may add descriptors after the three standard ones and ask for
+	// namespaces (a network jail). tty is the child's terminal ("" with
+	// pipes).
+	Prepare func(tty string, attr *os.ProcAttr)
 }
 
 // ExitStatus is how a process ended.

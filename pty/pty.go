@@ -170,6 +170,9 @@ func (r *Reaper) spawn(opts Options, p *Process) error {
 		setDeathSignal(sys)
 	}
 	attr := &os.ProcAttr{Dir: dir, Env: opts.Env, Files: files, Sys: sys}
+	if opts.Prepare != nil {
+		opts.Prepare(childTTY(opts, p), attr)
+	}
 
 	r.mu.Lock()
 	if r.closed {
@@ -205,11 +208,15 @@ func runFork(opts Options, p *Process, fork func() error) error {
 	if opts.Confine == nil {
 		return fork()
 	}
-	tty := ""
+	return opts.Confine(childTTY(opts, p), fork)
+}
+
+// childTTY is the child's terminal, "" with pipes.
+func childTTY(opts Options, p *Process) string {
 	if opts.TTY {
-		tty = p.io.inputPath()
+		return p.io.inputPath()
 	}
-	return opts.Confine(tty, fork)
+	return ""
 }
 
 // Signal sends sig to the process group.

@@ -149,6 +149,7 @@ func (h *handlers) exec(ctx context.Context, req *mcp.CallToolRequest, in wire.E
 	if err != nil {
 		return mcptool.Error(startFailure(err))
 	}
+	spec.ConnectApprover = h.connectApprover(req)
 	widened, rerun := h.human.Widened(req, h.m, &spec)
 	if rerun && !widened.Rerun {
 		return keptAnswer(widened) // the person did not allow the writes (widen.go)

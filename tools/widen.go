@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yieldshell/yieldshell/internal/askhuman"
@@ -45,4 +47,13 @@ func keptAnswer(w askhuman.Widened) (*mcp.CallToolResult, wire.ExecOut, error) {
 	}
 	k, _ := w.First.(execKept)
 	return k.res, k.out, nil
+}
+
+// connectApprover lets a held connect of a host-list sandbox be put to
+// the person who answers for req's client (askhuman's connect.go): one
+// approver per run of the command.
+func (h *handlers) connectApprover(req *mcp.CallToolRequest) func(string) func(context.Context, string, uint16) bool {
+	return func(command string) func(context.Context, string, uint16) bool {
+		return h.human.ConnectApprover(h.cfg, askhuman.ConnectAsk{Session: req.Session, Command: command})
+	}
 }

@@ -20,8 +20,8 @@ import (
 // console, tools, metrics) to session and the engine below it, and
 // conformance speaks to the binary only. Tests anywhere may use the test
 // helpers internal/poll, internal/testdir, internal/cdptest,
-// internal/gpgtest and internal/sshdtest, which import nothing of ours but
-// each other.
+// internal/gpgtest, internal/sshdtest and internal/testuser, which import
+// nothing of ours but each other.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/yieldshell/yieldshell/"
 	allowed := map[string][]string{
@@ -31,7 +31,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/policy":    {"internal/spell"},
 		"internal/spell":     {},
 		"prompt":             {"screen", "internal/proc"},
-		"internal/session":   {"pty", "screen", "prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog", "internal/safedir", "internal/proc", "internal/sandbox"},
+		"internal/session":   {"pty", "screen", "prompt", "internal/policy", "internal/shellinit", "internal/outlog", "internal/disklog", "internal/safedir", "internal/proc", "internal/sandbox", "internal/netjail", "internal/netproxy"},
 		"internal/sandbox":   {"internal/proc"},
 		"internal/disklog":   {"internal/safedir", "internal/safetext"},
 		"internal/safedir":   {},
@@ -58,6 +58,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/remote":    {"internal/execproto", "internal/executor", "internal/session", "internal/policy", "prompt", "pty"},
 		"internal/poll":      {},
 		"internal/testdir":   {},
+		"internal/testuser":  {},
 		"internal/cdptest":   {"internal/poll", "internal/testdir"},
 		"internal/gpgtest":   {},
 		"internal/sshdtest":  {"internal/poll"},
@@ -65,7 +66,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/httpserve": {"internal/policy"},
 		"internal/mcplog":    {},
 		"internal/netproxy":  {},
-		"internal/netjail":   {"internal/netproxy"},
+		"internal/netjail":   {"internal/netproxy", "internal/sandbox"},
 		"internal/resources": {"internal/answer", "internal/wire", "internal/mcptool", "internal/session", "internal/policy"},
 		"internal/app": {"tools", "internal/toolhost", "internal/mcptool", "internal/metrics", "internal/session", "pty",
 			"internal/policy", "internal/mcplog", "internal/human", "internal/askhuman", "internal/resources", "internal/roots", "internal/remote"},
@@ -98,7 +99,7 @@ func TestImportDirection(t *testing.T) {
 			}
 			for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 				ours, found := strings.CutPrefix(imp, mod)
-				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest" || ours == "internal/sshdtest"
+				testHelper := ours == "internal/poll" || ours == "internal/testdir" || ours == "internal/cdptest" || ours == "internal/gpgtest" || ours == "internal/sshdtest" || ours == "internal/testuser"
 				if !found || ours == pkg || testHelper && !slices.Contains(p.Imports, imp) { // ours == pkg: an example of the package
 					continue
 				}

@@ -238,8 +238,12 @@ func (r *Reader) Long(p *session.Process, s session.Snapshot) wire.LongFields {
 // health_check.
 func SandboxHealth(cfg *policy.Config, m *session.Manager) wire.SandboxHealth {
 	s := m.SandboxSupport()
-	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: cfg.Sandbox.Network, LandlockABI: s.LandlockABI,
-		Seccomp: s.Seccomp, NotEnforced: s.Gaps(), AllowedWrites: m.AllowedWrites()}
+	network, netGaps := cfg.Sandbox.Network, m.SandboxNetworkGaps()
+	if len(netGaps) > 0 {
+		network = policy.NetworkOff // best-effort, where a host list cannot be enforced
+	}
+	return wire.SandboxHealth{Mode: cfg.Sandbox.Mode, Network: network, LandlockABI: s.LandlockABI,
+		Seccomp: s.Seccomp, NotEnforced: append(s.Gaps(), netGaps...), AllowedWrites: m.AllowedWrites()}
 }
 
 // SandboxOut is a process's sandbox as answers show it; nil unconfined.
@@ -249,7 +253,8 @@ func SandboxOut(r *session.SandboxReport) *wire.SandboxOut {
 	}
 	out := &wire.SandboxOut{Mode: r.Mode, Network: r.Network, NotEnforced: r.Gaps, Denied: []wire.SandboxDenial{}}
 	for _, d := range r.Denied {
-		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Count: d.Count})
+		out.Denied = append(out.Denied, wire.SandboxDenial{Op: d.Op, Path: d.Path, Address: d.Address, Host: d.Host, Port: d.Port,
+			Reason: d.Reason, Count: d.Count})
 	}
 	return out
 }

@@ -9,12 +9,16 @@
 //
 // The listener must be created inside the namespace, so the binary
 // starts itself in a helper mode first ([Main], "yieldshell __netjail"):
-// it brings loopback up, listens, hands the listening socket to the
-// server over an inherited Unix socket, drops the capabilities it used,
-// sets the proxy variables and execs the command. The server's half is
-// a [Jail]: [New] before the start, [Jail.Wrap] and [Jail.Apply] on what
-// is started, [Jail.Serve] once it has started, [Jail.Close] when it has
-// ended.
+// it reads the server's setup from an inherited Unix socket, brings
+// loopback up, listens, hands the listening socket to the server, drops
+// the capabilities it used, confines its thread as the setup says
+// (sandbox.ConfineThread: the command's Landlock ruleset, no_new_privs and
+// seccomp filter, whose notification listener it hands over too), sets
+// the proxy variables and execs the command from that thread. The
+// server's half is a [Jail]: [New] before the start, [Jail.Wrap],
+// [Jail.Apply] and [Jail.Confine] on what is started, [Jail.Serve] once
+// it has started (then [Jail.Monitor] names the command's denials),
+// [Jail.Close] when it has ended.
 //
 // Linux only; elsewhere [New] fails with [ErrUnsupported].
 package netjail

@@ -1,6 +1,8 @@
 package netjail
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,12 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/yieldshell/yieldshell/internal/netproxy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
 )
 
 // Main is the helper mode, run as the first program inside the new
-// namespaces with args "<fd> <path> <argv0> <args>...": it calls Enter
-// and execs path. It returns (an exit code, having said why on stderr)
-// only when it fails; path "-" exits 0 after the hand-over (Check).
+// namespaces with args "<fd> <path> <argv0> <args>...": it calls enter
+// and execs path from the thread enter confined. It returns (an exit
+// code, having said why on stderr) only when it fails; path "-" exits 0
+// after the hand-over (Check).
 func Main(args []string) int {
 	if len(args) < 3 && (len(args) != 2 || args[1] != "-") {
 		fmt.Fprintln(os.Stderr, "yieldshell: network sandbox: usage: __netjail <fd> <path> <argv0> [args...]")
@@ -28,8 +32,10 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "yieldshell: network sandbox: bad descriptor %q\n", args[0])
 		return 2
 	}
-	runtime.LockOSThread() // Enter's capabilities are this thread's, which execs
-	env, err := Enter(fd, os.Environ())
+	// enter's capabilities, Landlock domain and seccomp filter are this
+	// thread's, which execs; it is never unlocked.
+	runtime.LockOSThread()
+	env, err := enter(fd, os.Environ())
 	if err == nil && args[1] == "-" {
 		return 0
 	}
@@ -41,14 +47,18 @@ func Main(args []string) int {
 	return 126
 }
 
-// Enter is the helper's work short of the exec, for a helper that also
-// confines the command otherwise (Landlock, seccomp) before its one exec:
-// it brings loopback up, hands a listener on 127.0.0.1 to the server over
-// the Unix socket fd (closing fd), drops the capabilities it used, and
-// returns env with the proxy variables set to that listener. Call it on a
-// locked OS thread, the one that will exec (capabilities are a thread's),
-// before a seccomp filter that would refuse its ioctl or socket calls.
-func Enter(fd int, env []string) ([]string, error) {
+// enter is the helper's work short of the exec, on the locked thread that
+// will exec: it reads the server's setup from the Unix socket fd, brings
+// loopback up, hands a listener on 127.0.0.1 to the server, drops the
+// capabilities it used, confines the thread as the setup says (handing
+// the seccomp notification listener to the server too) and returns env
+// with the proxy variables set to that listener. It closes fd.
+func enter(fd int, env []string) ([]string, error) {
+	defer unix.Close(fd)
+	s, err := readSetup(fd)
+	if err != nil {
+		return nil, err
+	}
 	port, err := handOver(fd)
 	if err != nil {
 		return nil, err
@@ -56,14 +66,61 @@ func Enter(fd int, env []string) ([]string, error) {
 	if err := dropCapabilities(); err != nil {
 		return nil, err
 	}
+	if s.Policy != nil {
+		if err := confine(fd, s); err != nil {
+			return nil, err
+		}
+	}
 	return append(withoutProxyEnv(env), netproxy.Env("127.0.0.1:"+strconv.Itoa(port))...), nil
 }
 
+// readSetup reads the server's one setup message.
+func readSetup(fd int) (setup, error) {
+	var s setup
+	b := make([]byte, maxSetup)
+	n, _, _, _, err := unix.Recvmsg(fd, b, nil, 0)
+	if err != nil {
+		return s, fmt.Errorf("read the setup: %w", err)
+	}
+	if n == 0 {
+		return s, errors.New("read the setup: the server sent none")
+	}
+	if err := json.Unmarshal(b[:n], &s); err != nil {
+		return s, fmt.Errorf("read the setup: %w", err)
+	}
+	return s, nil
+}
+
+// confine applies the setup's policy to this thread and hands the seccomp
+// notification listener to the server ('N' when there is none).
+func confine(fd int, s setup) error {
+	listener, err := sandbox.ConfineThread(s.Policy, s.Support, s.TTY)
+	if err != nil {
+		return err
+	}
+	if listener < 0 {
+		return send(fd, tagNoMonitor, -1)
+	}
+	defer unix.Close(listener)
+	return send(fd, tagMonitor, listener)
+}
+
+// send sends one message, tag and (fd >= 0) a descriptor, to the server.
+func send(sock int, tag byte, fd int) error {
+	var rights []byte
+	if fd >= 0 {
+		rights = unix.UnixRights(fd)
+	}
+	if err := unix.Sendmsg(sock, []byte{tag}, rights, nil, 0); err != nil {
+		return fmt.Errorf("hand over to the server: %w", err)
+	}
+	return nil
+}
+
 // handOver brings loopback up, listens on 127.0.0.1 (a free port) and
-// sends the listening socket over the Unix socket fd; it closes both and
-// returns the port.
+// sends the listening socket over the Unix socket fd; it closes the
+// listener and returns the port.
 func handOver(fd int) (int, error) {
-	defer unix.Close(fd)
 	if err := loopbackUp(); err != nil {
 		return 0, err
 	}
@@ -85,8 +142,8 @@ func handOver(fd int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("listen: %w", err)
 	}
-	if err := unix.Sendmsg(fd, []byte{'L'}, unix.UnixRights(ln), nil, 0); err != nil {
-		return 0, fmt.Errorf("hand the listener to the server: %w", err)
+	if err := send(fd, tagListener, ln); err != nil {
+		return 0, err
 	}
 	return sa.(*unix.SockaddrInet4).Port, nil
 }

@@ -3,6 +3,7 @@ package netjail
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -17,14 +18,17 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/yieldshell/yieldshell/internal/netproxy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
 )
 
 // A Jail is one sandboxed process's network: the Unix socket pair its
 // helper hands the listener over, and the proxy that serves it.
 type Jail struct {
-	proxy  *netproxy.Proxy
-	server *os.File // this process's end
-	child  *os.File // the helper's end, until Serve
+	proxy   *netproxy.Proxy
+	server  *os.File // this process's end
+	child   *os.File // the helper's end, until Serve
+	setup   setup
+	monitor *sandbox.Monitor // Serve's, when the helper confined the command
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -51,6 +55,40 @@ func New(proxy *netproxy.Proxy) (*Jail, error) {
 		cancel: func() {},
 	}, nil
 }
+
+// setup is what the server tells the helper, as its first message: the
+// policy to confine the command by (nil: the network only) and what the
+// kernel offers, as the server probed it.
+type setup struct {
+	Policy  *sandbox.Policy `json:"policy,omitempty"`
+	Support sandbox.Support `json:"support"`
+	TTY     string          `json:"tty,omitempty"`
+}
+
+// maxSetup bounds the setup message (a policy's paths).
+const maxSetup = 1 << 20
+
+// The helper's messages to the server: a tag byte, with a descriptor for
+// the first two.
+const (
+	tagListener  = 'L' // the proxy's listener, in the namespace
+	tagMonitor   = 'S' // the seccomp notification listener
+	tagNoMonitor = 'N' // confined without seccomp (best-effort)
+)
+
+// Confine asks the helper to confine the command by p (as the kernel
+// offers it, s) on the thread that execs it, after the network is set up:
+// the command's Landlock domain, no_new_privs and seccomp filter, as
+// sandbox.Start gives a fork, which cannot make the namespaces. tty is
+// the command's terminal ("" with pipes). Call it before Serve, which
+// then also receives the Monitor that names the command's denials.
+func (j *Jail) Confine(p *sandbox.Policy, s sandbox.Support, tty string) {
+	j.setup = setup{Policy: p, Support: s, TTY: tty}
+}
+
+// Monitor names the confined command's denials, once Serve has received
+// it; nil without Confine or seccomp. The caller closes it.
+func (j *Jail) Monitor() *sandbox.Monitor { return j.monitor }
 
 // ChildFile is the file the started process must inherit (as
 // os.ProcAttr.Files[fd] or exec.Cmd.ExtraFiles[fd-3]).
@@ -86,13 +124,25 @@ func (j *Jail) Apply(a *syscall.SysProcAttr) {
 const handOverTimeout = 10 * time.Second
 
 // Serve is called once the process has started: it closes this process's
-// copy of the helper's end, receives the listener and serves the proxy on
-// it until Close. It fails when the helper sends nothing (it failed, and
-// said why on the process's stderr, or ctx ended).
+// copy of the helper's end, sends the helper its setup, receives the
+// listener (and, with Confine, the seccomp listener for Monitor) and
+// serves the proxy on the listener until Close. It fails when the helper
+// sends nothing (it failed, and said why on the process's stderr, or ctx
+// ended).
 func (j *Jail) Serve(ctx context.Context) error {
-	ln, err := j.receive(ctx)
+	ln, err := j.handOver(ctx)
 	if err != nil {
 		return err
+	}
+	if j.setup.Policy != nil {
+		fd, err := j.receive(ctx, tagMonitor, tagNoMonitor)
+		if err == nil {
+			j.monitor, err = sandbox.Watch(j.setup.Policy, j.setup.TTY, fd)
+		}
+		if err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	j.cancel = cancel
@@ -100,9 +150,26 @@ func (j *Jail) Serve(ctx context.Context) error {
 	return nil
 }
 
-// receive waits for the helper's listener.
-func (j *Jail) receive(ctx context.Context) (net.Listener, error) {
+// handOver sends the setup and waits for the helper's listener.
+func (j *Jail) handOver(ctx context.Context) (net.Listener, error) {
 	j.child.Close()
+	b, err := json.Marshal(j.setup)
+	if err != nil {
+		return nil, fmt.Errorf("network sandbox: setup: %w", err)
+	}
+	if _, err := j.server.Write(b); err != nil {
+		return nil, fmt.Errorf("network sandbox: the helper handed over no listener (it took no setup: %v)", err)
+	}
+	fd, err := j.receive(ctx, tagListener, 0)
+	if err != nil {
+		return nil, err
+	}
+	return listenerFrom(fd)
+}
+
+// receive waits for the helper's next message, which must be tag with a
+// descriptor (returned), or orNone without one (-1).
+func (j *Jail) receive(ctx context.Context, tag, orNone byte) (int, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(handOverTimeout)
@@ -112,22 +179,39 @@ func (j *Jail) receive(ctx context.Context) (net.Listener, error) {
 	defer stop()
 	rc, err := j.server.SyscallConn()
 	if err != nil {
-		return nil, fmt.Errorf("network sandbox: %w", err)
+		return -1, fmt.Errorf("network sandbox: %w", err)
 	}
-	oob := make([]byte, unix.CmsgSpace(4))
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
 	var n, oobn int
 	var rerr error
 	err = rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), make([]byte, 1), oob, unix.MSG_CMSG_CLOEXEC)
+		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
 		return rerr != unix.EAGAIN
 	})
 	if err == nil {
 		err = rerr
 	}
 	if err != nil || n == 0 {
-		return nil, fmt.Errorf("network sandbox: the helper handed over no listener (%v)", errOr(err, "it ended first"))
+		return -1, fmt.Errorf("network sandbox: the helper handed over no %s (%v)", tagName(tag), errOr(err, "it ended first"))
 	}
-	return listenerFrom(oob[:oobn])
+	fd, err := descriptorFrom(oob[:oobn])
+	switch {
+	case buf[0] == orNone && orNone != 0 && err != nil:
+		return -1, nil
+	case buf[0] != tag || err != nil:
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		return -1, fmt.Errorf("network sandbox: the helper's message holds no %s", tagName(tag))
+	}
+	return fd, nil
+}
+
+func tagName(tag byte) string {
+	if tag == tagListener {
+		return "listener"
+	}
+	return "seccomp listener"
 }
 
 func errOr(err error, s string) any {
@@ -137,20 +221,25 @@ func errOr(err error, s string) any {
 	return s
 }
 
-// listenerFrom makes a net.Listener of the one descriptor in oob.
-func listenerFrom(oob []byte) (net.Listener, error) {
+// descriptorFrom returns the one descriptor in oob.
+func descriptorFrom(oob []byte) (int, error) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil || len(msgs) != 1 {
-		return nil, errors.New("network sandbox: the helper's message holds no descriptor")
+		return -1, errors.New("no descriptor")
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
 	if err != nil || len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return nil, errors.New("network sandbox: the helper's message holds no single descriptor")
+		return -1, errors.New("no single descriptor")
 	}
-	f := os.NewFile(uintptr(fds[0]), "netjail-listener")
+	return fds[0], nil
+}
+
+// listenerFrom makes a net.Listener of fd, which it closes.
+func listenerFrom(fd int) (net.Listener, error) {
+	f := os.NewFile(uintptr(fd), "netjail-listener")
 	defer f.Close()
 	ln, err := net.FileListener(f)
 	if err != nil {
@@ -190,7 +279,7 @@ func Check(ctx context.Context, exe string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("network sandbox: cannot create user and network namespaces: %w", err)
 	}
-	ln, err := j.receive(ctx)
+	ln, err := j.handOver(ctx)
 	cmd.Wait()
 	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/netproxy"
 	"github.com/yieldshell/yieldshell/internal/poll"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
@@ -94,11 +95,21 @@ func (w *world) resolver() resolver {
 // run starts path with argv in a jail whose proxy admits w's list, waits
 // for it and returns its output and the proxy's denials.
 func (w *world) run(t *testing.T, path string, argv ...string) (string, []netproxy.Denial) {
+	out, d, _ := w.runConfined(t, nil, path, argv...)
+	return out, d
+}
+
+// runConfined is run whose helper also confines the command by p (unless
+// nil), returning the denials its Monitor named too.
+func (w *world) runConfined(t *testing.T, p *sandbox.Policy, path string, argv ...string) (string, []netproxy.Denial, []sandbox.Denial) {
 	t.Helper()
 	px := netproxy.New(netproxy.Config{Hosts: w.list, Resolver: w.resolver()})
 	j, err := New(px)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p != nil {
+		j.Confine(p, sandbox.Probe(), "")
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -127,7 +138,10 @@ func (w *world) run(t *testing.T, path string, argv ...string) (string, []netpro
 		t.Logf("%s: %v", path, werr)
 	}
 	d, _ := px.TakeDenials()
-	return out.String(), d
+	m := j.Monitor()
+	denied := m.Denied()
+	m.Close()
+	return out.String(), d, denied
 }
 
 // probes runs the test binary's probe mode in a jail and returns each

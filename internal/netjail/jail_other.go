@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/yieldshell/yieldshell/internal/netproxy"
+	"github.com/yieldshell/yieldshell/internal/sandbox"
 )
 
 // Jail is a stub: New always fails.
@@ -33,8 +34,9 @@ func (*Jail) Close() error { return nil }
 // Check fails with ErrUnsupported.
 func Check(context.Context, string) error { return ErrUnsupported }
 
-// Enter fails with ErrUnsupported.
-func Enter(int, []string) ([]string, error) { return nil, ErrUnsupported }
+func (*Jail) Confine(*sandbox.Policy, sandbox.Support, string) {}
+
+func (*Jail) Monitor() *sandbox.Monitor { return nil }
 
 // Main fails: there is no helper mode.
 func Main([]string) int { return 2 }

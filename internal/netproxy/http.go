@@ -38,7 +38,7 @@ func (p *Proxy) serveConnect(ctx context.Context, c *clientConn, req *http.Reque
 		httpError(c, http.StatusBadRequest, "CONNECT needs host:port")
 		return
 	}
-	dst, err := p.connect(ctx, host, port)
+	dst, err := p.connect(ctx, c, host, port)
 	if err != nil {
 		httpDialError(c, err)
 		return
@@ -61,7 +61,7 @@ func (p *Proxy) forward(ctx context.Context, c *clientConn, req *http.Request) {
 		httpError(c, http.StatusBadRequest, "bad host in request URI")
 		return
 	}
-	dst, err := p.connect(ctx, host, port)
+	dst, err := p.connect(ctx, c, host, port)
 	if err != nil {
 		httpDialError(c, err)
 		return

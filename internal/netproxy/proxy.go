@@ -34,6 +34,12 @@ type Config struct {
 	// MaxDenials bounds the distinct destinations recorded between two
 	// TakeDenials (default 32); later ones are only counted.
 	MaxDenials int
+	// Approve, when set, is asked about a destination that is not listed
+	// before it is refused (a held connect: the client's request waits
+	// until it returns). True lets this one connection proceed as if the
+	// host were listed, and records no denial; false, or ctx ending,
+	// refuses it as without Approve. Nil refuses at once.
+	Approve func(ctx context.Context, host string, port uint16) bool
 }
 
 // A Denial is a destination the proxy refused, as an answer names it.
@@ -214,10 +220,15 @@ var errDenied = errors.New("refused by the sandbox")
 
 // connect checks host:port against the list, records a refusal, and
 // dials an address it admitted.
-func (p *Proxy) connect(ctx context.Context, host string, port uint16) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.HandshakeTimeout)
+func (p *Proxy) connect(ctx context.Context, c *clientConn, host string, port uint16) (net.Conn, error) {
+	tctx, cancel := context.WithTimeout(ctx, p.cfg.HandshakeTimeout)
 	defer cancel()
-	addrs, reason, err := p.check(ctx, host, port)
+	addrs, reason, err := p.check(tctx, host, port, false)
+	if reason == reasonNotListed && p.approve(ctx, c, host, port) {
+		tctx, cancel = context.WithTimeout(ctx, p.cfg.HandshakeTimeout)
+		defer cancel()
+		addrs, reason, err = p.check(tctx, host, port, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -228,26 +239,44 @@ func (p *Proxy) connect(ctx context.Context, host string, port uint16) (net.Conn
 	}
 	var last error
 	for _, a := range addrs {
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", netip.AddrPortFrom(a, port).String())
+		conn, err := (&net.Dialer{}).DialContext(tctx, "tcp", netip.AddrPortFrom(a, port).String())
 		if err == nil {
-			return c, nil
+			return conn, nil
 		}
 		last = err
 	}
 	return nil, fmt.Errorf("connect %s: %w", hp, unwrapOp(last))
 }
 
+// reasonNotListed is check's reason for a destination no rule admits: the
+// one Approve is asked about.
+const reasonNotListed = "not listed"
+
+// approve asks Config.Approve about host:port, holding the client: its
+// handshake deadline is lifted while the question is open, and starts
+// again after.
+func (p *Proxy) approve(ctx context.Context, c *clientConn, host string, port uint16) bool {
+	if p.cfg.Approve == nil {
+		return false
+	}
+	c.SetDeadline(time.Time{})
+	ok := p.cfg.Approve(ctx, displayHost(host), port) && ctx.Err() == nil
+	c.SetDeadline(time.Now().Add(p.cfg.HandshakeTimeout))
+	return ok
+}
+
 // check decides host:port: the addresses to dial, or why not (reason). An
 // address is admitted only by an address rule; a name by a name rule, and
 // then only those of its addresses that are not local (unless an address
-// rule lists them too).
-func (p *Proxy) check(ctx context.Context, host string, port uint16) ([]netip.Addr, string, error) {
+// rule lists them too). approved admits host as if a rule listed it (its
+// local addresses are still refused).
+func (p *Proxy) check(ctx context.Context, host string, port uint16, approved bool) ([]netip.Addr, string, error) {
 	if port == 0 {
 		return nil, "port 0", nil
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		if a.Zone() != "" || !p.cfg.Hosts.admitsAddr(a, port) {
-			return nil, "not listed", nil
+		if a.Zone() != "" || !approved && !p.cfg.Hosts.admitsAddr(a, port) {
+			return nil, reasonNotListed, nil
 		}
 		return []netip.Addr{a.Unmap()}, "", nil
 	}
@@ -255,8 +284,8 @@ func (p *Proxy) check(ctx context.Context, host string, port uint16) ([]netip.Ad
 	if err != nil {
 		return nil, "not a valid host name", nil
 	}
-	if !p.cfg.Hosts.admitsName(name, port) {
-		return nil, "not listed", nil
+	if !approved && !p.cfg.Hosts.admitsName(name, port) {
+		return nil, reasonNotListed, nil
 	}
 	all, err := p.cfg.Resolver.LookupNetIP(ctx, "ip", name)
 	if err != nil {

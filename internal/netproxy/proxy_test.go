@@ -307,3 +307,62 @@ func TestEnv(t *testing.T) {
 		}
 	}
 }
+
+// Issue 40 item 4's seam: a destination that is not listed is put to
+// Config.Approve before it is refused, and the client's request waits
+// for the answer. Yes lets the connection through, unrecorded; no
+// refuses and records it, as without Approve; a listed destination is
+// never asked about.
+func TestProxyApproveHoldsTheConnect(t *testing.T) {
+	u := startUpstream(t)
+	type question struct {
+		host   string
+		port   uint16
+		answer chan bool
+	}
+	asked := make(chan question)
+	approve := func(ctx context.Context, host string, port uint16) bool {
+		q := question{host, port, make(chan bool)}
+		select {
+		case asked <- q:
+		case <-ctx.Done():
+			return false
+		}
+		return <-q.answer
+	}
+	p, addr := startProxy(t, Config{Approve: approve, HandshakeTimeout: 200 * time.Millisecond})
+	for _, proto := range protocols {
+		for _, yes := range []bool{true, false} {
+			hp := fmt.Sprintf("unlisted.test:%d", u.port)
+			done := make(chan error, 1)
+			go func() {
+				_, err := get(t, proto, addr, hp)
+				done <- err
+			}()
+			q := <-asked
+			if q.host != "unlisted.test" || int(q.port) != u.port {
+				t.Errorf("%s: asked about %s:%d, want %s", proto, q.host, q.port, hp)
+			}
+			// Held past the handshake timeout: the question has no deadline
+			// of the proxy's.
+			time.Sleep(300 * time.Millisecond)
+			select {
+			case err := <-done:
+				t.Fatalf("%s: the request ended (%v) before Approve returned", proto, err)
+			default:
+			}
+			q.answer <- yes
+			err := <-done
+			if yes != (err == nil) {
+				t.Errorf("%s, approve %v: %v", proto, yes, err)
+			}
+		}
+	}
+	denials, _ := p.TakeDenials()
+	if len(denials) != 1 || denials[0].Host != "unlisted.test" || denials[0].Count != len(protocols) {
+		t.Errorf("denials = %+v, want unlisted.test once per refusal", denials)
+	}
+	if body, err := get(t, "connect", addr, fmt.Sprintf("listed.test:%d", u.port)); err != nil {
+		t.Errorf("listed.test: %q %v (Approve must not be asked: nobody answers here)", body, err)
+	}
+}

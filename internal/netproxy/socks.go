@@ -51,7 +51,7 @@ func (p *Proxy) serveSOCKS(ctx context.Context, c *clientConn) {
 		socksReply(c, socksCmdUnsupported)
 		return
 	}
-	dst, err := p.connect(ctx, host, port)
+	dst, err := p.connect(ctx, c, host, port)
 	if err != nil {
 		socksReply(c, socksCode(err))
 		return

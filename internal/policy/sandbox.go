@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Sandbox modes (YIELDSHELL_SANDBOX; exec's sandbox), loosest first.
@@ -33,7 +34,7 @@ type Sandbox struct {
 	Mode     string   // SandboxOff, SandboxBestEffort, SandboxWorkspaceWrite or SandboxReadOnly
 	Writable []string // extra writable paths, absolute
 	Network  string   // NetworkOff, NetworkOn or NetworkHosts
-	Hosts    []string // NetworkHosts: host or host:port, lowercased
+	Hosts    []string // NetworkHosts: the list's entries, lowercased (netproxy.Parse reads them)
 }
 
 // Tighten returns the stricter of the server's mode and a call's asked
@@ -89,8 +90,10 @@ func (l *loader) sandbox() Sandbox {
 	return s
 }
 
-// network reads YIELDSHELL_SANDBOX_NETWORK: off, on, or a comma-separated
-// list of hosts (host, host:port, *.domain).
+// network reads YIELDSHELL_SANDBOX_NETWORK: off, on, or a list of hosts
+// (host, host:port, *.domain, an address or prefix) separated by commas or
+// white space. What is not plainly a URL or user@host is left to the
+// server's start, which parses the list whole (package netproxy).
 func (l *loader) network() (string, []string) {
 	v, ok := l.value(envSandboxNetwork)
 	if !ok {
@@ -101,13 +104,10 @@ func (l *loader) network() (string, []string) {
 		return m, nil
 	}
 	var hosts []string
-	for _, h := range strings.Split(v, ",") {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h == "" {
-			continue
-		}
-		if strings.ContainsAny(h, " /@?#") {
-			l.fail(envSandboxNetwork, v, "host %q: want off, on, or hosts like example.com, *.example.com or example.com:443 separated by commas", h)
+	for _, h := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		h = strings.ToLower(h)
+		if strings.Contains(h, "://") || strings.ContainsAny(h, "@?#") {
+			l.fail(envSandboxNetwork, v, "host %q: want off, on, or hosts like example.com, *.example.com, example.com:443 or 10.0.0.0/8 separated by commas", h)
 			return NetworkOff, nil
 		}
 		hosts = append(hosts, h)

@@ -21,6 +21,9 @@ func TestLoadSandbox(t *testing.T) {
 			want: Sandbox{Mode: SandboxOff, Network: NetworkHosts, Hosts: []string{"example.com", "*.go.dev", "proxy.golang.org:443"}}},
 		{env: map[string]string{envSandbox: "strict"}, wantErr: `YIELDSHELL_SANDBOX="strict": want off, read-only, workspace-write or best-effort`},
 		{env: map[string]string{envSandboxNetwork: "http://x/"}, wantErr: `host "http://x/"`},
+		{env: map[string]string{envSandboxNetwork: "a.example 10.0.0.0/8,\t[fd00::/8]:443"},
+			want: Sandbox{Mode: SandboxOff, Network: NetworkHosts, Hosts: []string{"a.example", "10.0.0.0/8", "[fd00::/8]:443"}}},
+		{env: map[string]string{envSandboxNetwork: "user@x.example"}, wantErr: `host "user@x.example"`},
 	} {
 		l := &loader{getenv: func(k string) string { return c.env[k] }, base: "/base"}
 		got := l.sandbox()

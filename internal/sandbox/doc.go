@@ -8,7 +8,11 @@
 // thread, confines that thread and forks from it; the child inherits the
 // thread's Landlock domain and seccomp filter, and the goroutine ends
 // without unlocking, so the runtime discards the thread. No helper
-// process runs in between (a Go re-exec costs about a millisecond).
+// process runs in between (a Go re-exec costs milliseconds). A process
+// that must confine itself instead (the network jail's helper, which
+// makes namespaces the filter would refuse) calls [ConfineThread] on the
+// thread that execs, and the server follows the listener it hands back
+// with [Watch].
 //
 // Denials are named from the kernel: the seccomp filter hands writes,
 // metadata changes, refused sockets and containment system calls to the

@@ -13,16 +13,19 @@ const (
 	ModeWorkspaceWrite = "workspace-write"
 )
 
-// Network modes for a confined command.
+// Network modes for a confined command. NetworkHosts is on as far as
+// this package is concerned: the command runs in a network namespace
+// whose only way out is the host list's proxy (package netjail).
 const (
-	NetworkOff = "off"
-	NetworkOn  = "on"
+	NetworkOff   = "off"
+	NetworkOn    = "on"
+	NetworkHosts = "hosts"
 )
 
 // Policy is what one confined command may do.
 type Policy struct {
 	Mode    string // ModeReadOnly or ModeWorkspaceWrite
-	Network string // NetworkOff or NetworkOn
+	Network string // NetworkOff, NetworkOn or NetworkHosts
 	// Writable are the directories and files the command may write:
 	// its roots (workspace-write), extra paths and its TMPDIR. Absolute.
 	Writable []string
@@ -50,12 +53,16 @@ func (p *Policy) withDevices(tty string) *Policy {
 	return &q
 }
 
-// Denial is one kind of refusal: an operation on a path or address,
-// and how many times it was refused.
+// Denial is one kind of refusal: an operation on a path or address (or,
+// refused by a host list's proxy, a connect to a host and port, with
+// why), and how many times it was refused.
 type Denial struct {
 	Op      string `json:"op"`
 	Path    string `json:"path,omitempty"`
 	Address string `json:"address,omitempty"`
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 	Count   int    `json:"count"`
 }
 

@@ -51,7 +51,8 @@ type Manager struct {
 	shellDir string // private directory of shell-integration files; "" until needed
 	// sandboxSupport is what the kernel offers a sandbox (Options.Sandbox).
 	sandboxSupport sandbox.Support
-	allowedWrites  []string // a person allowed every later sandboxed command to write (widen.go)
+	allowedWrites  []string  // a person allowed every later sandboxed command to write (widen.go)
+	hostList       *hostList // YIELDSHELL_SANDBOX_NETWORK's host list; nil without one
 	reg            registry
 	typed          personSecrets // typed on secret pages, redacted everywhere (shared.go)
 	running        int           // started and not yet ended, including reservations
@@ -60,7 +61,8 @@ type Manager struct {
 
 // Options are what a Manager is given by the program it runs in, rather
 // than takes from it: NewManager reads no environment and starts nothing
-// but its own janitor.
+// but its own janitor (and, for a host list, the jail's helper once, to
+// check that it works here).
 type Options struct {
 	// Engine starts and reaps the commands. The Manager owns it from
 	// NewManager on, even when NewManager fails: Shutdown closes it, last.
@@ -80,6 +82,10 @@ type Options struct {
 	// Sandbox is what the kernel offers a sandbox (sandbox.Probe): a
 	// sandboxed configuration the kernel cannot enforce is refused.
 	Sandbox sandbox.Support
+	// Helper is the binary whose helper mode (netjail.HelperCommand)
+	// starts a sandboxed command with a host list in its network jail:
+	// this one. "" refuses a host list.
+	Helper string
 	// Hosts reaches other hosts (Spec.Host); nil refuses them. The
 	// Manager owns it: Shutdown closes it once their processes ended.
 	Hosts Hosts
@@ -101,6 +107,10 @@ func LocalOptions(log *slog.Logger) (Options, error) {
 	if err != nil {
 		return Options{}, fmt.Errorf("reading our own start time: %w", err)
 	}
+	helper, err := os.Executable()
+	if err != nil {
+		return Options{}, fmt.Errorf("finding our own binary: %w", err)
+	}
 	reaper, err := pty.NewReaper()
 	if err != nil {
 		return Options{}, fmt.Errorf("starting reaper: %w", err)
@@ -112,6 +122,7 @@ func LocalOptions(log *slog.Logger) (Options, error) {
 		Tag:     fmt.Sprintf("%d:%d:", os.Getpid(), self),
 		Log:     log,
 		Sandbox: sandbox.Probe(),
+		Helper:  helper,
 	}, nil
 }
 
@@ -131,11 +142,18 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		_ = o.Engine.Close()
 		return nil, err
 	}
+	// Whatever the mode: a call may tighten it to one with the network.
+	hosts, err := checkHostList(cfg.Sandbox, o.Helper, checkJail)
+	if err != nil {
+		_ = o.Engine.Close()
+		return nil, err
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{
 		sandboxSupport: o.Sandbox,
+		hostList:       hosts,
 		tag:            o.Tag,
 		cfg:            cfg,
 		engine:         o.Engine,

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,15 +19,17 @@ type SandboxReport struct {
 	Denied        []sandbox.Denial
 }
 
-// sandboxRun is one process's sandbox: its policy, its private TMPDIR
-// and the Monitor that names its denials.
+// sandboxRun is one process's sandbox: its policy, its private TMPDIR,
+// the Monitor that names its denials and, with a host list, its network
+// jail.
 type sandboxRun struct {
 	mode, network string
 	gaps          []string
-	policy        *sandbox.Policy  // the fork's; makeTmp adds the TMPDIR
-	seatbelt      bool             // macOS: sandbox-exec wraps the command (makeTmp)
-	tmp           string           // "" until makeTmp
-	monitor       *sandbox.Monitor // set by the fork; nil without seccomp
+	policy        *sandbox.Policy  // the fork's (or the jail's); open adds the TMPDIR
+	seatbelt      bool             // macOS: sandbox-exec wraps the command (open)
+	tmp           string           // "" until open
+	jail          *jailRun         // a host list's; nil otherwise
+	monitor       *sandbox.Monitor // set by the fork (or the jail); nil without seccomp
 }
 
 // report returns what answers show; nil when the process is unconfined.
@@ -35,13 +37,16 @@ func (r *sandboxRun) report() *SandboxReport {
 	if r == nil {
 		return nil
 	}
-	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps, Denied: r.monitor.Denied()}
+	return &SandboxReport{Mode: r.mode, Network: r.network, Gaps: r.gaps,
+		Denied: append(r.monitor.Denied(), r.jail.take()...)}
 }
 
-// makeTmp gives the process its private TMPDIR, right before the start
-// (a start refused before then leaves none behind): writable, and its
-// TMPDIR. On macOS the profile that says so wraps the command.
-func (r *sandboxRun) makeTmp(dirs *tmpDirs, opts *pty.Options) error {
+// open gives the process its private TMPDIR and a host list's jail,
+// right before the start (a start refused before then leaves none
+// behind): the TMPDIR joins the writable paths and the environment, and
+// opts is wrapped in what applies the policy (the jail's helper;
+// sandbox-exec on macOS).
+func (r *sandboxRun) open(dirs *tmpDirs, opts *pty.Options) error {
 	if r == nil {
 		return nil
 	}
@@ -55,30 +60,49 @@ func (r *sandboxRun) makeTmp(dirs *tmpDirs, opts *pty.Options) error {
 	if r.seatbelt {
 		opts.Path, opts.Args = sandbox.SeatbeltArgv(r.policy, opts.Args)
 	}
+	if r.jail == nil {
+		return nil
+	}
+	if err := r.jail.open(opts); err != nil {
+		r.close()
+		return err
+	}
 	return nil
 }
 
-// close stops naming denials and removes the TMPDIR.
+// started follows a host list's helper once the process started. When it
+// fails (the helper failed, and ends the command saying why on its
+// stderr; or ctx ended first) the jail is closed at once, so that a
+// command that runs anyway has no network and every call the server
+// would have answered fails; every answer says so.
+func (r *sandboxRun) started(ctx context.Context) {
+	if r == nil || r.jail == nil {
+		return
+	}
+	m, err := r.jail.serve(ctx)
+	if err != nil {
+		r.jail.close()
+		r.gaps = append(slices.Clip(r.gaps), err.Error())
+		return
+	}
+	r.monitor = m
+}
+
+// close stops naming denials and the network, and removes the TMPDIR.
 func (r *sandboxRun) close() {
 	if r == nil {
 		return
 	}
+	r.jail.close()
 	_ = r.monitor.Close()
 	if r.tmp != "" {
 		_ = os.RemoveAll(r.tmp)
 	}
 }
 
-// ErrHostsNeedProxy refuses a host list until the proxy is in the build.
-// The proxy plugs in here: start it, and give the command its address.
-var ErrHostsNeedProxy = errors.New("YIELDSHELL_SANDBOX_NETWORK: host lists need the proxy: not in this build")
-
 // checkSandbox refuses a configuration the server cannot enforce.
 func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 	sb := cfg.Sandbox
-	if sb.Network == policy.NetworkHosts { // whatever the mode: a call may tighten to one
-		return ErrHostsNeedProxy
-	}
 	if sb.Mode == policy.SandboxOff {
 		return nil
 	}
@@ -91,17 +115,14 @@ func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 
 // confine sets up l's sandbox when its mode is not off: a private
 // TMPDIR (and cache, so builds work), the writable paths and the fork
-// hook that confines the child.
+// hook that confines the child (or, with a host list, the jail whose
+// helper confines it).
 func (m *Manager) confine(l *launch, spec Spec) error {
 	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
 	if err != nil || mode == policy.SandboxOff {
 		return err
 	}
-	network := sandbox.NetworkOff // a host list plugs in here, with the proxy
-	if m.cfg.Sandbox.Network == policy.NetworkOn {
-		network = sandbox.NetworkOn
-	}
-	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: network, BestEffort: mode == policy.SandboxBestEffort,
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Network: m.sandboxNetwork(), BestEffort: mode == policy.SandboxBestEffort,
 		Protected: m.protected()}
 	if mode == policy.SandboxReadOnly {
 		p.Mode = sandbox.ModeReadOnly
@@ -123,16 +144,37 @@ func (m *Manager) confine(l *launch, spec Spec) error {
 	if p.BestEffort {
 		run.gaps = m.sandboxSupport.Gaps()
 	}
-	l.sandbox = run
-	if run.seatbelt { // macOS: sandbox-exec applies a profile, then execs the command
-		return nil
+	if m.hostList != nil && m.hostList.gap != "" {
+		run.gaps = append(run.gaps, m.hostList.gap)
 	}
-	l.opts.Confine = func(tty string, fork func() error) error {
-		mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
-		run.monitor = mon
-		return err
+	l.sandbox = run
+	switch {
+	case run.seatbelt: // macOS: sandbox-exec applies a profile, then execs the command (open)
+	case p.Network == sandbox.NetworkHosts: // the jail's helper confines the command: open
+		run.jail = &jailRun{list: m.hostList, policy: p, support: m.sandboxSupport}
+		if spec.ConnectApprover != nil {
+			run.jail.approve = spec.ConnectApprover(policy.Redact(l.secrets, spec.Command))
+		}
+	default:
+		l.opts.Confine = func(tty string, fork func() error) error {
+			mon, err := sandbox.Start(p, m.sandboxSupport, tty, fork)
+			run.monitor = mon
+			return err
+		}
 	}
 	return nil
+}
+
+// sandboxNetwork is a sandboxed command's network: a host list only where
+// its jail works (best-effort runs with the network off otherwise).
+func (m *Manager) sandboxNetwork() string {
+	switch {
+	case m.cfg.Sandbox.Network == policy.NetworkOn:
+		return sandbox.NetworkOn
+	case m.hostList != nil && m.hostList.gap == "":
+		return sandbox.NetworkHosts
+	}
+	return sandbox.NetworkOff
 }
 
 // writableRoots are the roots a workspace-write command may write: the

@@ -11,7 +11,7 @@ import (
 )
 
 // Issue 40 item 5: a mode the kernel cannot enforce is refused, naming
-// what is missing, unless best-effort; a host list waits for the proxy.
+// what is missing, unless best-effort.
 func TestCheckSandbox(t *testing.T) {
 	full := sandbox.Support{LandlockABI: 7, Seccomp: true}
 	for _, c := range []struct {
@@ -25,7 +25,6 @@ func TestCheckSandbox(t *testing.T) {
 		{policy.Sandbox{Mode: policy.SandboxReadOnly}, sandbox.Support{LandlockABI: 5, Seccomp: true}, "Landlock ABI 6"},
 		{policy.Sandbox{Mode: policy.SandboxBestEffort}, sandbox.Support{}, ""},
 		{policy.Sandbox{Mode: policy.SandboxWorkspaceWrite}, sandbox.Support{Seatbelt: true}, ""},
-		{policy.Sandbox{Mode: policy.SandboxWorkspaceWrite, Network: policy.NetworkHosts, Hosts: []string{"a.com"}}, full, "host lists need the proxy"},
 	} {
 		err := checkSandbox(&policy.Config{Sandbox: c.sb}, c.s)
 		switch {
@@ -35,10 +34,41 @@ func TestCheckSandbox(t *testing.T) {
 			t.Errorf("%+v on %+v: error %v, want %q", c.sb, c.s, err, c.wantErr)
 		}
 	}
-	// Even with the sandbox off: a call may tighten it, and would then
-	// have run with the network on.
-	if err := checkSandbox(&policy.Config{Sandbox: policy.Sandbox{Mode: policy.SandboxOff, Network: policy.NetworkHosts}}, full); !errors.Is(err, ErrHostsNeedProxy) {
-		t.Errorf("host list with the sandbox off: %v", err)
+}
+
+// Issue 40 items 2 and 5: a host list is parsed and its jail checked at
+// start; where the jail does not work the server refuses to start, naming
+// what is missing, unless best-effort, which runs with the network off and
+// says so. Even with the sandbox off (a call may tighten it).
+func TestCheckHostList(t *testing.T) {
+	works := func(string) error { return nil }
+	fails := func(string) error { return errors.New("network sandbox: user namespaces are disabled") }
+	hosts := func(mode string, h ...string) policy.Sandbox {
+		return policy.Sandbox{Mode: mode, Network: policy.NetworkHosts, Hosts: h}
+	}
+	for _, c := range []struct {
+		sb               policy.Sandbox
+		helper           string
+		check            func(string) error
+		wantErr, wantGap string
+	}{
+		{policy.Sandbox{Mode: policy.SandboxWorkspaceWrite, Network: policy.NetworkOn}, "ys", fails, "", ""},
+		{hosts(policy.SandboxWorkspaceWrite, "example.com", "127.0.0.2:8080"), "ys", works, "", ""},
+		{hosts(policy.SandboxOff, "example.com"), "ys", fails, "user namespaces are disabled", ""},
+		{hosts(policy.SandboxWorkspaceWrite, "example.com"), "ys", fails, "user namespaces are disabled (YIELDSHELL_SANDBOX=best-effort", ""},
+		{hosts(policy.SandboxWorkspaceWrite, "example.com"), "", works, "no helper binary", ""},
+		{hosts(policy.SandboxBestEffort, "example.com"), "ys", fails, "", "user namespaces are disabled): the network is off"},
+		{hosts(policy.SandboxWorkspaceWrite, "*.com"), "ys", works, `entry "*.com"`, ""},
+	} {
+		h, err := checkHostList(c.sb, c.helper, c.check)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%+v: %v", c.sb, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%+v: error %v, want %q", c.sb, err, c.wantErr)
+		case err == nil && c.sb.Network == policy.NetworkHosts && (h == nil || !strings.Contains(h.gap, c.wantGap) || (c.wantGap == "") != (h.gap == "")):
+			t.Errorf("%+v: %+v, want gap %q", c.sb, h, c.wantGap)
+		}
 	}
 }
 

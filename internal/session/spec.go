@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/policy"
@@ -40,6 +41,11 @@ type Spec struct {
 	// besides what its workspace-write sandbox allows (Manager.Widenable;
 	// askhuman's sandbox.go). Never from a client's arguments.
 	Writable []string
+	// ConnectApprover, when set, makes the function that decides a held
+	// connect of this start's host-list sandbox (netproxy.Config.Approve),
+	// given the command as answers show it: one per run, nil when nobody
+	// may be asked. Never from a client's arguments.
+	ConnectApprover func(command string) func(ctx context.Context, host string, port uint16) bool `json:"-"`
 	// Roots are the roots of the client that asked for this start
 	// (policy.Config.WithRoots): nil for a connection without them. A
 	// restart checks against the same roots.

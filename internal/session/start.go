@@ -128,10 +128,10 @@ func (m *Manager) resolve(spec Spec, secrets []policy.Secret) (*launch, error) {
 		Rows: spec.Rows,
 	}
 	l.opts.DirWas = spec.ShownCwd.fileInfo() // the directory a person approved (shown.go)
+	l.secrets = secrets
 	if err := m.confine(l, spec); err != nil {
 		return nil, err
 	}
-	l.secrets = secrets
 	l.ss = &startSpec{Spec: spec, cwd: cwd, tag: tag, timeout: spec.Timeout, releaseSlot: m.release, prober: m.prober, timing: &m.timing, integrated: integrated,
 		sharePersonSecret: m.sharePersonSecret, lateOutput: m.lateOutput, sandbox: l.sandbox}
 	// The command line itself may carry a secret (a token pasted into a
@@ -161,7 +161,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := l.sandbox.makeTmp(&m.tmps, &l.opts); err != nil {
+	if err := l.sandbox.open(&m.tmps, &l.opts); err != nil {
 		return nil, err
 	}
 	engine := m.engine
@@ -178,6 +178,7 @@ func (m *Manager) spawn(ctx context.Context, l *launch, registered <-chan struct
 		return nil, err
 	}
 	if l.sandbox != nil {
+		l.sandbox.started(ctx)
 		m.tmps.refill() // the next confined start's, while this one runs
 	}
 	secrets := append(slices.Clip(l.secrets), m.personSecretList()...)

@@ -63,9 +63,9 @@ type ExecOut struct {
 // SandboxOut is a confined process's sandbox in answers.
 type SandboxOut struct {
 	Mode        string          `json:"mode" jsonschema:"workspace-write, read-only or best-effort"`
-	Network     string          `json:"network" jsonschema:"off (only Unix sockets) or on"`
+	Network     string          `json:"network" jsonschema:"off (only Unix sockets), on, or hosts (only the hosts of YIELDSHELL_SANDBOX_NETWORK, through its proxy)"`
 	NotEnforced []string        `json:"not_enforced,omitempty" jsonschema:"best-effort: what this kernel could not enforce"`
-	Denied      []SandboxDenial `json:"denied" jsonschema:"what the kernel refused the command, first of each kind (bounded): op and path or address, with a count"`
+	Denied      []SandboxDenial `json:"denied" jsonschema:"what the kernel (or the host list's proxy) refused the command, first of each kind (bounded): op and path, address or host and port, with a count"`
 }
 
 // SandboxDenial is one kind of refusal.
@@ -73,6 +73,9 @@ type SandboxDenial struct {
 	Op      string `json:"op"`
 	Path    string `json:"path,omitempty"`
 	Address string `json:"address,omitempty"`
+	Host    string `json:"host,omitempty"`
+	Port    int    `json:"port,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 	Count   int    `json:"count"`
 }
 
