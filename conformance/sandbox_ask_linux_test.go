@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -185,5 +186,40 @@ func TestSandboxAskUnasked(t *testing.T) {
 				t.Errorf("a secret reached the answer: %s", r.text)
 			}
 		})
+	}
+}
+
+// Issue 40 item 4, the network half: with a host list, a connection to a
+// destination it does not name is held while the person is asked. Allowed
+// once, that connection proceeds and nothing is denied; denied, it is
+// refused and named; the next command's connection is asked about again.
+//
+// Spec: issue 40 item 4: "a denial can be allowed once (the command is rerun, or a held connect proceeds)".
+func TestSandboxAskHeldConnect(t *testing.T) {
+	needLandlock(t)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	unlisted := serveOn(t, "127.0.0.2:0", "hello from unlisted")
+	root, _ := sandboxRoot(t)
+	a := &sandboxAsker{}
+	// A server-initiated question: only a protocol with a session can take it.
+	s, _ := startCapturing(t, a.client(), "2025-06-18", "YIELDSHELL_ASK=1", "YIELDSHELL_SANDBOX=workspace-write",
+		"YIELDSHELL_ALLOWED_CWDS="+root, "YIELDSHELL_SANDBOX_NETWORK=127.0.0.2:9", "MCP_YIELDSHELL_BLOCKED_SIDE_EFFECTS=,")
+	url := "http://127.0.0.2:" + unlisted + "/"
+	fetch := map[string]any{"cwd": root, "yield_ms": 30000}
+	for _, c := range []struct {
+		answer sandboxAnswer
+		body   bool
+	}{{sandboxAnswer{"accept", "allow once"}, true}, {sandboxAnswer{"accept", "deny"}, false}, {sandboxAnswer{"accept", "allow once"}, true}} {
+		a.answer.Store(c.answer)
+		before := a.asked.Load()
+		r := s.exec(`curl -sS --max-time 20 `+url, fetch).mustStatus(t, "completed")
+		msg, _ := a.message.Load().(string)
+		_, denied := sandboxDenied(t, r)
+		got := strings.Contains(r.str("stdout"), "hello from unlisted")
+		if a.asked.Load() != before+1 || !strings.Contains(msg, "127.0.0.2:"+unlisted) || got != c.body || len(denied) != map[bool]int{true: 0, false: 1}[c.body] {
+			t.Errorf("%s: asked %d (%q), body %v, denied %q; answer %s", c.answer.decision, a.asked.Load()-before, msg, got, denied, r.text)
+		}
 	}
 }
