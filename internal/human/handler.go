@@ -212,8 +212,9 @@ func (p *Pages) view(w http.ResponseWriter, pg *Page) {
 	if pg.req.Terminal != nil {
 		v.Title = "A terminal is handed to you"
 		v.Screen, _ = pg.req.Terminal.Screen()
-		v.Script, v.Lib, v.CSS, v.Nonce = script, template.JS(xtermLib), template.CSS(handoverCSS), rand.Text()
-		setHeaders(w.Header(), cspHandover(v.Nonce))
+		a := p.assets()
+		v.Script, v.Lib, v.CSS, v.Nonce = script, template.JS(a.lib), template.CSS(a.css), rand.Text()
+		setHeaders(w.Header(), a.cspHandover(v.Nonce))
 		p.render(w, http.StatusOK, "handover", v)
 		return
 	}

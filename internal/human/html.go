@@ -112,10 +112,8 @@ var cspPlain = "default-src 'none'; style-src " + hashSource(css) + "; img-src '
 
 // cspHandover is a handover page's policy for a response whose nonce is
 // nonce.
-func cspHandover(nonce string) string {
-	return "default-src 'none'; style-src " + hashSource(handoverCSS) + " 'nonce-" + nonce + "'; script-src " +
-		hashSource(xtermLib) + " " + hashSource(script) +
-		"; connect-src 'self'; img-src 'none'; font-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+func (a *handoverAssets) cspHandover(nonce string) string {
+	return a.cspBefore + nonce + a.cspAfter
 }
 
 // view is what the page templates show.

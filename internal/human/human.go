@@ -116,7 +116,8 @@ type Pages struct {
 	cancel     context.CancelFunc
 	wake       chan struct{} // tells the reaper the next deadline changed
 	reaperDone chan struct{}
-	handlers   sync.WaitGroup // handler calls in flight
+	handlers   sync.WaitGroup         // handler calls in flight
+	assets     func() *handoverAssets // made by the first handover page
 
 	mu     sync.Mutex
 	closed bool
@@ -140,6 +141,7 @@ func New(cfg Config) (*Pages, error) {
 		wake:       make(chan struct{}, 1),
 		reaperDone: make(chan struct{}),
 		pages:      make(map[[32]byte]*Page),
+		assets:     sync.OnceValue(newHandoverAssets),
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)

@@ -19,8 +19,23 @@ var (
 	xtermCSS string
 )
 
-// xtermLib is the library's scripts as one inline script.
-var xtermLib = withoutSourceMaps(xtermJS) + "\n" + withoutSourceMaps(xtermFitJS)
+// handoverAssets are what every handover page inlines and its policy
+// allows by hash: made by the first handover page a server shows (the
+// library is half a megabyte: copying and hashing it cost every start of
+// the binary a millisecond when it was done at initialisation).
+type handoverAssets struct {
+	lib, css string
+	// The policy (cspHandover) is cspBefore + a response's nonce + cspAfter.
+	cspBefore, cspAfter string
+}
+
+func newHandoverAssets() *handoverAssets {
+	lib := withoutSourceMaps(xtermJS) + "\n" + withoutSourceMaps(xtermFitJS)
+	return &handoverAssets{lib: lib, css: handoverCSS,
+		cspBefore: "default-src 'none'; style-src " + hashSource(handoverCSS) + " 'nonce-",
+		cspAfter: "'; script-src " + hashSource(lib) + " " + hashSource(script) +
+			"; connect-src 'self'; img-src 'none'; font-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"}
+}
 
 // sourceMapLine starts the comment that points a browser's developer tools
 // at a source map this server does not serve.
