@@ -85,7 +85,8 @@ type Evidence interface {
 	// Modes returns the terminal's echo and canonical (line) mode.
 	Modes() (echo, canonical bool, err error)
 	// Replying: a reply to a query the program sent its terminal is on
-	// its way to it.
+	// its way to it, or waits unread in the terminal. Asked before the
+	// kernel: when it reports false, every reply written was read.
 	Replying() bool
 	// Unchanged: every byte the program wrote so far is in the log the
 	// observation was taken from (none pending, none held by a reader,
@@ -170,7 +171,9 @@ func (d *Detector) decide(o Observation, e Evidence) State {
 	}
 	if e.Replying() {
 		// A program reading its terminal right after a query waits for
-		// the reply, which is on its way, not for input.
+		// the reply, which is on its way, not for input. Asked before
+		// the kernel is: a reader seen asleep after the reply was
+		// written may not have been scheduled since, and take it next.
 		return State{}
 	}
 	pr := e.Probe(false)

@@ -66,12 +66,13 @@ func (e evidence) Typeahead() bool { return e.p.engine().Typeahead() }
 
 func (e evidence) Modes() (echo, canonical bool, err error) { return e.p.engine().Modes() }
 
-// Replying: a reply to a query is on its way (deliverReply).
+// Replying: a reply to a query is on its way (deliverReply), or written
+// and not read yet.
 func (e evidence) Replying() bool {
 	e.p.mu.Lock()
 	q := e.p.out.replies
 	e.p.mu.Unlock()
-	return q != nil && q.outstanding()
+	return q != nil && q.outstanding(e.p.engine().Typeahead)
 }
 
 // Unchanged reports whether every byte the program wrote before the

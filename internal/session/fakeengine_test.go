@@ -263,8 +263,21 @@ func (f *fakeProc) WriteInput(ctx context.Context, b []byte) error {
 
 func (f *fakeProc) WriteCommand(ctx context.Context, b []byte) error { return f.WriteInput(ctx, b) }
 
+// WriteReply writes b as input that waits unread in the terminal
+// (Typeahead) until the test says the program read it.
 func (f *fakeProc) WriteReply(ctx context.Context, pgrp int, b []byte) (bool, error) {
-	return true, f.WriteInput(ctx, b)
+	if err := f.WriteInput(ctx, b); err != nil {
+		return false, err
+	}
+	f.setTypeahead(true)
+	return true, nil
+}
+
+// written returns the input written so far.
+func (f *fakeProc) written() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return string(f.input)
 }
 
 func (f *fakeProc) CloseInput() error {

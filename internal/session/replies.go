@@ -45,8 +45,11 @@ type replyQueue struct {
 	// delivering: the writer holds a batch it has not written or dropped
 	// yet.
 	delivering bool
-	wake       chan struct{}
-	done       chan struct{} // closed when the writer returns
+	// written counts the batches written to the terminal; read, how many
+	// of them were known to be read out of it (outstanding).
+	written, read uint64
+	wake          chan struct{}
+	done          chan struct{} // closed when the writer returns
 }
 
 func newReplyQueue() *replyQueue {
@@ -93,12 +96,34 @@ func (q *replyQueue) Dropped() int {
 	return q.dropped
 }
 
-// outstanding reports whether replies are queued or being delivered: a
-// program blocked reading its terminal then waits for them, not for input.
-func (q *replyQueue) outstanding() bool {
+// outstanding reports whether replies are on their way to the program:
+// queued, being delivered, or written and still unread in the terminal, as
+// unread (the terminal's typeahead) tells. A program blocked reading its
+// terminal then waits for them, not for input.
+//
+// A written reply counts until unread, asked after the write, finds
+// nothing: a program seen asleep in its read before that may not have
+// been scheduled since the reply came (a loaded machine), and takes it
+// the moment after. Asked before the kernel is, outstanding leaves no such
+// window: when it reports false, every reply written so far has been read.
+func (q *replyQueue) outstanding(unread func() bool) bool {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.pending) > 0 || q.delivering
+	busy, written := len(q.pending) > 0 || q.delivering, q.written
+	checked := written == q.read
+	q.mu.Unlock()
+	if busy {
+		return true
+	}
+	if checked {
+		return false
+	}
+	if unread() {
+		return true
+	}
+	q.mu.Lock()
+	q.read = max(q.read, written)
+	q.mu.Unlock()
+	return false
 }
 
 // discard counts the replies in b as dropped.
@@ -145,6 +170,9 @@ func (q *replyQueue) run(ctx context.Context, deliver func(context.Context, repl
 			wrote, err := deliver(ctx, batch)
 			q.mu.Lock()
 			q.delivering = false
+			if wrote {
+				q.written++
+			}
 			q.mu.Unlock()
 			if err != nil {
 				if ctx.Err() != nil {

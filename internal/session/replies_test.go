@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/yieldshell/yieldshell/internal/outlog"
@@ -198,4 +199,49 @@ func TestMarksIdle(t *testing.T) {
 	if ready, drop := p.replyReady(replyOrigin{pgrp: 1, idle: true}); ready || !drop {
 		t.Errorf("a reply to a query read at the prompt: ready %v, drop %v; want dropped", ready, drop)
 	}
+}
+
+// A program that queried its terminal and blocks reading the reply does
+// not wait for the agent while the reply, written, waits unread in the
+// terminal. On a loaded machine the kernel can still show the program
+// asleep in its read when asked, because it has not been scheduled since
+// the reply came; it takes the reply the moment after, so the typeahead,
+// asked after the kernel, finds none. bash's
+// `read -t 5 -sdR -p $'\e[6n' row col` in an integrated shell was so
+// reported waiting for a line (input_signal tty_read) in 5 to 6 of 80
+// conformance runs under two busy loops.
+func TestUnreadReplyIsNoInputWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The read builtin's terminal: no echo, no line editing.
+		m, e, k := fakeManager(t, nil, func(f *fakeProc) { f.echo, f.raw = false, true })
+		p, err := m.Start(t.Context(), spec("cpr-reader", true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := e.started()[0]
+		// Asleep in its read of the terminal until the scheduler runs it;
+		// then it takes whatever waits there.
+		k.script(prompt.Unknown, func(prompt.Input) prompt.Probe {
+			f.setTypeahead(false)
+			return prompt.Probe{Activity: prompt.Reading, Reader: prompt.Task{Pid: f.pid, Tid: f.pid}}
+		})
+		f.print("\x1b[6n")
+		synctest.Wait() // the writer delivered the reply
+		if got := f.written(); got != "\x1b[1;1R" {
+			t.Fatalf("written %q, want the reply to the query", got)
+		}
+		time.Sleep(time.Second) // long quiet: only the kernel decides
+		if st := p.evalInput(0); st.Waiting {
+			t.Fatalf("reported waiting for input (%+v) while its reply waited unread", st)
+		}
+
+		// It reads the reply, answers, and then does wait for a line.
+		f.setTypeahead(false)
+		f.print("cpr=1;1\r\nname? ")
+		synctest.Wait()
+		time.Sleep(time.Second)
+		if st := p.evalInput(0); !st.Waiting || st.Prompt != "name? " {
+			t.Errorf("after the reply was read: %+v, want waiting at %q", st, "name? ")
+		}
+	})
 }
