@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"errors"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,8 +133,15 @@ func (m *Monitor) decide(n *notif) unix.Errno {
 	}
 	switch nr {
 	case sysSocket:
+		if m.policy.Network == NetworkHosts && jailSocket(n.args[0], n.args[1]) {
+			return 0
+		}
 		m.denied.add("socket", "", socketName(n.args[0], n.args[1]))
 		return unix.EACCES
+	case sysConnect:
+		return m.checkDestination(n, "connect", n.args[1], n.args[2])
+	case sysSendto:
+		return m.checkDestination(n, "send", n.args[4], n.args[5])
 	case sysClone:
 		m.denied.add("clone", "", "new namespace")
 		return unix.EPERM
@@ -242,6 +251,52 @@ func readString(pid int, addr uintptr) (string, error) {
 		addr += uintptr(n)
 	}
 	return "", errors.New("path too long")
+}
+
+// jailSocket reports whether a host list's jail lets a command make a
+// socket of family and typ: Internet stream and datagram sockets (to
+// reach the proxy, or the jail's own loopback) and netlink (the jail's
+// interfaces, which programs list). Raw and packet sockets are refused.
+func jailSocket(family, typ uint64) bool {
+	switch family {
+	case unix.AF_INET, unix.AF_INET6:
+		return typ&0xf == unix.SOCK_STREAM || typ&0xf == unix.SOCK_DGRAM
+	case unix.AF_NETLINK:
+		return true
+	}
+	return false
+}
+
+// checkDestination names a connect or addressed send (op) of a host
+// list's command to an Internet address other than the jail's loopback:
+// the jail has no route there (the proxy is the way out), so it is
+// refused as the kernel would refuse it, ENETUNREACH, and said where.
+func (m *Monitor) checkDestination(n *notif, op string, addr, size uint64) unix.Errno {
+	if addr == 0 || size < 2 {
+		return 0
+	}
+	b, err := proc.ReadMem(int(n.pid), uintptr(addr), int(min(size, 28)))
+	if err != nil {
+		return 0 // the kernel refuses it anyway, unnamed
+	}
+	ap, ok := sockaddrAddr(b)
+	if !ok || ap.Addr().IsLoopback() {
+		return 0
+	}
+	m.denied.addDenial(Denial{Op: op, Host: ap.Addr().String(), Port: int(ap.Port()), Reason: "not through the proxy"})
+	return unix.ENETUNREACH
+}
+
+// sockaddrAddr reads an AF_INET or AF_INET6 socket address.
+func sockaddrAddr(b []byte) (netip.AddrPort, bool) {
+	family := binary.NativeEndian.Uint16(b)
+	switch {
+	case family == unix.AF_INET && len(b) >= 8:
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:4])), true
+	case family == unix.AF_INET6 && len(b) >= 24:
+		return netip.AddrPortFrom(netip.AddrFrom16([16]byte(b[8:24])).Unmap(), binary.BigEndian.Uint16(b[2:4])), true
+	}
+	return netip.AddrPort{}, false
 }
 
 // socketName names a socket family and type, e.g. "AF_INET stream".

@@ -77,10 +77,15 @@ type denials struct {
 }
 
 func (d *denials) add(op, path, addr string) {
+	d.addDenial(Denial{Op: op, Path: path, Address: addr})
+}
+
+// addDenial records one refusal of what n names (its Count aside).
+func (d *denials) addDenial(n Denial) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := range d.list {
-		if e := &d.list[i]; e.Op == op && e.Path == path && e.Address == addr {
+		if e := &d.list[i]; e.Op == n.Op && e.Path == n.Path && e.Address == n.Address && e.Host == n.Host && e.Port == n.Port {
 			e.Count++
 			return
 		}
@@ -92,7 +97,8 @@ func (d *denials) add(op, path, addr string) {
 		d.list[MaxDenials].Count++
 		return
 	}
-	d.list = append(d.list, Denial{Op: op, Path: path, Address: addr, Count: 1})
+	n.Count = 1
+	d.list = append(d.list, n)
 }
 
 func (d *denials) snapshot() []Denial {

@@ -239,7 +239,7 @@ func TestReachEscapes(t *testing.T) {
 // TestFilterFits: a conditional jump reaches 255 instructions at most,
 // and every jump lands inside the program.
 func TestFilterFits(t *testing.T) {
-	for _, net := range []string{NetworkOff, NetworkOn} {
+	for _, net := range []string{NetworkOff, NetworkOn, NetworkHosts} {
 		f := buildFilter(&Policy{Network: net})
 		if len(f) > 255 {
 			t.Fatalf("network %s: %d instructions", net, len(f))
@@ -259,7 +259,7 @@ func TestFilterCompiledOnce(t *testing.T) {
 	if !s.Seccomp {
 		t.Skip("no seccomp user notification")
 	}
-	for _, net := range []string{NetworkOff, NetworkOn} {
+	for _, net := range []string{NetworkOff, NetworkOn, NetworkHosts} {
 		p := &Policy{Mode: ModeWorkspaceWrite, Network: net, Writable: []string{t.TempDir()}}
 		if got, want := s.filter(p), buildFilter(p); !slices.Equal(got, want) {
 			t.Errorf("network %s: the compiled filter differs from the assembled one", net)

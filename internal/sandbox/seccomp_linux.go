@@ -175,7 +175,8 @@ type argCheck struct {
 // have its say on the second), clone3 and openat2 answer ENOSYS (their
 // flags are out of the filter's sight; libraries fall back to clone and
 // openat), and with the network off, sockets other than AF_UNIX go to the
-// server, which refuses them.
+// server, which refuses them; with a host list, the server sees them and
+// every connect and addressed send, to name what the jail refuses.
 func buildFilter(p *Policy) []unix.SockFilter {
 	to := map[uint32]string{}
 	var f program
@@ -194,8 +195,17 @@ func buildFilter(p *Policy) []unix.SockFilter {
 	if sysOpen != ^uint32(0) {
 		checks[sysOpen] = argCheck{1, unix.BPF_JSET, openWrite, retNotify, retAllow}
 	}
-	if p.Network == NetworkOff {
+	switch p.Network {
+	case NetworkOff:
 		checks[sysSocket] = argCheck{0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify}
+	case NetworkHosts:
+		// The jail has no route out but its loopback: the kernel refuses
+		// the rest, and the server names what it refuses (notify_linux.go):
+		// sockets that are neither Unix nor Internet ones, connects and
+		// sends with an address.
+		checks[sysSocket] = argCheck{0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify}
+		actions[sysConnect] = retNotify
+		checks[sysSendto] = argCheck{4, unix.BPF_JEQ, 0, retAllow, retNotify}
 	}
 	var nrs []uint32
 	for nr, a := range actions {

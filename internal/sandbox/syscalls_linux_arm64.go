@@ -36,4 +36,6 @@ const (
 	sysClone3  = unix.SYS_CLONE3
 	sysSocket  = unix.SYS_SOCKET
 	sysIoctl   = unix.SYS_IOCTL
+	sysConnect = unix.SYS_CONNECT // with a host list, to name a destination
+	sysSendto  = unix.SYS_SENDTO  // not through the proxy
 )

@@ -109,9 +109,11 @@ func TestSandboxHostList(t *testing.T) {
 	}
 	w := newHostListWorld(t)
 	m := w.manager(t)
-	raw := "echo raw: no python3"
-	if _, err := exec.LookPath("python3"); err == nil {
+	raw, send := "echo raw: no python3", "echo send: no python3"
+	_, noPython := exec.LookPath("python3")
+	if noPython == nil {
 		raw = `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); print("RAW")' 2>&1 | tail -1`
+		send = `python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("192.0.2.1", 5353)); print("SENT")' 2>&1 | tail -1`
 	}
 	script := strings.Join([]string{fetcher(t),
 		`fetch http://127.0.0.2:$LISTED/`,
@@ -120,6 +122,7 @@ func TestSandboxHostList(t *testing.T) {
 		`(echo x > /dev/udp/192.0.2.1/53 && echo DIRECT-UDP) 2>/dev/null || echo direct udp refused`,
 		`(exec 3<>/dev/tcp/127.0.0.1/$HOSTSVC && echo HOST-LOOPBACK) 2>/dev/null || echo host loopback refused`,
 		raw,
+		send,
 		// The proxy's own port, asked by hand for the host's loopback service.
 		`(exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:} && printf 'GET http://127.0.0.1:%s/ HTTP/1.0\r\n\r\n' $HOSTSVC >&3 && head -1 <&3 && cat <&3 | tail -1)`,
 		`echo pwn > "$OUTSIDE/x" 2>/dev/null || echo write refused`,
@@ -136,7 +139,7 @@ func TestSandboxHostList(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, got, out.Stderr)
 		}
 	}
-	for _, escaped := range []string{"hello from unlisted", "DIRECT-", "HOST-LOOPBACK", "hello from the host", "RAW\n", "UNSHARED", "MOUNTED"} {
+	for _, escaped := range []string{"hello from unlisted", "DIRECT-", "HOST-LOOPBACK", "hello from the host", "RAW\n", "SENT\n", "UNSHARED", "MOUNTED"} {
 		if strings.Contains(got, escaped) {
 			t.Errorf("stdout has %q: an escape\n%s", escaped, got)
 		}
@@ -153,7 +156,14 @@ func TestSandboxHostList(t *testing.T) {
 		named = append(named, strings.TrimSpace(fmt.Sprintf("%s %s%s %s %d", d.Op, d.Path, d.Address, d.Host, d.Port)))
 	}
 	t.Logf("stdout:\n%s\ndenied %q", got, named)
-	for _, want := range []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "connect  127.0.0.1 " + strconv.Itoa(w.hostService), "open " + filepath.Join(w.outside, "x") + "  0", "unshare   0", "mount   0"} {
+	// The jail's refusals are named too: where the command went around
+	// the proxy (bash's /dev/udp connects), and the raw socket.
+	wants := []string{"connect  127.0.0.2 " + strconv.Itoa(w.unlisted), "connect  127.0.0.1 " + strconv.Itoa(w.hostService),
+		"open " + filepath.Join(w.outside, "x") + "  0", "unshare   0", "mount   0", "connect  192.0.2.1 53"}
+	if noPython == nil {
+		wants = append(wants, "socket AF_INET raw  0", "send  192.0.2.1 5353")
+	}
+	for _, want := range wants {
 		if !slices.Contains(named, want) {
 			t.Errorf("denied %q, want %q among them", named, want)
 		}
