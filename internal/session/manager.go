@@ -191,6 +191,19 @@ func (m *Manager) List() []*Process {
 	return out
 }
 
+// Running returns the processes whose end the Manager has not handled
+// yet, in no order: a follower of running processes need not look at
+// every ended one kept for reading (thousands, after a busy day).
+func (m *Manager) Running() []*Process {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Process, 0, len(m.reg.live))
+	for p := range m.reg.live {
+		out = append(out, p)
+	}
+	return out
+}
+
 // Cleanup removes ended processes whose end is older than the threshold for
 // their status and returns how many it removed.
 func (m *Manager) Cleanup(completedOlder, stoppedOlder time.Duration) int {

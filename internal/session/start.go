@@ -245,6 +245,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 	if !late {
 		m.reg.procs[p.ID] = p
 		m.reg.order = append(m.reg.order, p)
+		m.reg.live[p] = struct{}{}
 		m.reg.runs[p.ID] = &runRecord{spec: l.spec.once(), attempt: o.attempt, settled: make(chan struct{})}
 		if m.disk != nil {
 			m.disk.Follow(p.diskRun())
@@ -341,6 +342,7 @@ func (m *Manager) ended(p *Process, final Info) {
 	m.log.Debug("ended", "process_id", p.ID)
 	m.afterEnd(p, final)
 	m.mu.Lock()
+	delete(m.reg.live, p)
 	m.reg.countEnded(p, m.keep.endedBytes)
 	m.mu.Unlock()
 	m.watch.signal()
