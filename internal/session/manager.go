@@ -30,11 +30,14 @@ type Manager struct {
 	engine  Engine
 	log     *slog.Logger
 	baseEnv []string
-	tag     string // this server's tag prefix, "<pid>:<start>:"
-	prober  Prober
-	hosts   Hosts // nil: no other host
-	timing  timing
-	keep    retention
+	// baseSecrets are the entries of baseEnv that name secrets
+	// (policy.Config.SecretVars): what every start looks through.
+	baseSecrets []string
+	tag         string // this server's tag prefix, "<pid>:<start>:"
+	prober      Prober
+	hosts       Hosts // nil: no other host
+	timing      timing
+	keep        retention
 
 	startedAt time.Time
 	disk      *disklog.Dir    // nil unless YIELDSHELL_LOG_DIR is set
@@ -147,6 +150,7 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		hosts:          o.Hosts,
 		reg:            newRegistry(),
 	}
+	m.baseSecrets = cfg.SecretVars(m.baseEnv)
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.lateOutput = m.outputClosed
 	m.log.Debug("commands run under the default shell unless they name one", "shell", cfg.DefaultShell())

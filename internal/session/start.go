@@ -78,7 +78,7 @@ type launch struct {
 // Nothing is reserved or started. A refusal quotes the command, cwd or
 // shell, which may carry a secret: it is redacted as every answer is.
 func (m *Manager) prepare(spec Spec) (*launch, error) {
-	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	secrets := m.cfg.Secrets(m.baseSecrets, overlayEnv(spec.Env))
 	l, err := m.resolve(spec, secrets)
 	if err != nil {
 		return nil, policy.RedactError(secrets, err)
