@@ -54,6 +54,22 @@ func (c *Config) Secrets(env ...[]string) []Secret {
 	return out
 }
 
+// SecretVars returns the entries of env ("KEY=value") whose names match
+// Rules.RedactEnv, in order: passed to Secrets in env's place, they give
+// the same secrets, and a list read for every command is matched once.
+func (c *Config) SecretVars(env []string) []string {
+	if c.Rules.RedactEnv == nil {
+		return nil
+	}
+	var out []string
+	for _, kv := range env {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" && c.Rules.RedactEnv.MatchString(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 func longestFirst(a, b Secret) int {
 	if c := cmp.Compare(len(b.Value), len(a.Value)); c != 0 {
 		return c

@@ -204,6 +204,13 @@ func TestSecrets(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Secrets:\n got %q\nwant %q", got, want)
 	}
+	// The server's entries that name secrets, matched once, give the same.
+	if got := c.Secrets(c.SecretVars(server), overlay); !slices.Equal(got, want) {
+		t.Errorf("Secrets of SecretVars:\n got %q\nwant %q", got, want)
+	}
+	if got := (&Config{}).SecretVars(server); got != nil {
+		t.Errorf("SecretVars without RedactEnv = %q, want nil", got)
+	}
 	if got := (&Config{}).Secrets(server); got != nil {
 		t.Errorf("Secrets without RedactEnv = %q, want nil", got)
 	}

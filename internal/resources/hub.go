@@ -221,7 +221,7 @@ func (h *Hub) run() {
 // the list changed.
 func (h *Hub) list() {
 	running := make(map[*session.Process]bool)
-	for _, p := range h.m.List() {
+	for _, p := range h.m.Running() {
 		if !p.Ended() {
 			running[p] = true
 		}

@@ -79,7 +79,7 @@ func (a Asking) Rules() []string {
 // waived, policy lets the command start. Nothing is started or reserved;
 // the process limit is not looked at.
 func (m *Manager) Askable(spec Spec) (Asking, error) {
-	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	secrets := m.cfg.Secrets(m.baseSecrets, overlayEnv(spec.Env))
 	a := Asking{Command: policy.Redact(secrets, spec.Command), SideEffects: spec.SideEffects,
 		Stdin: policy.Redact(secrets, spec.Stdin)}
 	for k, v := range spec.Env {

@@ -30,11 +30,14 @@ type Manager struct {
 	engine  Engine
 	log     *slog.Logger
 	baseEnv []string
-	tag     string // this server's tag prefix, "<pid>:<start>:"
-	prober  Prober
-	hosts   Hosts // nil: no other host
-	timing  timing
-	keep    retention
+	// baseSecrets are the entries of baseEnv that name secrets
+	// (policy.Config.SecretVars): what every start looks through.
+	baseSecrets []string
+	tag         string // this server's tag prefix, "<pid>:<start>:"
+	prober      Prober
+	hosts       Hosts // nil: no other host
+	timing      timing
+	keep        retention
 
 	startedAt time.Time
 	disk      *disklog.Dir    // nil unless YIELDSHELL_LOG_DIR is set
@@ -166,6 +169,7 @@ func NewManager(cfg *policy.Config, o Options) (*Manager, error) {
 		hosts:          o.Hosts,
 		reg:            newRegistry(),
 	}
+	m.baseSecrets = cfg.SecretVars(m.baseEnv)
 	m.life, m.endLife = context.WithCancel(context.Background())
 	m.lateOutput = m.outputClosed
 	m.log.Debug("commands run under the default shell unless they name one", "shell", cfg.DefaultShell())
@@ -207,6 +211,19 @@ func (m *Manager) List() []*Process {
 	defer m.mu.Unlock()
 	out := slices.Clone(m.reg.order)
 	slices.Reverse(out)
+	return out
+}
+
+// Running returns the processes whose end the Manager has not handled
+// yet, in no order: a follower of running processes need not look at
+// every ended one kept for reading (thousands, after a busy day).
+func (m *Manager) Running() []*Process {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Process, 0, len(m.reg.live))
+	for p := range m.reg.live {
+		out = append(out, p)
+	}
 	return out
 }
 

@@ -38,6 +38,7 @@ func (e *NameInUseError) Error() string {
 type registry struct {
 	procs map[string]*Process
 	order []*Process            // in start order
+	live  map[*Process]struct{} // registered, their end not handled yet
 	runs  map[string]*runRecord // by process id: how to start it again
 	names map[string]*nameState // by name
 	ended endedOutput           // what ended runs' output holds (retention.go)
@@ -46,6 +47,7 @@ type registry struct {
 func newRegistry() registry {
 	return registry{
 		procs: make(map[string]*Process),
+		live:  make(map[*Process]struct{}),
 		runs:  make(map[string]*runRecord),
 		names: make(map[string]*nameState),
 	}
@@ -150,6 +152,7 @@ func (r *registry) releaseName(name string, how claimEnd) {
 // its name once no run, claim or pending restart is left under it.
 func (r *registry) forget(p *Process) {
 	delete(r.runs, p.ID)
+	delete(r.live, p)
 	ns := r.names[p.Name]
 	if ns == nil || ns.starting || ns.pending != nil || r.byName(p.Name) != nil {
 		return

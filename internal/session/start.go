@@ -78,7 +78,7 @@ type launch struct {
 // Nothing is reserved or started. A refusal quotes the command, cwd or
 // shell, which may carry a secret: it is redacted as every answer is.
 func (m *Manager) prepare(spec Spec) (*launch, error) {
-	secrets := m.cfg.Secrets(m.baseEnv, overlayEnv(spec.Env))
+	secrets := m.cfg.Secrets(m.baseSecrets, overlayEnv(spec.Env))
 	l, err := m.resolve(spec, secrets)
 	if err != nil {
 		return nil, policy.RedactError(secrets, err)
@@ -249,6 +249,7 @@ func (m *Manager) register(ctx context.Context, p *Process, l *launch, o startOp
 	if !late {
 		m.reg.procs[p.ID] = p
 		m.reg.order = append(m.reg.order, p)
+		m.reg.live[p] = struct{}{}
 		m.reg.runs[p.ID] = &runRecord{spec: l.spec.once(), attempt: o.attempt, settled: make(chan struct{})}
 		if m.disk != nil {
 			m.disk.Follow(p.diskRun())
@@ -345,6 +346,7 @@ func (m *Manager) ended(p *Process, final Info) {
 	m.log.Debug("ended", "process_id", p.ID)
 	m.afterEnd(p, final)
 	m.mu.Lock()
+	delete(m.reg.live, p)
 	m.reg.countEnded(p, m.keep.endedBytes)
 	m.mu.Unlock()
 	m.watch.signal()
