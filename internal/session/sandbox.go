@@ -113,10 +113,10 @@ func checkSandbox(cfg *policy.Config, s sandbox.Support) error {
 	return nil
 }
 
-// confine sets up l's sandbox when its mode is not off: a private
-// TMPDIR (and cache, so builds work), the writable paths and the fork
-// hook that confines the child (or, with a host list, the jail whose
-// helper confines it).
+// confine sets up l's sandbox when its mode is not off: the writable
+// paths (the private TMPDIR joins them at open, right before the start),
+// a build cache so builds work, and the fork hook that confines the child
+// (or, with a host list, the jail whose helper confines it).
 func (m *Manager) confine(l *launch, spec Spec) error {
 	mode, err := m.cfg.Sandbox.Tighten(spec.Sandbox)
 	if err != nil || mode == policy.SandboxOff {
