@@ -1,12 +1,18 @@
 package policy
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
 func TestLoadSandbox(t *testing.T) {
+	// Paths as this platform writes them: a list with its separator,
+	// absolute on its current drive (Windows).
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	a := filepath.Join(abs("/"), "a") // /a; Z:\a
+	list := a + string(filepath.ListSeparator) + " rel"
 	for _, c := range []struct {
 		env     map[string]string
 		want    Sandbox
@@ -15,8 +21,8 @@ func TestLoadSandbox(t *testing.T) {
 		{env: nil, want: Sandbox{Mode: SandboxOff, Network: NetworkOff}},
 		{env: map[string]string{envSandbox: "Workspace-Write"}, want: Sandbox{Mode: SandboxWorkspaceWrite, Network: NetworkOff}},
 		{env: map[string]string{envSandbox: "read-only", envSandboxNetwork: "on"}, want: Sandbox{Mode: SandboxReadOnly, Network: NetworkOn}},
-		{env: map[string]string{envSandbox: "best-effort", envSandboxWritable: "/a: rel"},
-			want: Sandbox{Mode: SandboxBestEffort, Network: NetworkOff, Writable: []string{"/a", "/base/rel"}}},
+		{env: map[string]string{envSandbox: "best-effort", envSandboxWritable: list},
+			want: Sandbox{Mode: SandboxBestEffort, Network: NetworkOff, Writable: []string{a, abs(filepath.Join("/base", "rel"))}}},
 		{env: map[string]string{envSandboxNetwork: "Example.com, *.go.dev,proxy.golang.org:443"},
 			want: Sandbox{Mode: SandboxOff, Network: NetworkHosts, Hosts: []string{"example.com", "*.go.dev", "proxy.golang.org:443"}}},
 		{env: map[string]string{envSandbox: "strict"}, wantErr: `YIELDSHELL_SANDBOX="strict": want off, read-only, workspace-write or best-effort`},

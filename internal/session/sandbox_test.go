@@ -8,6 +8,7 @@ import (
 
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/sandbox"
+	"github.com/yieldshell/yieldshell/internal/testdir"
 )
 
 // Issue 40 item 5: a mode the kernel cannot enforce is refused, naming
@@ -76,7 +77,7 @@ func TestCheckHostList(t *testing.T) {
 // kernel cannot confine: the refusal says so, and nothing starts (no
 // connection is made: the sandbox is decided before the host is reached).
 func TestSandboxRefusesRemoteHost(t *testing.T) {
-	cfg, err := policy.Load(func(k string) string { return map[string]string{"YIELDSHELL_SANDBOX": "best-effort"}[k] }, t.TempDir())
+	cfg, err := policy.Load(func(k string) string { return map[string]string{"YIELDSHELL_SANDBOX": "best-effort"}[k] }, testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
