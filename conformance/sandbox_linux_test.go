@@ -211,9 +211,11 @@ func TestSandboxOrdinaryWork(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
+			files := map[string]string{}
 			for name, body := range step.files {
-				put(t, filepath.Join(dir, name), body)
+				files[filepath.Join(dir, name)] = body
 			}
+			writeTree(t, files)
 			if step.prepare != nil {
 				step.prepare(t, dir)
 			}
@@ -307,18 +309,7 @@ func prepareWheel(t *testing.T, dir string) {
 	if err := z.Close(); err != nil {
 		t.Fatal(err)
 	}
-	put(t, filepath.Join(dir, "wheels", "demo_pkg-1.0-py3-none-any.whl"), buf.String())
-}
-
-// put writes body at path, making its directory.
-func put(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTree(t, map[string]string{filepath.Join(dir, "wheels", "demo_pkg-1.0-py3-none-any.whl"): buf.String()})
 }
 
 // Issue 40 items 1, 4, 5 in the shell-yeah toolset: start_shell tightens,

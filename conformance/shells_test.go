@@ -3,7 +3,6 @@
 package conformance
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,15 +36,11 @@ func forEachShell(t *testing.T, f func(t *testing.T, s *server, shell, id string
 			forEachProtocol(t, nil, func(t *testing.T, s *server) {
 				home := t.TempDir()
 				for _, fs := range files {
+					tree := map[string]string{}
 					for name, content := range fs {
-						path := filepath.Join(home, name)
-						if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-							t.Fatal(err)
-						}
+						tree[filepath.Join(home, name)] = content
 					}
+					writeTree(t, tree)
 				}
 				r := waiting(t, s.exec(sh.name, map[string]any{"yield_ms": longYield, "env": map[string]string{"HOME": home}}), "command")
 				if r.str("input_signal") != "prompt_mark" {

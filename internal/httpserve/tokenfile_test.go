@@ -5,7 +5,6 @@ package httpserve
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/testuser"
 )
 
 // The server's user in these tests, as in the container image, and
@@ -269,12 +270,7 @@ func TestTokenFileUnreadable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyExe := filepath.Join(dir, "helper")
-	copyFile(t, exe, copyExe)
+	copyExe := testuser.CopyTestBinary(t) // where uid 10001 may run it
 	// Root's here; in a container, the host user's file on a :ro bind
 	// mount, which passes the ownership check and fails the same way.
 	layout(t, dir, []node{{path: "token", mode: 0o600}})
@@ -284,24 +280,5 @@ func TestTokenFileUnreadable(t *testing.T) {
 		if !strings.Contains(r.Error, want) {
 			t.Errorf("error %q, want %q", r.Error, want)
 		}
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yieldshell/yieldshell/internal/poll"
 	"golang.org/x/sys/unix"
+
+	"github.com/yieldshell/yieldshell/internal/poll"
+	"github.com/yieldshell/yieldshell/internal/testuser"
 )
 
 // runConfined runs script with bash under p (nil: unconfined) as cred
@@ -60,17 +62,8 @@ func accounts(t *testing.T) []account {
 		t.Log("useradd not installed: the escapes run as root only")
 		return list
 	}
-	name := "ysbox" + strconv.Itoa(os.Getpid()%100000)
-	if out, err := exec.Command("useradd", "-M", "-s", "/bin/false", name).CombinedOutput(); err != nil {
-		t.Fatalf("useradd: %v: %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("userdel", name).Run() })
-	out, err := exec.Command("id", "-u", name).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-	return append(list, account{name: "user", cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}})
+	uid, gid := testuser.New(t)
+	return append(list, account{name: "user", cred: &syscall.Credential{Uid: uid, Gid: gid}})
 }
 
 // area is a writable root and an outside directory holding a target

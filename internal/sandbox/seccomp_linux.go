@@ -195,15 +195,14 @@ func buildFilter(p *Policy) []unix.SockFilter {
 	if sysOpen != ^uint32(0) {
 		checks[sysOpen] = argCheck{1, unix.BPF_JSET, openWrite, retNotify, retAllow}
 	}
-	switch p.Network {
-	case NetworkOff:
+	if p.Network == NetworkOff || p.Network == NetworkHosts {
 		checks[sysSocket] = argCheck{0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify}
-	case NetworkHosts:
+	}
+	if p.Network == NetworkHosts {
 		// The jail has no route out but its loopback: the kernel refuses
 		// the rest, and the server names what it refuses (notify_linux.go):
 		// sockets that are neither Unix nor Internet ones, connects and
 		// sends with an address.
-		checks[sysSocket] = argCheck{0, unix.BPF_JEQ, unix.AF_UNIX, retAllow, retNotify}
 		actions[sysConnect] = retNotify
 		checks[sysSendto] = argCheck{4, unix.BPF_JEQ, 0, retAllow, retNotify}
 	}
