@@ -286,8 +286,9 @@ func (p *Process) finish(leftOpen bool) {
 	}
 	p.advanceLocked(phaseEnded)
 	final := p.infoLocked()
-	p.releaseLocked()
+	closeEngine := p.releaseLocked()
 	p.mu.Unlock()
+	closeEngine()
 	p.endLife()
 	p.stopReplies()
 	if p.hooks.onEnd != nil {

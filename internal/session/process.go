@@ -113,15 +113,21 @@ func (p *Process) advanceLocked(to phase) bool {
 	return true
 }
 
-// releaseLocked closes the process's descriptors once it has ended and its
-// output reached EOF: a finished process must not hold a terminal (or
-// pipes) for as long as its record is kept.
-func (p *Process) releaseLocked() {
-	if p.lc.ended() && p.streams.open == 0 && !p.streams.released {
-		p.streams.released = true
-		_ = p.engine().Close() // nothing is blocked on them any more
-		p.endEngine()
+// releaseLocked lets go of the process's descriptors once it has ended
+// and its output reached EOF: a finished process must not hold a terminal
+// (or pipes) for as long as its record is kept. It returns the close,
+// which the caller runs once it has unlocked p.mu: closing a terminal
+// takes tens of microseconds, which a waiter woken by the end (exec's
+// answer) would otherwise wait out on the lock. Nothing reaches the
+// descriptors meanwhile: the engine is already the ended one.
+func (p *Process) releaseLocked() (closeEngine func()) {
+	if !p.lc.ended() || p.streams.open != 0 || p.streams.released {
+		return func() {}
 	}
+	p.streams.released = true
+	e := p.engine()
+	p.endEngine()
+	return func() { _ = e.Close() } // nothing is blocked on them any more
 }
 
 // Ended reports whether the process has ended and its status is final.

@@ -162,9 +162,10 @@ func (p *Process) read(r io.Reader, sr *streamReader) {
 				p.w.wake()
 			}
 			late := p.lc.ended() && p.streams.open == 0
-			p.releaseLocked()
+			closeEngine := p.releaseLocked()
 			p.broadcast()
 			p.mu.Unlock()
+			closeEngine()
 			if late && p.lateOutput != nil {
 				p.lateOutput()
 			}
