@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -117,25 +119,25 @@ func TestOversizedFrameIsNotKept(t *testing.T) {
 	const limit = 1 << 10
 	var out bytes.Buffer
 	big := strings.Repeat("z", 100*limit)
-	f := &filter{src: bufio.NewReaderSize(strings.NewReader(big+"\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), 64), w: &out, max: limit}
-	b, err := io.ReadAll(readerFunc(f.Read))
+	c := &conn{src: bufio.NewReaderSize(strings.NewReader(big+"\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), 64),
+		w: &lockedWriter{w: nopWriteCloser{&out}}, max: limit, closed: make(chan struct{})}
+	msg, err := c.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n" {
-		t.Errorf("passed on %.60q", b)
+	if req, ok := msg.(*jsonrpc.Request); !ok || req.Method != "ping" {
+		t.Errorf("passed on %#v", msg)
+	}
+	if _, err := c.Read(context.Background()); err != io.EOF {
+		t.Errorf("after the last line: %v, want EOF", err)
 	}
 	if !strings.Contains(out.String(), "-32600") {
 		t.Errorf("no refusal written: %q", out.String())
 	}
-	if cap(f.line) > 2*limit {
-		t.Errorf("the reader grew its line buffer to %d bytes for a %d-byte limit", cap(f.line), limit)
+	if cap(c.line) > 2*limit {
+		t.Errorf("the reader grew its line buffer to %d bytes for a %d-byte limit", cap(c.line), limit)
 	}
 }
-
-type readerFunc func([]byte) (int, error)
-
-func (r readerFunc) Read(p []byte) (int, error) { return r(p) }
 
 // TestBatchesAfterAnOldInitialize: a client that speaks 2025-03-26 may
 // send batches, and gets answers to them.
@@ -152,6 +154,18 @@ func TestBatchesAfterAnOldInitialize(t *testing.T) {
 		t.Fatalf("batch answer: %s", sc.Bytes())
 	}
 	ping(t, w, sc, 4)
+	// A notification in a batch gets no answer; the batch's calls do.
+	fmt.Fprintln(w, `[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},{"jsonrpc":"2.0","id":5,"method":"ping"}]`)
+	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &batch) != nil || len(batch) != 1 || batch[0]["id"] != float64(5) {
+		t.Fatalf("answer to a batch with a notification: %s", sc.Bytes())
+	}
+	// An id used twice in a batch is refused (the SDK would end the
+	// connection), and the server serves on.
+	fmt.Fprintln(w, `[{"jsonrpc":"2.0","id":6,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`)
+	if m := answer(t, sc); m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), "used twice") {
+		t.Fatalf("answer to a batch that repeats an id: %v", m)
+	}
+	ping(t, w, sc, 7)
 }
 
 // FuzzFrames feeds random frames: whatever they are, the server answers a
@@ -178,27 +192,42 @@ func FuzzFrames(f *testing.F) {
 
 // TestValidErrorCodes: an error response the SDK makes from a plain error
 // (code 0) leaves with a code JSON-RPC defines: -32600 for a call before
-// initialize, -32603 for anything else; other lines pass unchanged.
+// initialize, -32603 for anything else; other responses pass unchanged.
 func TestValidErrorCodes(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"method \"tools/call\" is invalid during session initialization"}}`,
+	id := func(v any) jsonrpc.ID {
+		if n, ok := v.(int); ok {
+			v = float64(n)
+		}
+		i, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return i
+	}
+	for _, tc := range []struct {
+		resp *jsonrpc.Response
+		want string
+	}{
+		{&jsonrpc.Response{ID: id(1), Error: errors.New(`method "tools/call" is invalid during session initialization`)},
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: method \"tools/call\" is invalid during session initialization: send initialize first"}}`},
-		{`{"jsonrpc":"2.0","id":"a","error":{"code":0,"message":"something broke"}}`,
+		{&jsonrpc.Response{ID: id("a"), Error: errors.New("something broke")},
 			`{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"something broke"}}`},
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}`, ""},
-		{`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"error":{"code":0,"x":1}}}}`, ""},
+		{&jsonrpc.Response{ID: id("b"), Error: &jsonrpc.Error{Message: "bare", Data: json.RawMessage(`{"k":1}`)}},
+			`{"jsonrpc":"2.0","id":"b","error":{"code":-32603,"message":"bare","data":{"k":1}}}`},
+		{&jsonrpc.Response{ID: id(1), Error: &jsonrpc.Error{Code: -32601, Message: "no such method"}},
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}`},
+		{&jsonrpc.Response{ID: id(2), Error: fmt.Errorf("calling: %w", &jsonrpc.Error{Code: -32602, Message: "bad"})},
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"calling: bad"}}`},
+		{&jsonrpc.Response{ID: id(1), Result: json.RawMessage(`{"structuredContent":{"error":{"code":0,"x":1}}}`)},
+			`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"error":{"code":0,"x":1}}}}`},
 	} {
 		var out bytes.Buffer
-		w := &lockedWriter{w: nopWriteCloser{&out}}
-		if n, err := w.Write([]byte(tc.in + "\n")); err != nil || n != len(tc.in)+1 {
-			t.Fatalf("Write: %d, %v", n, err)
+		c := &conn{w: &lockedWriter{w: nopWriteCloser{&out}}}
+		if err := c.Write(context.Background(), tc.resp); err != nil {
+			t.Fatalf("Write: %v", err)
 		}
-		want := tc.want
-		if want == "" {
-			want = tc.in
-		}
-		if got := strings.TrimSuffix(out.String(), "\n"); got != want {
-			t.Errorf("%s\nwent out as\n%s\nwant\n%s", tc.in, got, want)
+		if got := strings.TrimSuffix(out.String(), "\n"); got != tc.want {
+			t.Errorf("%v\nwent out as\n%s\nwant\n%s", tc.resp.Error, got, tc.want)
 		}
 	}
 
