@@ -34,6 +34,9 @@ type Reaper struct {
 	// CloseInput has no context of its own. Set it before Start.
 	EOFWriteTimeout time.Duration
 
+	terminals ahead[*terminal]
+	pipes     ahead[*pipes]
+
 	sigc      chan os.Signal
 	quit      chan struct{}
 	stopped   chan struct{}
@@ -54,8 +57,10 @@ type procSys struct{}
 
 func newReaper(unknown func(pid int, ws unix.WaitStatus)) *Reaper {
 	r := &Reaper{
-		procs:   make(map[int]*Process),
-		unknown: unknown,
+		procs:     make(map[int]*Process),
+		unknown:   unknown,
+		terminals: ahead[*terminal]{open: openPair},
+		pipes:     ahead[*pipes]{open: openPipeSet},
 		// One slot is enough: the loop reaps everything that is ready, so
 		// signals arriving meanwhile only need to leave one wake-up behind.
 		sigc:    make(chan os.Signal, 1),
@@ -129,6 +134,8 @@ func (r *Reaper) Close() error {
 		signal.Stop(r.sigc)
 		close(r.quit)
 		<-r.stopped
+		r.terminals.close()
+		r.pipes.close()
 	})
 	return nil
 }
@@ -137,9 +144,16 @@ func (r *Reaper) Close() error {
 const errNotDir = unix.ENOTDIR
 
 // openStreams opens the terminal or the pipes the command will run with.
-func openStreams(opts Options, p *Process) (streams, error) {
+// They are the ones opened ahead, if ready (see [ahead]).
+func (r *Reaper) openStreams(opts Options, p *Process) (streams, error) {
 	if opts.TTY {
+		if t, ok := r.terminals.take(); ok {
+			return t.attach(opts.Cols, opts.Rows, &p.closed)
+		}
 		return openTerminal(opts.Cols, opts.Rows, &p.closed)
+	}
+	if ps, ok := r.pipes.take(); ok {
+		return ps.attach(&p.closed, &p.inputClosed)
 	}
 	return openPipes(&p.closed, &p.inputClosed)
 }
@@ -147,6 +161,12 @@ func openStreams(opts Options, p *Process) (streams, error) {
 // spawn forks and execs the command in a session of its own with the
 // streams' child ends, and registers it for reaping.
 func (r *Reaper) spawn(opts Options, p *Process) error {
+	// The next start's streams, while this child runs.
+	if opts.TTY {
+		defer r.terminals.refill()
+	} else {
+		defer r.pipes.refill()
+	}
 	args := opts.Args
 	if len(args) == 0 {
 		args = []string{opts.Path}

@@ -201,6 +201,69 @@ func TestTerminalSize(t *testing.T) {
 	}
 }
 
+// TestStreamsOpenedAhead: a start leaves a terminal (or pipes) opened
+// ahead, which the next start of that mode runs on, at the size it asks
+// for, configured as fresh ones are; Close closes them.
+func TestStreamsOpenedAhead(t *testing.T) {
+	t.Run("terminal", func(t *testing.T) {
+		r := newTestReaper(t)
+		start(t, r, shell(onTerminal, "true")).wait(t)
+		spare := r.terminals.v
+		if spare == nil {
+			t.Fatal("no terminal was opened ahead")
+		}
+		for _, size := range []struct {
+			cols, rows uint16
+			want       string
+		}{{80, 24, `^24 80\r\n`}, {0, 0, `^40 120\r\n`}} {
+			opts := shell(onTerminal, "stty size")
+			opts.Cols, opts.Rows = size.cols, size.rows
+			p := start(t, r, opts)
+			p.out.match(t, size.want)
+			term := p.io.(*terminal)
+			if term != spare {
+				t.Errorf("the command ran on %s, not on the one opened ahead, %s", term.slave.Name(), spare.slave.Name())
+			}
+			if tio, err := term.termios(); err != nil || tio.Iflag&unix.IUTF8 == 0 || tio.Oflag&unix.ONLCR == 0 {
+				t.Errorf("termios: %+v, %v; want IUTF8 and ONLCR", tio, err)
+			}
+			p.wait(t)
+			spare = r.terminals.v
+		}
+		_ = r.Close()
+		if r.terminals.has {
+			t.Error("Close left a terminal opened ahead")
+		}
+		if _, err := spare.master.Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("the terminal opened ahead, after Close: %v, want closed", err)
+		}
+	})
+	t.Run("pipes", func(t *testing.T) {
+		r := newTestReaper(t)
+		start(t, r, shell(onPipes, "true")).wait(t)
+		spare := r.pipes.v
+		if spare == nil {
+			t.Fatal("no pipes were opened ahead")
+		}
+		p := start(t, r, shell(onPipes, "echo out; echo err >&2; read x; echo got $x"))
+		if p.io.(*pipes) != spare {
+			t.Error("the command did not run on the pipes opened ahead")
+		}
+		p.out.match(t, "out")
+		p.errOut.match(t, "err")
+		if err := p.WriteInput(context.Background(), []byte("in\n")); err != nil {
+			t.Fatal(err)
+		}
+		p.out.match(t, "got in")
+		p.wait(t)
+		spare = r.pipes.v
+		_ = r.Close()
+		if _, err := spare.in.Stat(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("the pipes opened ahead, after Close: %v, want closed", err)
+		}
+	})
+}
+
 func TestResize(t *testing.T) {
 	r := newTestReaper(t)
 	p := start(t, r, helper(onTerminal, "winch"))

@@ -97,7 +97,7 @@ const errNotDir = windows.ERROR_DIRECTORY
 
 // openStreams opens the pseudo console or the pipes the command will run
 // with.
-func openStreams(opts Options, p *Process) (streams, error) {
+func (r *Reaper) openStreams(opts Options, p *Process) (streams, error) {
 	if opts.TTY {
 		return openTerminal(opts.Cols, opts.Rows, &p.closed, p)
 	}

@@ -39,7 +39,7 @@ func (r *Reaper) start(opts Options) (*Process, error) {
 		eofWriteTimeout: cmp.Or(r.EOFWriteTimeout, defaultEOFWriteTimeout),
 	}
 	var err error
-	if p.io, err = openStreams(opts, p); err != nil {
+	if p.io, err = r.openStreams(opts, p); err != nil {
 		return nil, err
 	}
 	// The child's ends are closed here once the child has them (or the

@@ -3,11 +3,13 @@
 package pty
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -51,21 +53,114 @@ type terminal struct {
 }
 
 func openTerminal(cols, rows uint16, closed *atomic.Bool) (*terminal, error) {
+	t, err := openPair()
+	if err != nil {
+		return nil, err
+	}
+	return t.attach(cols, rows, closed)
+}
+
+// openPair opens a terminal and configures it but for its size: a
+// terminal no process has used yet, which [terminal.attach] gives one.
+func openPair() (*terminal, error) {
 	master, slave, err := cpty.Open()
 	if err != nil {
 		return nil, fmt.Errorf("opening pty: %w", err)
 	}
-	t := &terminal{master: master, slave: slave, closed: closed}
+	t := &terminal{master: master, slave: slave}
 	if t.rc, err = master.SyscallConn(); err == nil {
-		err = setupMaster(t.rc, cols, rows)
+		err = setupMaster(t.rc)
 	}
 	if err != nil {
-		t.closeChild()
-		_ = master.Close()
+		t.discard()
 		return nil, fmt.Errorf("configuring pty: %w", err)
 	}
+	return t, nil
+}
+
+// attach sizes t for a Process whose closed flag is closed.
+func (t *terminal) attach(cols, rows uint16, closed *atomic.Bool) (*terminal, error) {
+	if cols == 0 {
+		cols = DefaultCols
+	}
+	if rows == 0 {
+		rows = DefaultRows
+	}
+	var opErr error
+	err := t.rc.Control(func(fd uintptr) {
+		opErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows})
+	})
+	if err = cmp.Or(err, opErr); err != nil {
+		t.discard()
+		return nil, fmt.Errorf("sizing pty: %w", err)
+	}
+	t.closed = closed
 	t.out = &eofReader{rc: t.rc, closed: closed, holder: holder{held: &t.held}}
 	return t, nil
+}
+
+// ahead holds the streams (a terminal, or pipes) opened ahead of the
+// command that will use them. A start takes them and, once its child is
+// forked, opens the next: the open (40-50 us, a fifth of the way from an
+// exec call to its fork) then happens while that child runs, not before.
+type ahead[T interface{ discard() }] struct {
+	open func() (T, error)
+
+	mu     sync.Mutex
+	v      T
+	has    bool
+	closed bool
+}
+
+// take returns what is ready, if anything is.
+func (a *ahead[T]) take() (v T, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, ok = a.v, a.has
+	a.v, a.has = *new(T), false
+	return v, ok
+}
+
+// refill opens the next unless one is ready. A failure leaves none: the
+// next start opens its own and says what went wrong.
+func (a *ahead[T]) refill() {
+	a.mu.Lock()
+	ready := a.has || a.closed
+	a.mu.Unlock()
+	if ready {
+		return
+	}
+	v, err := a.open()
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	keep := !a.has && !a.closed
+	if keep {
+		a.v, a.has = v, true
+	}
+	a.mu.Unlock()
+	if !keep {
+		v.discard()
+	}
+}
+
+// close discards what is ready, and keeps anything from being opened
+// after.
+func (a *ahead[T]) close() {
+	a.mu.Lock()
+	v, has := a.v, a.has
+	a.v, a.has, a.closed = *new(T), false, true
+	a.mu.Unlock()
+	if has {
+		v.discard()
+	}
+}
+
+// discard closes a terminal no process used.
+func (t *terminal) discard() {
+	t.closeChild()
+	_ = t.master.Close()
 }
 
 func (t *terminal) child() ([]*os.File, *syscall.SysProcAttr) {
@@ -162,23 +257,13 @@ func (t *terminal) termios() (*unix.Termios, error) {
 	return tio, err
 }
 
-// setupMaster configures the terminal before the child can see it: non-blocking
-// (so deadlines and Close work), a real size, and IUTF8 (so the line
+// setupMaster configures the terminal before the child can see it:
+// non-blocking (so deadlines and Close work) and IUTF8 (so the line
 // discipline erases whole UTF-8 characters), all without (*os.File).Fd.
-func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
-	if cols == 0 {
-		cols = DefaultCols
-	}
-	if rows == 0 {
-		rows = DefaultRows
-	}
+func setupMaster(rc syscall.RawConn) error {
 	var opErr error
 	err := rc.Control(func(fd uintptr) {
 		if opErr = syscall.SetNonblock(int(fd), true); opErr != nil {
-			return
-		}
-		ws := &unix.Winsize{Col: cols, Row: rows}
-		if opErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws); opErr != nil {
 			return
 		}
 		var t *unix.Termios
@@ -189,10 +274,7 @@ func setupMaster(rc syscall.RawConn, cols, rows uint16) error {
 		t.Oflag |= unix.OPOST | unix.ONLCR
 		opErr = unix.IoctlSetTermios(int(fd), ioctlSetTermios, t)
 	})
-	if err == nil {
-		err = opErr
-	}
-	return err
+	return cmp.Or(err, opErr)
 }
 
 // pipes are three pipes; the server keeps the write end of stdin and the
@@ -208,14 +290,24 @@ type pipes struct {
 }
 
 func openPipes(closed, inputClosed *atomic.Bool) (*pipes, error) {
-	p := &pipes{inputClosed: inputClosed}
+	p, err := openPipeSet()
+	if err != nil {
+		return nil, err
+	}
+	return p.attach(closed, inputClosed)
+}
+
+// openPipeSet opens the three pipes, for no process yet: [pipes.attach]
+// gives them one.
+func openPipeSet() (*pipes, error) {
+	p := &pipes{}
 	var err error
 	mine := []**os.File{&p.in, &p.out, &p.errOut}
 	for i := range p.ends {
 		var r, w *os.File
 		if r, w, err = os.Pipe(); err != nil {
-			err = fmt.Errorf("creating pipe: %w", err)
-			break
+			p.discard()
+			return nil, fmt.Errorf("creating pipe: %w", err)
 		}
 		if i == 0 {
 			p.ends[i], *mine[i] = r, w
@@ -223,24 +315,31 @@ func openPipes(closed, inputClosed *atomic.Bool) (*pipes, error) {
 			p.ends[i], *mine[i] = w, r
 		}
 	}
-	if err == nil {
-		if p.outR, err = newEOFReader(p.out, closed, &p.held); err == nil {
-			p.errR, err = newEOFReader(p.errOut, closed, &p.held)
-		}
-		if err != nil {
-			err = fmt.Errorf("configuring pipes: %w", err)
-		}
-	}
-	if err != nil {
-		p.closeChild()
-		_ = p.close()
-		return nil, err
-	}
 	var st unix.Stat_t
 	if unix.Fstat(int(p.ends[0].Fd()), &st) == nil {
 		p.path = fmt.Sprintf("pipe:[%d]", st.Ino)
 	}
 	return p, nil
+}
+
+// attach gives p to a Process whose flags are closed and inputClosed.
+func (p *pipes) attach(closed, inputClosed *atomic.Bool) (*pipes, error) {
+	p.inputClosed = inputClosed
+	var err error
+	if p.outR, err = newEOFReader(p.out, closed, &p.held); err == nil {
+		p.errR, err = newEOFReader(p.errOut, closed, &p.held)
+	}
+	if err != nil {
+		p.discard()
+		return nil, fmt.Errorf("configuring pipes: %w", err)
+	}
+	return p, nil
+}
+
+// discard closes pipes no process used.
+func (p *pipes) discard() {
+	p.closeChild()
+	_ = p.close()
 }
 
 func (p *pipes) child() ([]*os.File, *syscall.SysProcAttr) {
