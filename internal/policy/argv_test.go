@@ -134,3 +134,23 @@ func TestDedupEnv(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLookPath finds a program in the last of twelve PATH
+// directories, as a direct start of a command does (a PATH of a dozen
+// directories is common: language toolchains add theirs in front).
+func BenchmarkLookPath(b *testing.B) {
+	var dirs []string
+	for range 12 {
+		dirs = append(dirs, b.TempDir())
+	}
+	prog := filepath.Join(dirs[11], "prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	env := []string{"PATH=" + strings.Join(dirs, string(filepath.ListSeparator))}
+	for b.Loop() {
+		if p, ok := lookPath("prog", env, "/"); !ok || p != prog {
+			b.Fatalf("lookPath: %q, %v", p, ok)
+		}
+	}
+}
