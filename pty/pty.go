@@ -158,15 +158,20 @@ func (r *Reaper) openStreams(opts Options, p *Process) (streams, error) {
 	return openPipes(&p.closed, &p.inputClosed)
 }
 
+// openAhead opens the streams of the next start of that mode (see
+// [ahead]).
+func (r *Reaper) openAhead(tty bool) {
+	if tty {
+		r.terminals.refill()
+	} else {
+		r.pipes.refill()
+	}
+}
+
 // spawn forks and execs the command in a session of its own with the
 // streams' child ends, and registers it for reaping.
 func (r *Reaper) spawn(opts Options, p *Process) error {
-	// The next start's streams, while this child runs.
-	if opts.TTY {
-		defer r.terminals.refill()
-	} else {
-		defer r.pipes.refill()
-	}
+	defer r.openAhead(opts.TTY) // the next start's, while this child runs
 	args := opts.Args
 	if len(args) == 0 {
 		args = []string{opts.Path}
