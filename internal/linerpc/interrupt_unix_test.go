@@ -27,13 +27,13 @@ func TestCloseEndsABlockedRead(t *testing.T) {
 	}{
 		{"pipe in blocking mode", true, func(t *testing.T) (io.ReadCloser, io.WriteCloser) {
 			var fds [2]int
-			if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+			if err := unix.Pipe(fds[:]); err != nil {
 				t.Fatal(err)
 			}
 			return blockingFile(t, fds[0], "pipe"), os.NewFile(uintptr(fds[1]), "pipe")
 		}},
 		{"socket in blocking mode", true, func(t *testing.T) (io.ReadCloser, io.WriteCloser) {
-			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
