@@ -69,7 +69,15 @@ func serveMain(ctx context.Context, session, dir string, grace time.Duration, st
 		dir = filepath.Dir(self)
 	}
 	// A hang-up is not an end: ssh's going away is a dropped connection,
-	// and the processes wait for the next one. SIGTERM ends them.
+	// and the processes wait for the next one. Nor is a write to the
+	// connection that went away (SIGPIPE, which would end a program
+	// writing to its stdout without a handler). SIGTERM ends them. The
+	// executor says so itself rather than relying on its caller's main:
+	// Notify, not Ignore, as an ignored signal would be inherited by every
+	// command.
+	kept := make(chan os.Signal, 1)
+	signal.Notify(kept, syscall.SIGHUP, syscall.SIGPIPE)
+	defer signal.Stop(kept)
 	ctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	var ln net.Listener
