@@ -128,11 +128,6 @@ func TestWindowsNoOrphans(t *testing.T) {
 		for _, tty := range []bool{false, true} {
 			for _, end := range []string{"stop", "timeout", "stdin EOF"} {
 				t.Run(fmt.Sprintf("%s/tty=%v/%s", k.name, tty, end), func(t *testing.T) {
-					if end == "timeout" {
-						// Most of its time is the timeout's: the six run
-						// side by side, after the others.
-						t.Parallel()
-					}
 					dir := testdir.New(t)
 					s := start(t, "2025-06-18")
 					args := map[string]any{"tty": tty, "yield_ms": 100}
