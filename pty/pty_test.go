@@ -231,7 +231,7 @@ func TestStreamsOpenedAhead(t *testing.T) {
 			spare = r.terminals.v
 		}
 		_ = r.Close()
-		if r.terminals.has {
+		if r.terminals.v != nil {
 			t.Error("Close left a terminal opened ahead")
 		}
 		if _, err := spare.master.Stat(); !errors.Is(err, os.ErrClosed) {

@@ -103,12 +103,14 @@ func (t *terminal) attach(cols, rows uint16, closed *atomic.Bool) (*terminal, er
 // command that will use them. A start takes them and, once its child is
 // forked, opens the next: the open (40-50 us, a fifth of the way from an
 // exec call to its fork) then happens while that child runs, not before.
-type ahead[T interface{ discard() }] struct {
+type ahead[T interface {
+	comparable
+	discard()
+}] struct {
 	open func() (T, error)
 
 	mu     sync.Mutex
-	v      T
-	has    bool
+	v      T // the zero T when none is ready
 	closed bool
 }
 
@@ -116,16 +118,17 @@ type ahead[T interface{ discard() }] struct {
 func (a *ahead[T]) take() (v T, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	v, ok = a.v, a.has
-	a.v, a.has = *new(T), false
-	return v, ok
+	var none T
+	v, a.v = a.v, none
+	return v, v != none
 }
 
 // refill opens the next unless one is ready. A failure leaves none: the
 // next start opens its own and says what went wrong.
 func (a *ahead[T]) refill() {
+	var none T
 	a.mu.Lock()
-	ready := a.has || a.closed
+	ready := a.v != none || a.closed
 	a.mu.Unlock()
 	if ready {
 		return
@@ -135,9 +138,9 @@ func (a *ahead[T]) refill() {
 		return
 	}
 	a.mu.Lock()
-	keep := !a.has && !a.closed
+	keep := a.v == none && !a.closed
 	if keep {
-		a.v, a.has = v, true
+		a.v = v
 	}
 	a.mu.Unlock()
 	if !keep {
@@ -148,11 +151,12 @@ func (a *ahead[T]) refill() {
 // close discards what is ready, and keeps anything from being opened
 // after.
 func (a *ahead[T]) close() {
+	var none T
 	a.mu.Lock()
-	v, has := a.v, a.has
-	a.v, a.has, a.closed = *new(T), false, true
+	v := a.v
+	a.v, a.closed = none, true
 	a.mu.Unlock()
-	if has {
+	if v != none {
 		v.discard()
 	}
 }

@@ -7,35 +7,36 @@ import (
 	"time"
 )
 
-// interruptible returns the reader to read r through, and whether closing
-// it ends a read blocked on it: then the connection reads in the SDK's
-// goroutine, and a message goes from the reader to its handler without
-// passing between goroutines. A socket, an in-memory pipe, a file the
-// runtime polls and a regular file (whose reads never wait) qualify; a
-// pipe or socket on a descriptor in blocking mode (stdin, as a client
-// hands it over) is read through a non-blocking copy of the descriptor
-// (see [pollable]). Anything else (a terminal) is read ahead by a
-// goroutine of the connection's.
-func interruptible(r io.ReadCloser) (io.ReadCloser, bool) {
-	switch r := r.(type) {
+// interruptible returns the reader to read r through, a non-blocking copy
+// of its descriptor if one was made (the connection closes it with r), and
+// whether closing them ends a read blocked on it: then the connection
+// reads in the SDK's goroutine, and a message goes from the reader to its
+// handler without passing between goroutines. A socket, an in-memory pipe,
+// a file the runtime polls and a regular file (whose reads never wait)
+// qualify; a pipe or socket on a descriptor in blocking mode (stdin, as a
+// client hands it over) is read through a non-blocking copy (see
+// [pollable]). Anything else (a terminal) is read ahead by a goroutine of
+// the connection's.
+func interruptible(r io.ReadCloser) (src io.Reader, copied io.Closer, direct bool) {
+	switch f := r.(type) {
 	case net.Conn, *io.PipeReader:
-		return r, true
+		return r, nil, true
 	case *os.File:
-		if r.SetReadDeadline(time.Time{}) == nil {
-			return r, true // the runtime polls it: Close ends a read
+		if f.SetReadDeadline(time.Time{}) == nil {
+			return f, nil, true // the runtime polls it: Close ends a read
 		}
-		fi, err := r.Stat()
+		fi, err := f.Stat()
 		if err != nil {
-			return r, false
+			return f, nil, false
 		}
 		if fi.Mode().IsRegular() {
-			return r, true
+			return f, nil, true
 		}
 		if fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
-			if p := pollable(r); p != nil {
-				return p, true
+			if p := pollable(f); p != nil {
+				return p, p, true
 			}
 		}
 	}
-	return r, false
+	return r, nil, false
 }

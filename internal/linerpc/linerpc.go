@@ -62,12 +62,9 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if c.max <= 0 {
 		c.max = DefaultMaxFrame
 	}
-	r, ok := interruptible(t.Reader)
-	c.src = bufio.NewReaderSize(r, 64<<10)
-	if r != t.Reader {
-		c.extra = r
-	}
-	if !ok {
+	src, copied, direct := interruptible(t.Reader)
+	c.src, c.extra = bufio.NewReaderSize(src, 64<<10), copied
+	if !direct {
 		c.lines = make(chan lineOrErr)
 		go c.readAhead()
 	}
