@@ -9,7 +9,7 @@ import (
 // ReadCmdline returns process pid's argument vector (/proc/PID/cmdline),
 // as the process left it.
 func ReadCmdline(pid int) ([]string, error) {
-	b, err := os.ReadFile(path(pid, "cmdline"))
+	b, err := readFile(path(pid, "cmdline"), nil)
 	if err != nil {
 		return nil, err
 	}

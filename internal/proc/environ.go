@@ -2,8 +2,6 @@ package proc
 
 import (
 	"errors"
-	"io"
-	"os"
 	"syscall"
 	"time"
 )
@@ -69,18 +67,4 @@ func (r *EnvReader) Read(pid int) []byte {
 		// In an exec or an exit, or one ended between the reads: look again.
 		time.Sleep(pause)
 	}
-}
-
-// readOnce opens path and reads it with one read(2).
-func readOnce(path string, buf []byte) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	n, err := f.Read(buf)
-	if err == io.EOF {
-		err = nil
-	}
-	return n, err
 }

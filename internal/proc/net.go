@@ -45,7 +45,7 @@ func socketInode(link string) (uint64, bool) {
 func ListeningTCP(pid int) map[uint64]int {
 	ports := map[uint64]int{}
 	for _, f := range []string{"net/tcp", "net/tcp6"} {
-		if b, err := os.ReadFile(path(pid, f)); err == nil {
+		if b, err := readFile(path(pid, f), nil); err == nil {
 			parseListening(b, ports)
 		}
 	}

@@ -64,7 +64,7 @@ func Children() []int {
 	tasks, _ := os.ReadDir(root + "/self/task")
 	var pids []int
 	for _, t := range tasks {
-		b, err := os.ReadFile(root + "/self/task/" + t.Name() + "/children")
+		b, err := readFile(root+"/self/task/"+t.Name()+"/children", nil)
 		if err != nil {
 			continue
 		}
@@ -79,7 +79,8 @@ func Children() []int {
 
 // ReadComm returns process pid's command name (/proc/PID/comm).
 func ReadComm(pid int) (string, error) {
-	b, err := os.ReadFile(path(pid, "comm"))
+	var buf [64]byte
+	b, err := readFile(path(pid, "comm"), buf[:])
 	return string(bytes.TrimSpace(b)), err
 }
 
@@ -92,7 +93,7 @@ func ReadFDLink(pid, fd int) (string, error) {
 // ReadFDInfo returns /proc/PID/fdinfo/FD: for an epoll instance, the
 // descriptors it watches, one "tfd:" line each.
 func ReadFDInfo(pid, fd int) ([]byte, error) {
-	return os.ReadFile(path(pid, "fdinfo/"+strconv.Itoa(fd)))
+	return readFile(path(pid, "fdinfo/"+strconv.Itoa(fd)), nil)
 }
 
 // SelfFD is the path under which a process reaches its own descriptor fd

@@ -30,7 +30,7 @@ func PtyMasters(pid, max int) []PtyMaster {
 		if err != nil || l != "/dev/ptmx" && l != "/dev/pts/ptmx" {
 			continue
 		}
-		b, err := os.ReadFile(path(pid, "fdinfo/"+n))
+		b, err := readFile(path(pid, "fdinfo/"+n), nil)
 		if err != nil {
 			continue
 		}

@@ -3,7 +3,6 @@ package proc
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strconv"
 )
 
@@ -55,7 +54,8 @@ func ReadStat(pid int) (Stat, error) { return readStat(path(pid, "stat")) }
 func ReadTaskStat(pid, tid int) (Stat, error) { return readStat(taskPath(pid, tid, "stat")) }
 
 func readStat(p string) (Stat, error) {
-	b, err := os.ReadFile(p)
+	var buf [512]byte
+	b, err := readFile(p, buf[:])
 	if err != nil {
 		return Stat{}, err
 	}

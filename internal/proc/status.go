@@ -2,7 +2,6 @@ package proc
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 )
 
@@ -24,7 +23,8 @@ func ReadStatus(pid int) (Status, error) { return readStatus(path(pid, "status")
 func ReadTaskStatus(pid, tid int) (Status, error) { return readStatus(taskPath(pid, tid, "status")) }
 
 func readStatus(p string) (Status, error) {
-	b, err := os.ReadFile(p)
+	var buf [2048]byte
+	b, err := readFile(p, buf[:])
 	if err != nil {
 		return Status{}, err
 	}

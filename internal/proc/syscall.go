@@ -3,7 +3,6 @@ package proc
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 )
 
@@ -17,7 +16,8 @@ type Syscall struct {
 // ReadSyscall reads the system call thread tid of process pid is in. It
 // fails for another user's thread (os.IsPermission tells) and a zombie.
 func ReadSyscall(pid, tid int) (Syscall, error) {
-	b, err := os.ReadFile(taskPath(pid, tid, "syscall"))
+	var buf [256]byte
+	b, err := readFile(taskPath(pid, tid, "syscall"), buf[:])
 	if err != nil {
 		return Syscall{}, err
 	}
