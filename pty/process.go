@@ -94,6 +94,11 @@ type Process struct {
 	done   chan struct{}
 	status ExitStatus // written by the reaper before done is closed
 
+	// born is the boot clock, in the ticks of /proc's start times, read
+	// before the fork: nothing of the command's tree started earlier (0:
+	// unknown, or not Linux).
+	born uint64
+
 	eofWriteTimeout time.Duration // see Reaper.EOFWriteTimeout
 
 	// closed and inputClosed are set before the descriptors are closed,

@@ -199,6 +199,7 @@ func (r *Reaper) spawn(opts Options, p *Process) error {
 		opts.Prepare(childTTY(opts, p), attr)
 	}
 
+	p.born = bootTicks()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

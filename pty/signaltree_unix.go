@@ -17,7 +17,7 @@ import (
 // nor the goroutine that escalates them.
 func (p *Process) SignalTree(sig syscall.Signal, key, value string) error {
 	err := p.Signal(sig)
-	for _, pid := range Members(p.pid, key, value) {
+	for _, pid := range members(p.pid, key, value, p.born) {
 		if pgid, e := syscall.Getpgid(pid); e == nil && pgid == p.pid {
 			continue // the group signal reached it
 		}

@@ -23,14 +23,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // TreeAlive reports whether anything of the command's tree lives: a member
 // of its process group (its job on Windows), or a process whose environment
 // holds key=value (a descendant that left the group).
-func (p *Process) TreeAlive(key, value string) bool { return TreeAlive(p.pid, key, value) }
+func (p *Process) TreeAlive(key, value string) bool { return treeAlive(p.pid, key, value, p.born) }
 
 // AwaitTree blocks until nothing of the command's tree is left (see
 // [Process.TreeAlive]), or ctx is done. It waits on the processes
 // themselves ([AwaitExit]), so a long-lived descendant costs nothing.
 func (p *Process) AwaitTree(ctx context.Context, key, value string) error {
 	for {
-		pids := Members(p.pid, key, value)
+		pids := members(p.pid, key, value, p.born)
 		if len(pids) == 0 {
 			return nil
 		}

@@ -20,14 +20,18 @@ import (
 // parent of every escaped descendant whose own parent is gone, and one
 // whose parent lives keeps the group (or another such descendant) alive,
 // so only the group and the server's children need looking at.
-func TreeAlive(pgid int, key, value string) bool {
+func TreeAlive(pgid int, key, value string) bool { return treeAlive(pgid, key, value, 0) }
+
+// treeAlive is TreeAlive for a command forked at boot tick born (see
+// [members]).
+func treeAlive(pgid int, key, value string, born uint64) bool {
 	if unix.Kill(-pgid, 0) == nil {
 		// A member that has just died answers too until it is reaped:
 		// only a live one counts.
-		return len(Members(pgid, key, value)) > 0
+		return len(members(pgid, key, value, born)) > 0
 	}
 	if !subreaper() {
-		return len(Members(pgid, key, value)) > 0
+		return len(members(pgid, key, value, born)) > 0
 	}
 	if !hasChildren() {
 		return false // nothing escaped the group to be reparented to us
@@ -63,7 +67,15 @@ func holds(env, kv []byte) bool {
 // When the server is the child subreaper, every such descendant is also
 // one of the server's, so only their environments are read: the scan
 // costs one small read per process on the machine.
-func Members(pgid int, key, value string) []int {
+func Members(pgid int, key, value string) []int { return members(pgid, key, value, 0) }
+
+// members is Members for a command forked at boot tick born
+// ([bootTicks]; 0: unknown): a descendant cannot have started before
+// its command, so older processes' environments are not read. That is
+// what keeps the scan cheap where the server is not the child subreaper
+// (one CLI call; tests) and every other process's environment would
+// be read.
+func members(pgid int, key, value string, born uint64) []int {
 	pids, err := proc.Pids()
 	if err != nil {
 		return nil
@@ -84,7 +96,7 @@ func Members(pgid int, key, value string) []int {
 		case st.Gone():
 		case st.Pgrp == pgid:
 			found = append(found, pid)
-		case key != "":
+		case key != "" && st.Start >= born:
 			others = append(others, pid)
 		}
 	}

@@ -64,6 +64,53 @@ func TestMembersAndAwaitExit(t *testing.T) {
 	}
 }
 
+// bootTicks reads the clock /proc's start times are in: no earlier than
+// this process's start, no later than that of a process started after it.
+// A descendant started after a command's fork is found by its tag; an
+// older process with the same tag is not taken for one.
+func TestBootTicksBoundsDescendants(t *testing.T) {
+	self, err := StartTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := exec.Command("sleep", "30")
+	older.Env = append(os.Environ(), "PTY_BORN_TEST=x")
+	if err := older.Start(); err != nil {
+		t.Skip("sleep: ", err)
+	}
+	t.Cleanup(func() { _ = older.Process.Kill(); _ = older.Wait() })
+	// /proc's clock ticks every 10 ms: wait for the next tick, so that
+	// the older process is older by the clock too.
+	olderStart, err := StartTime(older.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	born := bootTicks()
+	for born <= olderStart && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		born = bootTicks()
+	}
+	if born < self || born <= olderStart {
+		t.Fatalf("bootTicks = %d; this process started at %d, the older one at %d", born, self, olderStart)
+	}
+	newer := exec.Command("sleep", "30")
+	newer.Env = older.Env
+	if err := newer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = newer.Process.Kill(); _ = newer.Wait() })
+	if st, err := StartTime(newer.Process.Pid); err != nil || st < born {
+		t.Fatalf("a process started after bootTicks = %d started at %d (%v)", born, st, err)
+	}
+	if got := members(1<<30, "PTY_BORN_TEST", "x", born); !slices.Equal(got, []int{newer.Process.Pid}) {
+		t.Fatalf("members born at %d = %v, want only the newer process %d", born, got, newer.Process.Pid)
+	}
+	if got := Members(1<<30, "PTY_BORN_TEST", "x"); len(got) != 2 {
+		t.Fatalf("Members (start unknown) = %v, want both processes", got)
+	}
+}
+
 // BenchmarkTreeAlive is what each command's end costs, as a child
 // subreaper (as the server runs).
 func BenchmarkTreeAlive(b *testing.B) {
@@ -77,11 +124,18 @@ func BenchmarkTreeAlive(b *testing.B) {
 
 // BenchmarkMembers is the scan each command's end costs: as a child
 // subreaper (as the server runs) only the server's descendants'
-// environments are read.
+// environments are read; otherwise (one CLI call) those of processes
+// started since the command.
 func BenchmarkMembers(b *testing.B) {
 	b.Run("every_environment", func(b *testing.B) {
 		for b.Loop() {
 			Members(1<<30, "YIELDSHELL_TAG", "none")
+		}
+	})
+	b.Run("since_the_start", func(b *testing.B) {
+		born := bootTicks()
+		for b.Loop() {
+			members(1<<30, "YIELDSHELL_TAG", "none", born)
 		}
 	})
 	b.Run("subreaper", func(b *testing.B) {

@@ -33,6 +33,11 @@ func TreeAlive(pgid int, key, value string) bool {
 	return jobActive(job) > 0
 }
 
+// The start of the command, which narrows Linux's scan, is not needed:
+// the job holds the whole tree.
+func treeAlive(pgid int, key, value string, _ uint64) bool { return TreeAlive(pgid, key, value) }
+func members(pgid int, key, value string, _ uint64) []int  { return Members(pgid, key, value) }
+
 // Members returns the live processes of the command's job.
 func Members(pgid int, key, value string) []int {
 	job, ok := openJob(pgid)
