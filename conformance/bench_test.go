@@ -62,12 +62,20 @@ func BenchmarkExec(b *testing.B) {
 }
 
 // BenchmarkExecVsFork is issue 42's measure: exec of echo hello as a go-sdk
-// client sees it over stdio, and a bare fork+wait of the same line
-// (/bin/sh -c 'echo hello') in the same iteration, taking turns at going
-// first so that both see the same load. It reports the medians and their
-// ratio, x-fork (the goal: at most 1.5).
+// client sees it over stdio, next to a bare fork+wait of the same line
+// (/bin/sh -c 'echo hello') and to the same exec through the floor (a
+// go-sdk server that only runs the line: floorServer), in the same
+// iteration, taking turns at going first so that all three see the same
+// load. It reports the medians and the ratios x-fork (exec over the bare
+// fork; the goal: at most 1.5) and x-floor (exec over the floor: what
+// yieldshell adds to what any go-sdk server costs).
 func BenchmarkExecVsFork(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
 	cs := benchSession(b, "2025-06-18")
+	fs := benchSessionOf(b, exec.Command(self, "ys-helper", "sdk-floor"), "2025-06-18")
 	ctx := context.Background()
 	for _, tty := range []bool{true, false} {
 		name := "pipes"
@@ -75,17 +83,20 @@ func BenchmarkExecVsFork(b *testing.B) {
 			name = "pty"
 		}
 		b.Run(name, func(b *testing.B) {
-			var ex, fork []time.Duration
+			var ex, fork, floor []time.Duration
 			args := map[string]any{"command": "echo hello", "side_effects": []string{"NONE"}, "tty": tty}
-			runs := []func(){
-				func() {
+			call := func(s *mcp.ClientSession, into *[]time.Duration) func() {
+				return func() {
 					t0 := time.Now()
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: args})
-					ex = append(ex, time.Since(t0))
+					res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "exec", Arguments: args})
+					*into = append(*into, time.Since(t0))
 					if err != nil || res.IsError {
 						b.Fatalf("exec: %v %v", err, res)
 					}
-				},
+				}
+			}
+			runs := []func(){
+				call(cs, &ex),
 				func() {
 					t0 := time.Now()
 					err := exec.Command("/bin/sh", "-c", "echo hello").Run()
@@ -94,18 +105,22 @@ func BenchmarkExecVsFork(b *testing.B) {
 						b.Fatal(err)
 					}
 				},
+				call(fs, &floor),
 			}
 			i := 0
 			for b.Loop() {
-				runs[i%2]()
-				runs[(i+1)%2]()
+				for j := range runs {
+					runs[(i+j)%len(runs)]()
+				}
 				i++
 			}
 			mid := func(ds []time.Duration) time.Duration { slices.Sort(ds); return ds[len(ds)/2] }
-			me, mf := mid(ex), mid(fork)
+			me, mf, ml := mid(ex), mid(fork), mid(floor)
 			b.ReportMetric(float64(me.Microseconds())/1000, "ms-exec")
 			b.ReportMetric(float64(mf.Microseconds())/1000, "ms-fork")
+			b.ReportMetric(float64(ml.Microseconds())/1000, "ms-floor")
 			b.ReportMetric(float64(me)/float64(mf), "x-fork")
+			b.ReportMetric(float64(me)/float64(ml), "x-floor")
 		})
 	}
 }
@@ -144,6 +159,11 @@ func timeInitialize(b *testing.B, env []string) {
 func benchSession(b *testing.B, version string, env ...string) *mcp.ClientSession {
 	cmd := exec.Command(binPath)
 	cmd.Env = append(os.Environ(), env...)
+	return benchSessionOf(b, cmd, version)
+}
+
+// benchSessionOf connects a go-sdk client to the server cmd starts.
+func benchSessionOf(b *testing.B, cmd *exec.Cmd, version string) *mcp.ClientSession {
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

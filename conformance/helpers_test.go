@@ -63,6 +63,8 @@ func runHelper(args []string) int {
 		return hostileSSH(args[1])
 	case "serve-stdin":
 		return serveStdin()
+	case "sdk-floor":
+		return floorServer()
 	case "query-flood":
 		// Asks for the cursor position args[1] times in one burst, never
 		// reads its input, then prints args[2] numbered lines and "done".
