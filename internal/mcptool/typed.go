@@ -31,13 +31,14 @@ type typed[In any] struct {
 // sdkFlags is how the SDK decodes JSON: names match exactly.
 const sdkFlags = sjson.DontMatchCaseInsensitiveStructFields
 
-func newTyped[In any](t *mcp.Tool) *typed[In] {
+// newTyped checks t's calls against its input schema, and their answers
+// against out (t's output schema, or one that accepts the same values).
+func newTyped[In any](t *mcp.Tool, out *jsonschema.Schema) *typed[In] {
 	in, ok := t.InputSchema.(*jsonschema.Schema)
 	if !ok {
 		panic(fmt.Sprintf("mcptool: input schema of %s is not a *jsonschema.Schema", t.Name))
 	}
-	out, ok := t.OutputSchema.(*jsonschema.Schema)
-	if !ok {
+	if out == nil {
 		panic(fmt.Sprintf("mcptool: output schema of %s is not a *jsonschema.Schema", t.Name))
 	}
 	ty := &typed[In]{inDefaults: hasDefault(in), outDefaults: hasDefault(out)}

@@ -184,3 +184,57 @@ func TestAddText(t *testing.T) {
 		t.Errorf("text %s, structured %v", text, res.StructuredContent)
 	}
 }
+
+// nullableOut has the nullable properties NullAsBranch rewrites: a pointer
+// to a number, to a struct, a slice and a map.
+type nullableOut struct {
+	Code  *int              `json:"code"`
+	Inner *probeOut         `json:"inner"`
+	Lines []string          `json:"lines"`
+	Env   map[string]string `json:"env"`
+}
+
+// Answers are checked against the output schema jsonschema made, while
+// clients get it with each nullable type as anyOf branches: both must let
+// exactly the same values through.
+func TestNullAsBranchAcceptsTheSameValues(t *testing.T) {
+	s, err := jsonschema.For[nullableOut](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branched := s.CloneSchemas()
+	NullAsBranch(branched)
+	if branched.Properties["code"].AnyOf == nil {
+		t.Fatalf("NullAsBranch left code as %v", branched.Properties["code"])
+	}
+	resolve := func(s *jsonschema.Schema) *jsonschema.Resolved {
+		r, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	asMade, asSent := resolve(s), resolve(branched)
+	for _, tc := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"code":null,"inner":null,"lines":null,"env":{}}`, true},
+		{`{"code":3,"inner":{"echo":{"name":"x","kinds":null},"html":""},"lines":["a"],"env":{"K":"v"}}`, true},
+		{`{"code":"3","inner":null,"lines":null,"env":{}}`, false},
+		{`{"code":null,"inner":[],"lines":null,"env":{}}`, false},
+		{`{"code":null,"inner":null,"lines":[1],"env":null}`, false},
+		{`{"code":null,"inner":null,"lines":null,"env":{"K":1}}`, false},
+		{`{"code":null,"inner":{"html":""},"lines":null,"env":{}}`, false},
+		{`{"code":1.5,"inner":null,"lines":null,"env":{}}`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.doc), &v); err != nil {
+			t.Fatal(err)
+		}
+		errMade, errSent := asMade.Validate(v), asSent.Validate(v)
+		if (errMade == nil) != tc.want || (errSent == nil) != tc.want {
+			t.Errorf("%s: as made %v, as sent %v; want valid: %v", tc.doc, errMade, errSent, tc.want)
+		}
+	}
+}
