@@ -20,14 +20,19 @@ import (
 	"github.com/yieldshell/yieldshell/internal/poll"
 	"github.com/yieldshell/yieldshell/internal/sandbox"
 	"github.com/yieldshell/yieldshell/internal/testuser"
+	"github.com/yieldshell/yieldshell/pty"
 )
 
 // TestMain answers the network jail's helper mode: this test binary is
-// the Manager's helper (LocalOptions: os.Executable).
+// the Manager's helper (LocalOptions: os.Executable). The tests run as the
+// child subreaper, as the server does: a command's end then asks the
+// server's children about its tree, where otherwise it reads the whole
+// process table (pty's tests cover that path).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == netjail.HelperCommand {
 		os.Exit(netjail.Main(os.Args[2:]))
 	}
+	_ = pty.SetChildSubreaper()
 	os.Exit(m.Run())
 }
 
