@@ -19,8 +19,8 @@ import (
 // memory) in both modes, side by side with the floor it is judged
 // against: a bare fork+wait of the same command (under the server's
 // default shell, as exec runs it; output read to EOF through a pipe, the
-// exit awaited). As the server does, the
-// benchmark makes itself the child subreaper. The baseline cannot call
+// exit awaited). As the server is, the test binary is the child subreaper
+// (TestMain). The baseline cannot call
 // wait4 for its child (the Manager's Reaper reaps every child), so it
 // waits for the exit on a pidfd, which costs what a wait4 does.
 //
@@ -33,9 +33,6 @@ import (
 // Compare the medians of exec_pipe and exec_pty with fork_wait over
 // -count=6 or more; the goal is at most 1.5x.
 func BenchmarkExecVsFork(b *testing.B) {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		b.Skip(err)
-	}
 	_, cs := benchServer(b)
 	shell := defaultShell(b, nil)
 	exec := func(tty bool) func(b *testing.B) {
@@ -69,9 +66,6 @@ func BenchmarkExecVsFork(b *testing.B) {
 // program's own exit code after a Ctrl-C (issue 32). Compare the medians
 // of sh/* and bash/* over -count=6.
 func BenchmarkExecShell(b *testing.B) {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		b.Skip(err)
-	}
 	bash, err := osexec.LookPath("bash")
 	if err != nil {
 		b.Skip("bash not installed")
