@@ -14,7 +14,7 @@ import (
 // offers each descriptor to the runtime's poller, which refuses it, at
 // five system calls of setting and undoing that (Linux), and ReadFile
 // asks for the size (zero for these files). Here it is open, read until
-// the end, close: a stat file costs a third of what it did.
+// the end, close: a stat file costs a third less than it did.
 func readFile(p string, buf []byte) ([]byte, error) {
 	fd, err := open(p)
 	if err != nil {
