@@ -186,10 +186,6 @@ func executable(p string) (string, bool) {
 		return "", false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return "", false
-	}
 	var head [4]byte
 	if n, _ := io.ReadFull(f, head[:]); n < 2 || !runnable(head[:n]) {
 		return "", false
