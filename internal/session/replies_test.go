@@ -245,3 +245,48 @@ func TestUnreadReplyIsNoInputWait(t *testing.T) {
 		}
 	})
 }
+
+// A query read just after a shell's command ended, the shell already in
+// the foreground again, is not answered into the line editor that reads a
+// moment later. The shell prints its prompt before it reads: if the kernel
+// shows it reading, its prompt is in the terminal or in the log, and the
+// reply is held, then dropped once the prompt is read. Looked at before
+// the kernel was asked, the terminal was empty, and the reply reached the
+// line editor: "cd build; rm -f *.txt" ran as "1;10;0ccd build; rm -f
+// *.txt" and deleted the files outside build (the conformance case
+// TestRepliesToPrintedQueriesDoNotReachTheShell, under load).
+func TestReplyNotTypedIntoTheReturningShell(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A line editor's terminal: no echo by the kernel, no line editing.
+		m, e, k := fakeManager(t, nil, func(f *fakeProc) { f.echo, f.raw = false, true })
+		p, err := m.Start(t.Context(), spec("bash", true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := e.started()[0]
+		f.print("\x1b]133;A\auser@host:~$ \x1b]133;B\a\x1b]133;C\a") // cat README runs
+		synctest.Wait()
+		// cat has ended; while the kernel is asked, the shell prints its
+		// prompt (unread yet) and begins to read.
+		k.script(prompt.Unknown, func(prompt.Input) prompt.Probe {
+			f.setPending(true)
+			return prompt.Probe{Activity: prompt.Reading, Reader: prompt.Task{Pid: f.pid, Tid: f.pid}}
+		})
+		f.print("\x1b[>c") // cat's last output, read with the shell in the foreground
+		synctest.Wait()
+		if got := f.written(); got != "" {
+			t.Fatalf("the reply %q was written while the shell's prompt waited unread", got)
+		}
+		k.script(prompt.Reading, nil)
+		f.setPending(false)
+		f.print("\x1b]133;D;0\a\x1b]133;A\auser@host:~$ \x1b]133;B\a")
+		time.Sleep(2 * replyHold)
+		synctest.Wait()
+		if got := f.written(); got != "" {
+			t.Errorf("the reply %q was written to the shell at its prompt", got)
+		}
+		if d := p.out.replies.Dropped(); d != 1 {
+			t.Errorf("Dropped = %d, want the reply to the query", d)
+		}
+	})
+}

@@ -77,7 +77,13 @@ func (p *Process) deliverReply(ctx context.Context, batch replyBatch) (bool, err
 }
 
 // replyReady says whether a reply to a query of from can be written now,
-// or must be dropped: see deliverReply.
+// or must be dropped: see deliverReply. The kernel is asked before the
+// output is looked at for the last time: a shell prints its prompt before
+// its line editor reads, so a shell seen reading has its prompt in the
+// terminal or in the log by then. Looked at only before, the prompt could
+// be printed and the read begun while the kernel was asked, and the reply
+// went to the line editor, glued to the front of the agent's next
+// command.
 func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 	if from.idle {
 		return false, true
@@ -86,19 +92,8 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 	if err != nil || fg != from.pgrp {
 		return false, true
 	}
-	p.mu.Lock()
-	marked := p.in.integrated || p.in.marks.prompts > 0
-	p.mu.Unlock()
-	if marked {
-		if p.engine().Pending() {
-			return false, false // the reader has output to take first
-		}
-		p.mu.Lock()
-		back := p.in.marks.returns != from.returns
-		p.mu.Unlock()
-		if back {
-			return false, true
-		}
+	if _, back := p.marksSince(from); back {
+		return false, true
 	}
 	if p.in.prober != nil {
 		path := p.engine().InputPath()
@@ -115,6 +110,24 @@ func (p *Process) replyReady(from replyOrigin) (ready, drop bool) {
 			return false, false
 		}
 	}
-	_, canonical, err := p.engine().Modes()
-	return err == nil && !canonical, false
+	if _, canonical, err := p.engine().Modes(); err != nil || canonical {
+		return false, false
+	}
+	marked, _ := p.marksSince(from)
+	if !marked {
+		return true, false
+	}
+	if p.engine().Pending() {
+		return false, false // the reader has output to take first
+	}
+	_, back := p.marksSince(from)
+	return !back, back
+}
+
+// marksSince reports whether the shell has marks, and whether it came back
+// to its prompt since the query of from was read.
+func (p *Process) marksSince(from replyOrigin) (marked, back bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.in.integrated || p.in.marks.prompts > 0, p.in.marks.returns != from.returns
 }
