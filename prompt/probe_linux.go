@@ -55,8 +55,8 @@ func classify(nr int64) syscallClass {
 const tableAge = 100 * time.Millisecond
 
 // Prober asks the kernel, through /proc, what programs are doing. It keeps
-// a copy of the machine's process table (who is in which group and
-// session, and whose child) for up to tableAge, so that probing many
+// a copy of the process table (who is in which group and session, and
+// whose child; see [readTable]) for up to tableAge, so that probing many
 // programs at once (ps) reads the table once, and which processes carry a
 // command's tag. It is safe for concurrent use.
 type Prober struct {
@@ -323,16 +323,46 @@ func holdsVar(env []byte, kv string) bool {
 	return false
 }
 
-// readTable lists every process with its parent, group, session and start.
+// readTable lists the processes a probe may look at, with their parent,
+// group, session and start. As the child subreaper (the server), every
+// process of every command's tree descends from this one, orphans
+// included: the table is then this process and its descendants, found
+// by walking down from it, so that reading it costs what the server runs
+// and not what the machine runs. Otherwise it is the machine's whole
+// table, where orphans are init's.
 func readTable(dst []procEntry) []procEntry {
+	if proc.Subreaper() {
+		return readTree(dst, os.Getpid())
+	}
+	return readWhole(dst)
+}
+
+// readWhole lists every process of the machine.
+func readWhole(dst []procEntry) []procEntry {
 	pids, _ := proc.Pids()
 	for _, pid := range pids {
-		// A zombie stays: it links its children to the tree.
-		if st, err := proc.ReadStat(pid); err == nil {
-			dst = append(dst, procEntry{pid, st.PPid, st.Pgrp, st.Session, st.TtyNr, st.Tpgid, st.Start})
-		}
+		dst = addEntry(dst, pid)
 	}
 	return dst
+}
+
+// readTree lists root and its descendants (see [proc.Descendants]).
+func readTree(dst []procEntry, root int) []procEntry {
+	dst = addEntry(dst, root)
+	for _, pid := range proc.Descendants(root) {
+		dst = addEntry(dst, pid)
+	}
+	return dst
+}
+
+// addEntry appends process pid to dst, unless it is gone. A zombie stays:
+// it links its children to the tree.
+func addEntry(dst []procEntry, pid int) []procEntry {
+	st, err := proc.ReadStat(pid)
+	if err != nil {
+		return dst
+	}
+	return append(dst, procEntry{pid, st.PPid, st.Pgrp, st.Session, st.TtyNr, st.Tpgid, st.Start})
 }
 
 // probeAcc sums up the threads seen so far.

@@ -31,7 +31,7 @@ type ttyRun struct {
 // own, with env added to the test's environment (tag: the tag it carries).
 // Everything it leaves (the command, its group, the processes carrying
 // the tag) is ended when the test ends.
-func startTTY(t *testing.T, tag string, env []string, name string, args ...string) *ttyRun {
+func startTTY(t testing.TB, tag string, env []string, name string, args ...string) *ttyRun {
 	t.Helper()
 	master, slave, err := cpty.Open()
 	if err != nil {
@@ -97,7 +97,7 @@ func (r *ttyRun) output() string {
 }
 
 // await waits for the output to hold s.
-func (r *ttyRun) await(t *testing.T, s string, d time.Duration) {
+func (r *ttyRun) await(t testing.TB, s string, d time.Duration) {
 	t.Helper()
 	if !poll.Within(d, func() bool { return strings.Contains(r.output(), s) }) {
 		t.Fatalf("no %q in the output within %v: %q", s, d, r.output())

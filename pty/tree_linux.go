@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -30,7 +29,7 @@ func treeAlive(pgid int, key, value string, born uint64) bool {
 		// only a live one counts.
 		return len(members(pgid, key, value, born)) > 0
 	}
-	if !subreaper() {
+	if !proc.Subreaper() {
 		return len(members(pgid, key, value, born)) > 0
 	}
 	if !hasChildren() {
@@ -104,7 +103,7 @@ func members(pgid int, key, value string, born uint64) []int {
 		return found
 	}
 	isOurs := func(int) bool { return true }
-	if subreaper() {
+	if proc.Subreaper() {
 		isOurs = func(pid int) bool { return descends(parent, self, pid) }
 	}
 	want := []byte(key + "=" + value)
@@ -146,13 +145,6 @@ func hasChildren() bool {
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	return !errors.Is(err, unix.ECHILD)
-}
-
-// subreaper reports whether this process is a child subreaper.
-func subreaper() bool {
-	var v int32
-	err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&v)), 0, 0, 0)
-	return err == nil && v != 0
 }
 
 // AwaitExit blocks until one of pids exits (or is already gone), or ctx is

@@ -11,6 +11,7 @@ package proc
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -60,11 +61,52 @@ func numbered(dir string) ([]int, error) {
 
 // Children lists this process's children (every thread's), from
 // /proc/self/task/TID/children.
-func Children() []int {
-	tasks, _ := os.ReadDir(root + "/self/task")
+func Children() []int { return children(root + "/self/task") }
+
+// ChildrenOf lists process pid's children: those of every thread, since
+// a child's parent is the thread that forked it (a Go program forks from
+// any of its threads). Where the kernel has no children files (it was
+// built without them) the list is empty.
+func ChildrenOf(pid int) []int { return children(root + "/" + strconv.Itoa(pid) + "/task") }
+
+// Descendants lists root's descendants, parents before their children,
+// walking down the children files: what it costs follows the size of
+// root's tree, not of the machine's. A process can change parents while
+// it is walked: when its parent ends, the kernel hands it to the child
+// subreaper, root where root is one. So root's children are read again
+// at the end, until nothing new turns up. (One handed to a descendant
+// that is itself a subreaper can still be missed by one walk.)
+func Descendants(root int) []int { return descendants(root, ChildrenOf) }
+
+// descendants is Descendants with each process's children listed by
+// childrenOf.
+func descendants(root int, childrenOf func(int) []int) []int {
+	seen := map[int]bool{root: true}
+	var out []int
+	for {
+		queue := slices.DeleteFunc(childrenOf(root), func(pid int) bool { return seen[pid] })
+		if len(queue) == 0 {
+			return out
+		}
+		for len(queue) > 0 {
+			pid := queue[0]
+			queue = queue[1:]
+			if seen[pid] {
+				continue
+			}
+			seen[pid] = true
+			out = append(out, pid)
+			queue = append(queue, childrenOf(pid)...)
+		}
+	}
+}
+
+func children(tasks string) []int {
+	tids, _ := numbered(tasks)
 	var pids []int
-	for _, t := range tasks {
-		b, err := readFile(root+"/self/task/"+t.Name()+"/children", nil)
+	var buf [256]byte
+	for _, tid := range tids {
+		b, err := readFile(tasks+"/"+strconv.Itoa(tid)+"/children", buf[:])
 		if err != nil {
 			continue
 		}
