@@ -44,7 +44,7 @@ func (h *handlers) askHuman(ctx context.Context, req *mcp.CallToolRequest, in wi
 		}
 		var timeout time.Duration
 		if in.TimeoutMs != nil {
-			timeout = max(ms(*in.TimeoutMs), time.Millisecond)
+			timeout = max(mcptool.Millis(*in.TimeoutMs), time.Millisecond)
 		}
 		a = h.human.Ask(ctx, req, p, askhuman.Request{Message: in.Message, Secret: in.Secret, Timeout: timeout})
 		if a.Process == nil {

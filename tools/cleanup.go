@@ -22,12 +22,12 @@ Example: {"completed_older_than_ms": 0, "stopped_older_than_ms": 0}`,
 }
 
 func (h *handlers) cleanup(ctx context.Context, req *mcp.CallToolRequest, in wire.CleanupIn) (*mcp.CallToolResult, wire.CleanupOut, error) {
-	ms := func(p *int) time.Duration {
+	olderThan := func(p *int) time.Duration {
 		if p == nil {
 			return time.Hour
 		}
-		return ms(*p)
+		return mcptool.Millis(*p)
 	}
-	n := h.m.Cleanup(ms(in.CompletedOlderThanMs), ms(in.StoppedOlderThanMs))
+	n := h.m.Cleanup(olderThan(in.CompletedOlderThanMs), olderThan(in.StoppedOlderThanMs))
 	return nil, wire.CleanupOut{Removed: n}, nil
 }

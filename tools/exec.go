@@ -211,7 +211,7 @@ const (
 func (h *handlers) execSpec(in wire.ExecIn) session.Spec {
 	timeout := h.cfg.Times.DefaultTimeout
 	if in.TimeoutMs != nil {
-		timeout = ms(max(*in.TimeoutMs, 0))
+		timeout = mcptool.Millis(max(*in.TimeoutMs, 0))
 	}
 	tty := h.cfg.TTY
 	if in.TTY != nil {
@@ -319,7 +319,7 @@ func runningMessage(reason session.Reason, st session.InputState) string {
 func (h *handlers) clampYield(reqMs *int) time.Duration {
 	y := h.cfg.Times.DefaultYield
 	if reqMs != nil {
-		y = ms(max(*reqMs, 0))
+		y = mcptool.Millis(max(*reqMs, 0))
 	}
 	return min(y, h.cfg.Times.MaxYield)
 }

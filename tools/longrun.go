@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/yieldshell/yieldshell/internal/mcptool"
 	"github.com/yieldshell/yieldshell/internal/policy"
 	"github.com/yieldshell/yieldshell/internal/session"
 	"github.com/yieldshell/yieldshell/internal/wire"
@@ -37,7 +38,7 @@ func patternAnswer(r session.Outcome) (session.Reason, wire.PatternFields) {
 func (h *handlers) waitForLimit(reqMs *int) time.Duration {
 	d := defaultWaitFor
 	if reqMs != nil {
-		d = ms(max(*reqMs, 0))
+		d = mcptool.Millis(max(*reqMs, 0))
 	}
 	return min(d, h.cfg.Times.MaxYield)
 }
@@ -59,10 +60,10 @@ const defaultWaitFor = 30 * time.Second
 func restartPolicy(in wire.ExecIn) session.RestartPolicy {
 	rp := session.RestartPolicy{MaxRetries: max(deref(in.MaxRetries), 0), Delay: time.Second}
 	if in.RetryDelayMs != nil {
-		rp.Delay = ms(max(*in.RetryDelayMs, 0))
+		rp.Delay = mcptool.Millis(max(*in.RetryDelayMs, 0))
 	}
 	if in.RetryMaxDelayMs != nil {
-		rp.MaxDelay = ms(max(*in.RetryMaxDelayMs, 0))
+		rp.MaxDelay = mcptool.Millis(max(*in.RetryMaxDelayMs, 0))
 	}
 	return rp
 }

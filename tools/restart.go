@@ -41,7 +41,7 @@ func (h *handlers) restart(ctx context.Context, req *mcp.CallToolRequest, in wir
 	}
 	grace := 3 * time.Second
 	if in.ForceAfterMs != nil {
-		grace = min(max(ms(*in.ForceAfterMs), 0), maxWait)
+		grace = min(max(mcptool.Millis(*in.ForceAfterMs), 0), maxWait)
 	}
 	p, err := h.m.Restart(ctx, old, grace)
 	if err != nil {

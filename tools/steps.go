@@ -89,7 +89,7 @@ func (h *handlers) runStep(ctx context.Context, p *session.Process, st wire.Writ
 	}
 	d := defaultStepTimeout
 	if st.TimeoutMs != nil {
-		d = ms(max(*st.TimeoutMs, 0))
+		d = mcptool.Millis(max(*st.TimeoutMs, 0))
 	}
 	d = min(d, h.cfg.Times.MaxYield)
 	start := time.Now()

@@ -49,7 +49,7 @@ func (h *handlers) stop(ctx context.Context, req *mcp.CallToolRequest, in wire.S
 	}
 	grace := 3 * time.Second
 	if in.ForceAfterMs != nil {
-		grace = ms(*in.ForceAfterMs)
+		grace = mcptool.Millis(*in.ForceAfterMs)
 	}
 	grace = min(max(grace, 0), maxWait)
 	if in.All {

@@ -185,6 +185,3 @@ func millis(d time.Duration) float64 {
 func epoch(t time.Time) float64 {
 	return float64(t.UnixMicro()) / 1e6
 }
-
-// ms is a duration the wire gives in milliseconds.
-func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }

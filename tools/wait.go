@@ -33,7 +33,7 @@ Several processes at once: {"process_ids": ["web", "tests"], "since_seqs": {"tes
 func (h *handlers) wait(ctx context.Context, req *mcp.CallToolRequest, in wire.WaitIn) (*mcp.CallToolResult, wire.OutputOut, error) {
 	d := 30 * time.Second
 	if in.TimeoutMs != nil {
-		d = ms(*in.TimeoutMs)
+		d = mcptool.Millis(*in.TimeoutMs)
 	}
 	d = min(max(d, 0), maxWait)
 	if len(in.ProcessIDs) > 0 {

@@ -110,7 +110,8 @@ func TestLoadIdle(t *testing.T) {
 		v    string
 		want string
 		ok   bool
-	}{{"", "30m0s", true}, {"0", "0s", true}, {"1500", "1.5s", true}, {"-1", "", false}, {"soon", "", false}} {
+	}{{"", "30m0s", true}, {"0", "0s", true}, {"1500", "1.5s", true}, {"-1", "", false}, {"soon", "", false},
+		{"9223372036854", "2562047h47m16.854s", true}, {"9227000000000", "", false}} {
 		d, err := LoadIdle(func(string) string { return c.v })
 		if (err == nil) != c.ok || c.ok && d.String() != c.want {
 			t.Errorf("LoadIdle(%q) = %v, %v; want %s ok=%v", c.v, d, err, c.want, c.ok)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -83,8 +84,8 @@ func LoadIdle(getenv func(string) string) (time.Duration, error) {
 	if v == "" {
 		return DefaultIdle, nil
 	}
-	ms, err := strconv.Atoi(v)
-	if err != nil || ms < 0 {
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms < 0 || ms > math.MaxInt64/int64(time.Millisecond) {
 		return 0, fmt.Errorf("invalid %s %q: use a number of milliseconds, 0 or more (0: never exit when idle)", IdleEnv, v)
 	}
 	return time.Duration(ms) * time.Millisecond, nil

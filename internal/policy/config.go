@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -311,9 +312,20 @@ func (l *loader) int(name string, def, min int) int {
 	return n
 }
 
-// millis is int for a variable that counts milliseconds.
+// maxMillis is the longest time a time.Duration holds, in milliseconds
+// (about 292 years).
+const maxMillis = math.MaxInt64 / int64(time.Millisecond)
+
+// millis is int for a variable that counts milliseconds, up to maxMillis:
+// more would wrap around to a negative duration.
 func (l *loader) millis(name string, def, min int) time.Duration {
-	return time.Duration(l.int(name, def, min)) * time.Millisecond
+	n := l.int(name, def, min)
+	if int64(n) > maxMillis {
+		v, _ := l.value(name)
+		l.fail(name, v, "out of range; want at most %d (default %d)", maxMillis, def)
+		n = def
+	}
+	return time.Duration(n) * time.Millisecond
 }
 
 // parseInt accepts a decimal integer with an optional sign and, as Python's

@@ -94,7 +94,7 @@ func (h *handlers) verification(in StartShellIn) (verification, error) {
 		v.pattern = re
 	}
 	if t := in.VerificationTimeoutMs; t != nil && *t >= 0 {
-		v.timeout = min(time.Duration(*t)*time.Millisecond, h.cfg.Times.MaxYield)
+		v.timeout = min(mcptool.Millis(*t), h.cfg.Times.MaxYield)
 	}
 	switch in.OnInput {
 	case "", "return":

@@ -36,7 +36,7 @@ func (h *handlers) startShellWithVerification(ctx context.Context, req *mcp.Call
 			rp.MaxRetries = max(*in.MaxRetries, 0)
 		}
 		if in.RetryDelayMs != nil {
-			rp.Delay = time.Duration(max(*in.RetryDelayMs, 0)) * time.Millisecond
+			rp.Delay = mcptool.Millis(max(*in.RetryDelayMs, 0))
 		}
 	}
 	return h.start(ctx, req, in.StartShellIn, rp)

@@ -53,7 +53,9 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	d := 5 * time.Second
 	if in.TimeoutSeconds != nil {
-		d = time.Duration(*in.TimeoutSeconds * float64(time.Second))
+		// Bounded before the conversion: a float too large for a duration
+		// converts to no defined value.
+		d = time.Duration(min(max(*in.TimeoutSeconds, 0), maxWait.Seconds()) * float64(time.Second))
 	}
 	d = min(max(d, 0), maxWait)
 	start := time.Now()
