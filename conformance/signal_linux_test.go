@@ -97,9 +97,12 @@ func TestSignalEndsBlockedServer(t *testing.T) {
 				pids, ok = readPids(dir, 1)
 				return ok
 			})
-			if len(taggedBy(prefix)) < 3 {
-				t.Fatalf("tagged processes before the signal: %v, want at least 3", taggedBy(prefix))
-			}
+			// Three tagged processes: the one ignoring SIGTERM, the daemon and
+			// the blocked command, whose environment reads empty for an instant
+			// while it execs sleep.
+			eventually(t, 10*time.Second, "three tagged processes before the signal", func() bool {
+				return len(taggedBy(prefix)) >= 3
+			})
 
 			pid := s.cmd.Process.Pid
 			sent := time.Now()
