@@ -69,22 +69,22 @@ func Children() []int { return children(root + "/self/task") }
 // built without them) the list is empty.
 func ChildrenOf(pid int) []int { return children(root + "/" + strconv.Itoa(pid) + "/task") }
 
-// Descendants lists root's descendants, parents before their children,
+// Descendants lists top's descendants, parents before their children,
 // walking down the children files: what it costs follows the size of
-// root's tree, not of the machine's. A process can change parents while
+// top's tree, not of the machine's. A process can change parents while
 // it is walked: when its parent ends, the kernel hands it to the child
-// subreaper, root where root is one. So root's children are read again
-// at the end, until nothing new turns up. (One handed to a descendant
-// that is itself a subreaper can still be missed by one walk.)
-func Descendants(root int) []int { return descendants(root, ChildrenOf) }
+// subreaper, top where top is one. So top's children are read again at
+// the end, until nothing new turns up. (One handed to a descendant that
+// is itself a subreaper can still be missed by one walk.)
+func Descendants(top int) []int { return descendants(top, ChildrenOf) }
 
 // descendants is Descendants with each process's children listed by
 // childrenOf.
-func descendants(root int, childrenOf func(int) []int) []int {
-	seen := map[int]bool{root: true}
+func descendants(top int, childrenOf func(int) []int) []int {
+	seen := map[int]bool{top: true}
 	var out []int
 	for {
-		queue := slices.DeleteFunc(childrenOf(root), func(pid int) bool { return seen[pid] })
+		queue := slices.DeleteFunc(childrenOf(top), func(pid int) bool { return seen[pid] })
 		if len(queue) == 0 {
 			return out
 		}
