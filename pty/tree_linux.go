@@ -37,7 +37,7 @@ func treeAlive(pgid int, key, value string, born uint64) bool {
 	}
 	want := []byte(key + "=" + value)
 	var env proc.EnvReader
-	for _, pid := range proc.Children() {
+	for _, pid := range proc.ChildrenOf(os.Getpid()) {
 		st, err := proc.ReadStat(pid)
 		if err != nil || st.Gone() {
 			continue

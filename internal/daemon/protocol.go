@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -85,7 +84,7 @@ func LoadIdle(getenv func(string) string) (time.Duration, error) {
 		return DefaultIdle, nil
 	}
 	ms, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || ms < 0 || ms > math.MaxInt64/int64(time.Millisecond) {
+	if err != nil || ms < 0 || ms > policy.MaxMillis {
 		return 0, fmt.Errorf("invalid %s %q: use a number of milliseconds, 0 or more (0: never exit when idle)", IdleEnv, v)
 	}
 	return time.Duration(ms) * time.Millisecond, nil

@@ -312,17 +312,17 @@ func (l *loader) int(name string, def, min int) int {
 	return n
 }
 
-// maxMillis is the longest time a time.Duration holds, in milliseconds
-// (about 292 years).
-const maxMillis = math.MaxInt64 / int64(time.Millisecond)
+// MaxMillis is the longest time a time.Duration holds, in milliseconds
+// (about 292 years): the most a variable that counts milliseconds takes.
+const MaxMillis = math.MaxInt64 / int64(time.Millisecond)
 
-// millis is int for a variable that counts milliseconds, up to maxMillis:
+// millis is int for a variable that counts milliseconds, up to MaxMillis:
 // more would wrap around to a negative duration.
 func (l *loader) millis(name string, def, min int) time.Duration {
 	n := l.int(name, def, min)
-	if int64(n) > maxMillis {
+	if int64(n) > MaxMillis {
 		v, _ := l.value(name)
-		l.fail(name, v, "out of range; want at most %d (default %d)", maxMillis, def)
+		l.fail(name, v, "out of range; want at most %d (default %d)", MaxMillis, def)
 		n = def
 	}
 	return time.Duration(n) * time.Millisecond

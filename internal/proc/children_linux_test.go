@@ -16,7 +16,7 @@ import (
 // TestChildrenOfEveryThread: a child's parent is the thread that forked
 // it, and a Go program forks from whichever thread runs the goroutine:
 // children started from four threads are each listed under their own
-// thread, and all of them by Children and ChildrenOf.
+// thread, and all of them by ChildrenOf.
 func TestChildrenOfEveryThread(t *testing.T) {
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
@@ -62,11 +62,10 @@ func TestChildrenOfEveryThread(t *testing.T) {
 	if len(tids) != n {
 		t.Fatalf("the children were started from %d threads, want %d", len(tids), n)
 	}
-	for name, got := range map[string][]int{"Children": Children(), "ChildrenOf": ChildrenOf(os.Getpid())} {
-		for _, pid := range pids {
-			if !slices.Contains(got, pid) {
-				t.Errorf("%s lists %v, without child %d", name, got, pid)
-			}
+	got := ChildrenOf(os.Getpid())
+	for _, pid := range pids {
+		if !slices.Contains(got, pid) {
+			t.Errorf("ChildrenOf lists %v, without child %d", got, pid)
 		}
 	}
 }

@@ -59,15 +59,28 @@ func numbered(dir string) ([]int, error) {
 	return ids, err
 }
 
-// Children lists this process's children (every thread's), from
-// /proc/self/task/TID/children.
-func Children() []int { return children(root + "/self/task") }
-
 // ChildrenOf lists process pid's children: those of every thread, since
 // a child's parent is the thread that forked it (a Go program forks from
 // any of its threads). Where the kernel has no children files (it was
 // built without them) the list is empty.
-func ChildrenOf(pid int) []int { return children(root + "/" + strconv.Itoa(pid) + "/task") }
+func ChildrenOf(pid int) []int {
+	tasks := root + "/" + strconv.Itoa(pid) + "/task"
+	tids, _ := numbered(tasks)
+	var pids []int
+	var buf [256]byte
+	for _, tid := range tids {
+		b, err := readFile(tasks+"/"+strconv.Itoa(tid)+"/children", buf[:])
+		if err != nil {
+			continue
+		}
+		for f := range bytes.FieldsSeq(b) {
+			if pid, err := strconv.Atoi(string(f)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
 
 // Descendants lists top's descendants, parents before their children,
 // walking down the children files: what it costs follows the size of
@@ -99,24 +112,6 @@ func descendants(top int, childrenOf func(int) []int) []int {
 			queue = append(queue, childrenOf(pid)...)
 		}
 	}
-}
-
-func children(tasks string) []int {
-	tids, _ := numbered(tasks)
-	var pids []int
-	var buf [256]byte
-	for _, tid := range tids {
-		b, err := readFile(tasks+"/"+strconv.Itoa(tid)+"/children", buf[:])
-		if err != nil {
-			continue
-		}
-		for f := range bytes.FieldsSeq(b) {
-			if pid, err := strconv.Atoi(string(f)); err == nil {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
 }
 
 // ReadComm returns process pid's command name (/proc/PID/comm).

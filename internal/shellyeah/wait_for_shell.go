@@ -57,7 +57,6 @@ func (h *handlers) waitForShell(ctx context.Context, req *mcp.CallToolRequest, i
 		// converts to no defined value.
 		d = time.Duration(min(max(*in.TimeoutSeconds, 0), maxWait.Seconds()) * float64(time.Second))
 	}
-	d = min(max(d, 0), maxWait)
 	start := time.Now()
 	deadline := start.Add(d)
 	for {
